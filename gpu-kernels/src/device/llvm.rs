@@ -1,0 +1,113 @@
+//! Device layer for rustc's built-in NVPTX backend (`nvptx64-nvidia-cuda`, sm_90).
+
+use super::Vec4;
+use core::arch::asm;
+use core::arch::nvptx;
+
+#[inline(always)]
+pub fn thread_idx_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_x() }
+}
+#[inline(always)]
+pub fn thread_idx_y() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_thread_idx_y() }
+}
+#[inline(always)]
+pub fn block_idx_x() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_idx_x() }
+}
+#[inline(always)]
+pub fn block_idx_y() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_idx_y() }
+}
+#[inline(always)]
+pub fn block_dim_x() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_dim_x() }
+}
+#[inline(always)]
+pub fn block_dim_y() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_dim_y() }
+}
+#[inline(always)]
+pub fn grid_dim_x() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_grid_dim_x() }
+}
+
+/// `bar.sync 0`.
+///
+/// # Safety
+/// Every non-exited thread of the block must reach the same barrier.
+#[inline(always)]
+pub unsafe fn sync_threads() {
+    nvptx::_syncthreads()
+}
+
+/// Base of the block's dynamic shared memory (the size passed at launch).
+///
+/// # Safety
+/// Accesses must stay within the launch size; the usual data-race rules apply.
+#[inline(always)]
+pub unsafe fn dynamic_shared<T>() -> *mut T {
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
+}
+
+/// `shfl.sync.down.b32` over the full warp: lane i gets lane i+offset's `v` (its own past 31).
+///
+/// # Safety
+/// All 32 lanes of the warp must execute this call together.
+#[inline(always)]
+pub unsafe fn shfl_down(v: u32, offset: u32) -> u32 {
+    let r: u32;
+    asm!("shfl.sync.down.b32 {r}, {v}, {o}, 0x1f, 0xffffffff;",
+         r = out(reg32) r, v = in(reg32) v, o = in(reg32) offset);
+    r
+}
+
+/// `red.global.add.f32`: `*p += v`, atomically, result unused.
+///
+/// # Safety
+/// `p` must point to a live, 4-byte-aligned f32 in global memory.
+#[inline(always)]
+pub unsafe fn atomic_add_f32(p: *mut f32, v: f32) {
+    asm!("red.global.add.f32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v);
+}
+
+/// `red.global.add.s32`: `*p += v`, atomically, wrapping on overflow.
+///
+/// # Safety
+/// `p` must point to a live, 4-byte-aligned i32 in global memory.
+#[inline(always)]
+pub unsafe fn atomic_add_i32(p: *mut i32, v: i32) {
+    asm!("red.global.add.s32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v);
+}
+
+/// One 16-byte load (`ld.global.v4.b32` once the pointer is known to be global).
+///
+/// # Safety
+/// `p` must be valid for reads and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn load4<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
+    *p
+}
+
+/// Declares a kernel entry point with rustc's PTX kernel ABI.
+macro_rules! kernel {
+    ($(#[$m:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$m])*
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
+    };
+}
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `trap` aborts the kernel; the host sees a launch failure.
+    unsafe { asm!("trap;", options(noreturn)) }
+}

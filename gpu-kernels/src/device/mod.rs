@@ -1,0 +1,61 @@
+//! The thin device layer: everything a kernel needs from the hardware, one function per PTX
+//! instruction, implemented once per Rust GPU compiler.
+//!
+//! - `llvm.rs`: rustc's built-in NVPTX backend (`core::arch::nvptx`, `asm!`, a 2026 nightly).
+//! - `nvvm.rs`: rust-cuda's `rustc_codegen_nvvm` (`cuda_std`, libnvvm, a 2021 nightly).
+//!
+//! The kernel files (`reduce.rs`, `transpose.rs`, `bump.rs`) see only this module, so the same
+//! source builds under both compilers. All inline assembly lives in those two files.
+//!
+//! Items each implementation provides (all `#[inline(always)]`):
+//! - `thread_idx_x/y`, `block_idx_x/y`, `block_dim_x/y`, `grid_dim_x` — safe register reads.
+//! - `sync_threads` — `bar.sync 0`; unsafe: every thread of the block must reach it.
+//! - `dynamic_shared::<T>()` — base of the shared memory sized at launch.
+//! - `shfl_down(v, offset)` — `shfl.sync.down.b32`, full mask; unsafe: all 32 lanes must call it.
+//! - `atomic_add_f32`, `atomic_add_i32` — `red.global.add`; unsafe: `p` must be a valid global.
+//! - `load4` — one 16-byte global load.
+//! - `kernel!` — declares an entry point with the compiler's kernel ABI.
+
+/// Four elements loaded or stored as one 16-byte access (`ld.global.v4`).
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+pub struct Vec4<T>(pub [T; 4]);
+
+#[cfg(not(feature = "nvvm"))]
+#[macro_use]
+mod llvm;
+#[cfg(not(feature = "nvvm"))]
+pub use llvm::*;
+
+#[cfg(feature = "nvvm")]
+#[macro_use]
+mod nvvm;
+#[cfg(feature = "nvvm")]
+pub use nvvm::*;
+
+/// A view of shared memory indexed like the chapter's `s[tid]` (u32 indices).
+#[derive(Clone, Copy)]
+pub struct Shared<T>(*mut T);
+
+impl<T: Copy> Shared<T> {
+    /// The block's dynamic shared memory, sized at launch.
+    ///
+    /// # Safety
+    /// Every index used later must lie within the launch's shared-memory size.
+    #[inline(always)]
+    pub unsafe fn dynamic() -> Self {
+        Shared(dynamic_shared::<T>())
+    }
+    /// # Safety
+    /// `i` within the launch size; no concurrent write to `i` since the last barrier.
+    #[inline(always)]
+    pub unsafe fn get(self, i: u32) -> T {
+        *self.0.add(i as usize)
+    }
+    /// # Safety
+    /// `i` within the launch size; no other thread touches `i` until the next barrier.
+    #[inline(always)]
+    pub unsafe fn set(self, i: u32, v: T) {
+        *self.0.add(i as usize) = v
+    }
+}

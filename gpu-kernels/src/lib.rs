@@ -1,0 +1,30 @@
+//! The lab's kernels, written once and compiled by two Rust GPU compilers:
+//! rustc's built-in NVPTX backend (default) and rust-cuda's `rustc_codegen_nvvm` (feature `nvvm`).
+//!
+//! Kernel ABI: raw pointers and `u64`/`u32` lengths, never slices or references, so the host
+//! side is plain `DeviceCopy` values and sizes past 2^32 elements are expressible.
+#![no_std]
+#![cfg_attr(
+    not(feature = "nvvm"),
+    feature(
+        abi_ptx,
+        stdarch_nvptx,
+        asm_experimental_arch,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    )
+)]
+#![cfg_attr(
+    feature = "nvvm",
+    feature(register_attr, asm, asm_experimental_arch),
+    register_attr(nvvm_internal)
+)]
+#![allow(clippy::missing_safety_doc)]
+#![cfg_attr(not(feature = "nvvm"), allow(internal_features))]
+
+#[macro_use]
+pub mod device;
+pub mod bump;
+pub mod reduce;
+pub mod transpose;

@@ -1,0 +1,324 @@
+//! The reduction sequence v1..v6 (PMPP ch. 10; Harris 2007; the chapter's section 6).
+//!
+//! Every version sums `n` elements of `input` and adds its block's partial sum to `*out` with
+//! one atomic per block, so the host zeroes `*out` before the launch. Each version changes one
+//! thing from the one before; read them top to bottom. Integer sums wrap (two's complement),
+//! exactly like `i32::wrapping_add` on the CPU.
+//!
+//! Parameters (all versions):
+//! - `input`: device pointer, `n` elements, 4-byte aligned (v6 also accepts any 4-byte-aligned
+//!   start: it peels a scalar head up to the first 16-byte boundary).
+//! - `n`: element count; `u64`, so arrays past 2^32 elements work.
+//! - `out`: device pointer to one element, zeroed by the host.
+//!
+//! # Launch
+//! Block of [`BLOCK`] threads, dynamic shared memory `BLOCK × size_of::<T>()` bytes
+//! (v6: `WARPS × size_of::<T>()`). Grid: v1–v3, v5 `ceil(n / 256)`; v4 `ceil(n / 2048)`;
+//! v6 one wave (blocks per SM from the occupancy API × SM count).
+
+use crate::device::*;
+
+/// Threads per block, fixed at compile time so every tree loop unrolls completely.
+pub const BLOCK: u32 = 256;
+/// Warps per block.
+pub const WARPS: u32 = BLOCK / 32;
+/// Values each v4 thread adds privately before the tree.
+pub const COARSEN: u32 = 8;
+
+/// What a reduction needs of its element type.
+pub trait Elem: Copy {
+    const ZERO: Self;
+    /// `self + other`; wrapping for integers.
+    fn plus(self, other: Self) -> Self;
+    /// # Safety
+    /// `p` points to a live global element.
+    unsafe fn atomic_add(p: *mut Self, v: Self);
+    /// # Safety
+    /// All 32 lanes of the warp call it together.
+    unsafe fn shfl_down(self, offset: u32) -> Self;
+}
+
+impl Elem for f32 {
+    const ZERO: Self = 0.0;
+    #[inline(always)]
+    fn plus(self, other: Self) -> Self {
+        self + other
+    }
+    #[inline(always)]
+    unsafe fn atomic_add(p: *mut Self, v: Self) {
+        atomic_add_f32(p, v)
+    }
+    #[inline(always)]
+    unsafe fn shfl_down(self, offset: u32) -> Self {
+        f32::from_bits(shfl_down(self.to_bits(), offset))
+    }
+}
+
+impl Elem for i32 {
+    const ZERO: Self = 0;
+    #[inline(always)]
+    fn plus(self, other: Self) -> Self {
+        self.wrapping_add(other)
+    }
+    #[inline(always)]
+    unsafe fn atomic_add(p: *mut Self, v: Self) {
+        atomic_add_i32(p, v)
+    }
+    #[inline(always)]
+    unsafe fn shfl_down(self, offset: u32) -> Self {
+        shfl_down(self as u32, offset) as i32
+    }
+}
+
+/// Global index of this thread's element when each block covers `per_block` elements.
+#[inline(always)]
+fn first_index(per_block: u32) -> u64 {
+    block_idx_x() as u64 * per_block as u64 + thread_idx_x() as u64
+}
+
+/// `s[tid] = i < n ? in[i] : 0; __syncthreads();` — one element per thread (v1, v2, v3, v5).
+#[inline(always)]
+unsafe fn load_to_shared<T: Elem>(s: Shared<T>, input: *const T, n: u64) {
+    let i = first_index(BLOCK);
+    s.set(
+        thread_idx_x(),
+        if i < n {
+            *input.add(i as usize)
+        } else {
+            T::ZERO
+        },
+    );
+    sync_threads();
+}
+
+/// Thread 0 adds the block's sum (in `s[0]`) to the result.
+#[inline(always)]
+unsafe fn finish_block<T: Elem>(s: Shared<T>, out: *mut T) {
+    if thread_idx_x() == 0 {
+        T::atomic_add(out, s.get(0));
+    }
+}
+
+/// v1, interleaved addressing:
+/// ```text
+/// for (stride = 1; stride < 256; stride *= 2) {
+///     if (tid % (2 * stride) == 0) s[tid] += s[tid + stride];
+///     __syncthreads();
+/// }
+/// ```
+#[inline(always)]
+pub unsafe fn reduce_v1<T: Elem>(input: *const T, n: u64, out: *mut T) {
+    let s = Shared::<T>::dynamic();
+    let tid = thread_idx_x();
+    load_to_shared(s, input, n);
+    let mut stride = 1;
+    while stride < BLOCK {
+        if tid % (2 * stride) == 0 {
+            s.set(tid, s.get(tid).plus(s.get(tid + stride)));
+        }
+        sync_threads();
+        stride *= 2;
+    }
+    finish_block(s, out);
+}
+
+/// v2, compact thread index: the same pairs as v1, done by threads 0, 1, 2, … (fewer warps
+/// active, but thread t touches word `2·stride·t`: bank conflicts).
+/// ```text
+/// idx = 2 * stride * tid;
+/// if (idx < 256) s[idx] += s[idx + stride];
+/// ```
+#[inline(always)]
+pub unsafe fn reduce_v2<T: Elem>(input: *const T, n: u64, out: *mut T) {
+    let s = Shared::<T>::dynamic();
+    let tid = thread_idx_x();
+    load_to_shared(s, input, n);
+    let mut stride = 1;
+    while stride < BLOCK {
+        let idx = 2 * stride * tid;
+        if idx < BLOCK {
+            s.set(idx, s.get(idx).plus(s.get(idx + stride)));
+        }
+        sync_threads();
+        stride *= 2;
+    }
+    finish_block(s, out);
+}
+
+/// v3, sequential addressing: fold the upper half onto the lower half (packed threads,
+/// consecutive words, no conflicts).
+/// ```text
+/// for (stride = 128; stride > 0; stride >>= 1) {
+///     if (tid < stride) s[tid] += s[tid + stride];
+///     __syncthreads();
+/// }
+/// ```
+#[inline(always)]
+pub unsafe fn reduce_v3<T: Elem>(input: *const T, n: u64, out: *mut T) {
+    let s = Shared::<T>::dynamic();
+    let tid = thread_idx_x();
+    load_to_shared(s, input, n);
+    tree_v3(s, tid);
+    finish_block(s, out);
+}
+
+/// v3's tree over the block's 256 shared values.
+#[inline(always)]
+unsafe fn tree_v3<T: Elem>(s: Shared<T>, tid: u32) {
+    let mut stride = BLOCK / 2;
+    while stride > 0 {
+        if tid < stride {
+            s.set(tid, s.get(tid).plus(s.get(tid + stride)));
+        }
+        sync_threads();
+        stride >>= 1;
+    }
+}
+
+/// v4, coarsening: each thread first adds 8 values privately (coalesced at every k), then v3's
+/// tree. 8× fewer blocks, trees, barriers and atomics per byte.
+/// ```text
+/// for (k = 0; k < 8; ++k) {
+///     idx = blockIdx.x * 256 * 8 + tid + k * 256;
+///     if (idx < n) sum += in[idx];
+/// }
+/// s[tid] = sum; __syncthreads(); /* v3's tree */
+/// ```
+#[inline(always)]
+pub unsafe fn reduce_v4<T: Elem>(input: *const T, n: u64, out: *mut T) {
+    let s = Shared::<T>::dynamic();
+    let tid = thread_idx_x();
+    let base = first_index(BLOCK * COARSEN);
+    let mut sum = T::ZERO;
+    let mut k = 0;
+    while k < COARSEN {
+        let idx = base + (k * BLOCK) as u64;
+        if idx < n {
+            sum = sum.plus(*input.add(idx as usize));
+        }
+        k += 1;
+    }
+    s.set(tid, sum);
+    sync_threads();
+    tree_v3(s, tid);
+    finish_block(s, out);
+}
+
+/// Sum of `v` over the warp, in lane 0: five `shfl.sync.down` steps, no shared memory.
+/// ```text
+/// for (offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffff, v, offset);
+/// ```
+///
+/// # Safety
+/// All 32 lanes of the warp call it together.
+#[inline(always)]
+pub unsafe fn warp_sum<T: Elem>(mut v: T) -> T {
+    let mut offset = 16;
+    while offset > 0 {
+        v = v.plus(v.shfl_down(offset));
+        offset >>= 1;
+    }
+    v
+}
+
+/// v5, warp shuffles for the last levels: v3's tree down to 64 values, then warp 0 adds the
+/// two halves and finishes with five shuffles. Five of v3's barriers disappear.
+#[inline(always)]
+pub unsafe fn reduce_v5<T: Elem>(input: *const T, n: u64, out: *mut T) {
+    let s = Shared::<T>::dynamic();
+    let tid = thread_idx_x();
+    load_to_shared(s, input, n);
+    let mut stride = BLOCK / 2;
+    while stride > 32 {
+        if tid < stride {
+            s.set(tid, s.get(tid).plus(s.get(tid + stride)));
+        }
+        sync_threads();
+        stride >>= 1;
+    }
+    if tid < 32 {
+        let v = warp_sum(s.get(tid).plus(s.get(tid + 32)));
+        if tid == 0 {
+            T::atomic_add(out, v);
+        }
+    }
+}
+
+/// v6, one wave with wide loads: a grid of exactly as many blocks as fit on the GPU at once;
+/// each thread walks the array with a grid-stride loop of 16-byte loads, then shuffles within
+/// each warp, one shared slot per warp, and shuffles again in warp 0.
+///
+/// `input` need only be 4-byte aligned: the elements before the first 16-byte boundary (head)
+/// and after the last whole 16-byte group (tail), at most 3 each, are added one by one.
+#[inline(always)]
+pub unsafe fn reduce_v6<T: Elem>(input: *const T, n: u64, out: *mut T) {
+    let tid = thread_idx_x();
+    let gtid = first_index(BLOCK);
+    let threads = grid_dim_x() as u64 * BLOCK as u64;
+
+    // Split [0, n) into scalar head | 16-byte body | scalar tail.
+    let elem = core::mem::size_of::<T>() as u64;
+    let misaligned = (input as u64 % 16) / elem;
+    let head = if misaligned == 0 {
+        0
+    } else {
+        (4 - misaligned).min(n)
+    };
+    let groups = (n - head) / 4;
+    let tail = head + groups * 4;
+
+    let mut sum = T::ZERO;
+    if gtid < head {
+        sum = *input.add(gtid as usize);
+    }
+    if gtid < n - tail {
+        sum = sum.plus(*input.add((tail + gtid) as usize));
+    }
+    let body = input.add(head as usize) as *const Vec4<T>;
+    let mut i = gtid;
+    while i < groups {
+        let Vec4([a, b, c, d]) = load4(body.add(i as usize));
+        sum = sum.plus(a.plus(b).plus(c.plus(d)));
+        i += threads;
+    }
+
+    // Warp sums → one shared slot per warp → warp 0 sums the slots.
+    let s = Shared::<T>::dynamic();
+    sum = warp_sum(sum);
+    if tid % 32 == 0 {
+        s.set(tid / 32, sum);
+    }
+    sync_threads();
+    if tid < 32 {
+        let v = warp_sum(if tid < WARPS { s.get(tid) } else { T::ZERO });
+        if tid == 0 {
+            T::atomic_add(out, v);
+        }
+    }
+}
+
+/// Entry points: one per version and element type, named `reduce_v<k>_<type>`.
+macro_rules! reduce_entries {
+    ($($name:ident = $version:ident::<$t:ty>;)*) => {$(
+        kernel! {
+            fn $name(input: *const $t, n: u64, out: *mut $t) {
+                $version::<$t>(input, n, out)
+            }
+        }
+    )*};
+}
+
+reduce_entries! {
+    reduce_v1_f32 = reduce_v1::<f32>;
+    reduce_v1_i32 = reduce_v1::<i32>;
+    reduce_v2_f32 = reduce_v2::<f32>;
+    reduce_v2_i32 = reduce_v2::<i32>;
+    reduce_v3_f32 = reduce_v3::<f32>;
+    reduce_v3_i32 = reduce_v3::<i32>;
+    reduce_v4_f32 = reduce_v4::<f32>;
+    reduce_v4_i32 = reduce_v4::<i32>;
+    reduce_v5_f32 = reduce_v5::<f32>;
+    reduce_v5_i32 = reduce_v5::<i32>;
+    reduce_v6_f32 = reduce_v6::<f32>;
+    reduce_v6_i32 = reduce_v6::<i32>;
+}

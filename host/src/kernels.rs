@@ -1,0 +1,378 @@
+//! Typed launchers, one per kernel family. Each checks what its kernel assumes (sizes, grid
+//! limits, buffer lengths) and returns an error instead of launching something undefined, so
+//! the launchers are safe to call.
+
+use crate::error::{Ctx, HostError, Result};
+use crate::lab::Lab;
+use cust::function::{BlockSize, Function, GridSize};
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use cust::stream::Stream;
+use std::ffi::c_void;
+
+/// Threads per reduction block (the kernels' `reduce::BLOCK`).
+pub const REDUCE_BLOCK: u32 = 256;
+/// Elements each v4 thread adds privately (`reduce::COARSEN`).
+pub const V4_COARSEN: u32 = 8;
+/// Transpose tile edge and block height (`transpose::TILE`, `ROWS_PER_PASS`).
+pub const TILE: u32 = 32;
+pub const ROWS_PER_PASS: u32 = 8;
+/// Largest grid x dimension the hardware accepts.
+pub const MAX_GRID_X: u64 = (1 << 31) - 1;
+/// Largest grid y dimension.
+pub const MAX_GRID_Y: u64 = 65_535;
+
+/// The two Rust GPU compilers whose PTX the lab carries.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, clap::ValueEnum,
+)]
+pub enum Backend {
+    /// rustc's built-in NVPTX backend (LLVM), nightly-2026-10-01, sm_90.
+    Llvm = 0,
+    /// rust-cuda's rustc_codegen_nvvm (libnvvm 11.8), nightly-2021-12-04, sm_80 PTX JIT-compiled.
+    Nvvm = 1,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 2] = [Backend::Llvm, Backend::Nvvm];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Llvm => "llvm",
+            Backend::Nvvm => "nvvm",
+        }
+    }
+
+    /// This compiler's PTX, if the binary was built with it.
+    pub fn ptx(self) -> Option<&'static str> {
+        match self {
+            Backend::Llvm => crate::ptx::LLVM,
+            Backend::Nvvm => crate::ptx::NVVM,
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The chapter's reduction versions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Version {
+    V1,
+    V2,
+    V3,
+    V4,
+    V5,
+    V6,
+}
+
+impl Version {
+    pub const ALL: [Version; 6] = [
+        Version::V1,
+        Version::V2,
+        Version::V3,
+        Version::V4,
+        Version::V5,
+        Version::V6,
+    ];
+
+    /// `reduce_v3`.
+    pub fn name(self) -> &'static str {
+        [
+            "reduce_v1",
+            "reduce_v2",
+            "reduce_v3",
+            "reduce_v4",
+            "reduce_v5",
+            "reduce_v6",
+        ][self as usize]
+    }
+
+    /// The PTX entry point for element type `T`: `reduce_v3_f32`.
+    pub fn entry<T: Elem>(self) -> String {
+        format!("{}_{}", self.name(), T::NAME)
+    }
+
+    pub fn from_name(name: &str) -> Option<Version> {
+        Version::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Longest chain of dependent additions any output bit went through, for the float
+    /// error bound |error| <= depth · 2^-24 · Σ|x| (Higham's bound for recursive summation).
+    pub fn addition_depth(self, n: u64, grid_blocks: u64) -> u64 {
+        let tree = REDUCE_BLOCK.ilog2() as u64; // 8 levels of a 256-value tree
+        let per_thread = match self {
+            Version::V4 => V4_COARSEN as u64,
+            Version::V6 => n.div_ceil(grid_blocks.max(1) * REDUCE_BLOCK as u64 * 4) + 2 + 2,
+            _ => 1,
+        };
+        // + one atomic per block, applied in some order.
+        per_thread + tree + grid_blocks
+    }
+}
+
+/// The transposes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Variant {
+    Naive,
+    Tiled,
+    Padded,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 3] = [Variant::Naive, Variant::Tiled, Variant::Padded];
+
+    /// `transpose_tiled`.
+    pub fn name(self) -> &'static str {
+        ["transpose_naive", "transpose_tiled", "transpose_padded"][self as usize]
+    }
+
+    pub fn entry(self) -> String {
+        format!("{}_f32", self.name())
+    }
+
+    pub fn from_name(name: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Dynamic shared memory per block: none, a 32×32 tile, a 32×33 tile.
+    pub fn shared_bytes(self) -> u32 {
+        let pitch = match self {
+            Variant::Naive => return 0,
+            Variant::Tiled => TILE,
+            Variant::Padded => TILE + 1,
+        };
+        TILE * pitch * 4
+    }
+}
+
+/// Element types the reductions are instantiated for.
+pub trait Elem:
+    DeviceCopy + Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static
+{
+    /// Suffix of the PTX entry points: `f32`, `i32`.
+    const NAME: &'static str;
+    fn to_f64(self) -> f64;
+}
+
+impl Elem for f32 {
+    const NAME: &'static str = "f32";
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Elem for i32 {
+    const NAME: &'static str = "i32";
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+/// Grid, block and dynamic shared memory of one launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LaunchConfig {
+    pub grid: (u32, u32),
+    pub block: (u32, u32),
+    pub shared_bytes: u32,
+}
+
+impl Lab {
+    /// Looks up a kernel by its PTX name.
+    pub fn function(&self, backend: Backend, entry: &str) -> Result<Function<'_>> {
+        self.module(backend)?
+            .get_function(entry)
+            .map_err(|_| HostError::KernelNotFound {
+                name: entry.to_string(),
+                backend: backend.name(),
+            })
+    }
+
+    /// How `version` is launched for `n` elements. v6's grid is one wave: as many blocks as
+    /// the occupancy API says fit on all SMs at once (never more than the data needs).
+    pub fn reduce_config<T: Elem>(
+        &self,
+        backend: Backend,
+        version: Version,
+        n: u64,
+    ) -> Result<LaunchConfig> {
+        let per_block = match version {
+            Version::V4 => (REDUCE_BLOCK * V4_COARSEN) as u64,
+            Version::V6 => (REDUCE_BLOCK * 4) as u64,
+            _ => REDUCE_BLOCK as u64,
+        };
+        let needed = n.div_ceil(per_block).max(1);
+        let (blocks, shared_bytes) = if version == Version::V6 {
+            let smem = (REDUCE_BLOCK / 32) * std::mem::size_of::<T>() as u32;
+            let f = self.function(backend, &version.entry::<T>())?;
+            let per_sm = f
+                .max_active_blocks_per_multiprocessor(BlockSize::x(REDUCE_BLOCK), smem as usize)
+                .ctx(|| format!("occupancy of {}", version.entry::<T>()))?;
+            let wave = per_sm as u64 * self.info.sm_count as u64;
+            (needed.min(wave), smem)
+        } else {
+            (needed, REDUCE_BLOCK * std::mem::size_of::<T>() as u32)
+        };
+        if blocks > MAX_GRID_X {
+            return Err(HostError::TooLarge {
+                what: "n",
+                value: n,
+                limit: MAX_GRID_X * per_block,
+                why: "grid x limit × elements per block",
+            });
+        }
+        Ok(LaunchConfig {
+            grid: (blocks as u32, 1),
+            block: (REDUCE_BLOCK, 1),
+            shared_bytes,
+        })
+    }
+
+    /// Queues `*out += Σ input` on `stream` (the kernels accumulate with atomics: the caller
+    /// zeroes `out`). An empty input queues nothing.
+    pub fn launch_reduce<T: Elem>(
+        &self,
+        backend: Backend,
+        version: Version,
+        input: &DeviceSlice<T>,
+        out: &DeviceSlice<T>,
+        stream: &Stream,
+    ) -> Result<()> {
+        let n = input.len() as u64;
+        if n == 0 {
+            return Ok(());
+        }
+        if out.is_empty() {
+            return Err(HostError::Invalid {
+                what: "out",
+                detail: "reduction output has length 0".into(),
+            });
+        }
+        let cfg = self.reduce_config::<T>(backend, version, n)?;
+        let f = self.function(backend, &version.entry::<T>())?;
+        let (inp, o) = (input.as_device_ptr(), out.as_device_ptr());
+        // SAFETY: the kernel reads input[0..n) and adds to out[0]; both are live device
+        // allocations of those lengths, and the grid/smem come from reduce_config.
+        unsafe { launch(stream, &f, cfg, &[arg(&inp), arg(&n), arg(&o)]) }
+            .ctx(|| format!("launching {} [{backend}] n={n}", version.entry::<T>()))
+    }
+
+    /// Σ input on the GPU, waited for. Integer sums wrap like `wrapping_add`.
+    pub fn reduce<T: Elem>(
+        &self,
+        backend: Backend,
+        version: Version,
+        input: &DeviceSlice<T>,
+    ) -> Result<T> {
+        let out =
+            DeviceBuffer::from_slice(&[T::default()]).ctx(|| "allocating the result".into())?;
+        self.launch_reduce(backend, version, input, &out, &self.stream)?;
+        self.sync()?;
+        let mut r = [T::default()];
+        out.copy_to(&mut r[..])
+            .ctx(|| "copying the result back".into())?;
+        Ok(r[0])
+    }
+
+    /// How a `rows × cols` transpose is launched.
+    pub fn transpose_config(&self, variant: Variant, rows: u32, cols: u32) -> Result<LaunchConfig> {
+        let gy = rows.div_ceil(TILE) as u64;
+        if gy > MAX_GRID_Y {
+            return Err(HostError::TooLarge {
+                what: "rows",
+                value: rows as u64,
+                limit: MAX_GRID_Y * TILE as u64,
+                why: "grid y limit × 32-row tiles",
+            });
+        }
+        Ok(LaunchConfig {
+            grid: (cols.div_ceil(TILE), gy as u32),
+            block: (TILE, ROWS_PER_PASS),
+            shared_bytes: variant.shared_bytes(),
+        })
+    }
+
+    /// Queues `output[c][r] = input[r][c]` for a row-major `rows × cols` input.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_transpose(
+        &self,
+        backend: Backend,
+        variant: Variant,
+        input: &DeviceSlice<f32>,
+        output: &DeviceSlice<f32>,
+        rows: u32,
+        cols: u32,
+        stream: &Stream,
+    ) -> Result<()> {
+        let elems = rows as usize * cols as usize;
+        for (what, len) in [("input", input.len()), ("output", output.len())] {
+            if len < elems {
+                return Err(HostError::Invalid {
+                    what,
+                    detail: format!("{len} elements, but {rows}×{cols} = {elems} needed"),
+                });
+            }
+        }
+        if elems == 0 {
+            return Ok(());
+        }
+        let cfg = self.transpose_config(variant, rows, cols)?;
+        let f = self.function(backend, &variant.entry())?;
+        let (i, o) = (input.as_device_ptr(), output.as_device_ptr());
+        // SAFETY: the kernel reads input[0..rows·cols) and writes output[0..rows·cols), both
+        // checked above; edge tiles are guarded in the kernel.
+        unsafe { launch(stream, &f, cfg, &[arg(&i), arg(&o), arg(&rows), arg(&cols)]) }
+            .ctx(|| format!("launching {} [{backend}] {rows}×{cols}", variant.entry()))
+    }
+
+    /// Queues `data[i] += 1` over the whole buffer (the launch-gap demo kernel).
+    pub fn launch_bump(
+        &self,
+        backend: Backend,
+        f: &Function,
+        data: &DeviceSlice<f32>,
+        stream: &Stream,
+    ) -> Result<()> {
+        let n = u32::try_from(data.len()).map_err(|_| HostError::TooLarge {
+            what: "bump length",
+            value: data.len() as u64,
+            limit: u32::MAX as u64,
+            why: "the kernel's u32 index",
+        })?;
+        let cfg = LaunchConfig {
+            grid: (n.div_ceil(256).max(1), 1),
+            block: (256, 1),
+            shared_bytes: 0,
+        };
+        let d = data.as_device_ptr();
+        // SAFETY: bump writes data[0..n), the buffer's length.
+        unsafe { launch(stream, f, cfg, &[arg(&d), arg(&n)]) }
+            .ctx(|| format!("launching bump [{backend}]"))
+    }
+}
+
+fn arg<T>(v: &T) -> *mut c_void {
+    v as *const T as *mut c_void
+}
+
+/// # Safety
+/// `args` must match the kernel's parameters in number, order and type, and the launch
+/// must keep every access of the kernel inside live allocations.
+unsafe fn launch(
+    stream: &Stream,
+    f: &Function,
+    cfg: LaunchConfig,
+    args: &[*mut c_void],
+) -> cust::error::CudaResult<()> {
+    unsafe {
+        stream.launch(
+            f,
+            GridSize::xy(cfg.grid.0, cfg.grid.1),
+            BlockSize::xy(cfg.block.0, cfg.block.1),
+            cfg.shared_bytes,
+            args,
+        )
+    }
+}

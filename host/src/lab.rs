@@ -1,0 +1,125 @@
+//! `Lab`: the CUDA context, one stream, and the kernels' modules from both compilers.
+
+use crate::error::{Ctx, HostError, Result};
+use crate::kernels::Backend;
+use cust::context::Context;
+use cust::device::{Device, DeviceAttribute};
+use cust::error::CudaError;
+use cust::module::Module;
+use cust::stream::{Stream, StreamFlags};
+
+/// Facts about the GPU, for report headers.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub compute_capability: (i32, i32),
+    pub sm_count: u32,
+    pub l2_bytes: u64,
+    pub memory_bytes: u64,
+    /// CUDA version the driver supports, e.g. "13.0".
+    pub driver_cuda: String,
+    pub sm_clock_khz: i32,
+    pub memory_clock_khz: i32,
+    pub memory_bus_bits: i32,
+}
+
+pub struct Lab {
+    modules: [Option<Module>; 2],
+    /// Non-blocking so graph capture works on it and it never syncs with the legacy stream.
+    pub stream: Stream,
+    pub info: DeviceInfo,
+    device: Device,
+    // Dropped last: everything above lives in this context.
+    _context: Context,
+}
+
+impl Lab {
+    /// Initialises the driver, takes device 0's primary context and loads every embedded PTX.
+    pub fn new() -> Result<Lab> {
+        cust::init(cust::CudaFlags::empty()).map_err(|e| match e {
+            CudaError::NoDevice => HostError::NoDevice,
+            e => HostError::Driver(e),
+        })?;
+        let device = Device::get_device(0).map_err(|e| match e {
+            CudaError::NoDevice | CudaError::InvalidDevice => HostError::NoDevice,
+            e => HostError::Driver(e),
+        })?;
+        let context = Context::new(device).ctx(|| "creating the CUDA context".into())?;
+        let info = device_info(device).ctx(|| "reading device attributes".into())?;
+        let stream =
+            Stream::new(StreamFlags::NON_BLOCKING, None).ctx(|| "creating a stream".into())?;
+        let mut modules = [None, None];
+        for backend in Backend::ALL {
+            if let Some(ptx) = backend.ptx() {
+                let module =
+                    Module::from_ptx(ptx, &[]).map_err(|source| HostError::ModuleLoad {
+                        backend: backend.name(),
+                        source,
+                    })?;
+                modules[backend as usize] = Some(module);
+            }
+        }
+        Ok(Lab {
+            modules,
+            stream,
+            info,
+            device,
+            _context: context,
+        })
+    }
+
+    /// The loaded module of one compiler's PTX.
+    pub fn module(&self, backend: Backend) -> Result<&Module> {
+        self.modules[backend as usize]
+            .as_ref()
+            .ok_or(HostError::MissingPtx {
+                backend: backend.name(),
+            })
+    }
+
+    /// Which backends this binary can launch.
+    pub fn backends(&self) -> Vec<Backend> {
+        Backend::ALL
+            .into_iter()
+            .filter(|b| self.modules[*b as usize].is_some())
+            .collect()
+    }
+
+    /// Free and total device memory, in bytes.
+    pub fn memory(&self) -> Result<(u64, u64)> {
+        let (free, total) = cust::memory::mem_get_info().ctx(|| "cuMemGetInfo".into())?;
+        Ok((free as u64, total as u64))
+    }
+
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// Waits for everything queued on the lab's stream.
+    pub fn sync(&self) -> Result<()> {
+        self.stream
+            .synchronize()
+            .ctx(|| "synchronizing the stream".into())
+    }
+}
+
+fn device_info(d: Device) -> cust::error::CudaResult<DeviceInfo> {
+    let attr = |a| d.get_attribute(a);
+    Ok(DeviceInfo {
+        name: d.name()?,
+        compute_capability: (
+            attr(DeviceAttribute::ComputeCapabilityMajor)?,
+            attr(DeviceAttribute::ComputeCapabilityMinor)?,
+        ),
+        sm_count: attr(DeviceAttribute::MultiprocessorCount)? as u32,
+        l2_bytes: attr(DeviceAttribute::L2CacheSize)? as u64,
+        memory_bytes: d.total_memory()? as u64,
+        driver_cuda: {
+            let v = cust::CudaApiVersion::get()?;
+            format!("{}.{}", v.major(), v.minor())
+        },
+        sm_clock_khz: attr(DeviceAttribute::ClockRate)?,
+        memory_clock_khz: attr(DeviceAttribute::MemoryClockRate)?,
+        memory_bus_bits: attr(DeviceAttribute::GlobalMemoryBusWidth)?,
+    })
+}

@@ -1,0 +1,70 @@
+//! `cargo xtask ptx`: the kernels' PTX, from both Rust GPU compilers, written where the host
+//! build embeds it (`target/ptx/<backend>/gpu_kernels.ptx`).
+
+use crate::util;
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Which compiler(s): llvm (rustc's NVPTX backend), nvvm (rust-cuda), or both
+    #[arg(long, value_enum, default_value_t = Which::Both)]
+    backend: Which,
+}
+
+#[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
+enum Which {
+    Llvm,
+    Nvvm,
+    Both,
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    let root = util::root();
+    if args.backend != Which::Nvvm {
+        let ptx = build_llvm(&root)?;
+        eprintln!("llvm PTX: {}", ptx.display());
+    }
+    if args.backend != Which::Llvm {
+        let ptx = crate::nvvm::build(&root)?;
+        eprintln!("nvvm PTX: {}", ptx.display());
+    }
+    Ok(())
+}
+
+/// Where the host's build script looks for a backend's PTX.
+pub fn ptx_path(root: &Path, backend: &str) -> PathBuf {
+    root.join("target/ptx")
+        .join(backend)
+        .join("gpu_kernels.ptx")
+}
+
+/// rustc's own NVPTX backend: `-Z build-std=core` for `nvptx64-nvidia-cuda`, sm_90.
+fn build_llvm(root: &Path) -> Result<PathBuf> {
+    let target_dir = root.join("target/kernels-llvm");
+    util::run(
+        Command::new("cargo")
+            .current_dir(root.join("gpu-kernels"))
+            .args([
+                "build",
+                "--release",
+                "--target",
+                "nvptx64-nvidia-cuda",
+                "-Z",
+                "build-std=core",
+            ])
+            .env("CARGO_TARGET_DIR", &target_dir)
+            // Line tables let ncu's Source page and `asm --source` map SASS back to Rust lines.
+            .env(
+                "RUSTFLAGS",
+                "-C target-cpu=sm_90 -C debuginfo=line-tables-only",
+            ),
+    )?;
+    let built = target_dir.join("nvptx64-nvidia-cuda/release/gpu_kernels.ptx");
+    let dest = ptx_path(root, "llvm");
+    std::fs::create_dir_all(dest.parent().unwrap())?;
+    std::fs::copy(&built, &dest)
+        .with_context(|| format!("copying {} to {}", built.display(), dest.display()))?;
+    Ok(dest)
+}

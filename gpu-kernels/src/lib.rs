@@ -27,4 +27,5 @@
 pub mod device;
 pub mod bump;
 pub mod reduce;
+pub mod stream;
 pub mod transpose;

@@ -5,6 +5,7 @@ use crate::kernels::Backend;
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::error::CudaError;
+use cust::memory::{DeviceBuffer, DeviceCopy};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 
@@ -89,6 +90,26 @@ impl Lab {
     pub fn memory(&self) -> Result<(u64, u64)> {
         let (free, total) = cust::memory::mem_get_info().ctx(|| "cuMemGetInfo".into())?;
         Ok((free as u64, total as u64))
+    }
+
+    /// Copies `data` to a new device buffer; running out of memory is reported with the
+    /// sizes involved instead of a bare driver code.
+    pub fn upload<T: DeviceCopy>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        DeviceBuffer::from_slice(data).map_err(|e| self.alloc_error(e, std::mem::size_of_val(data)))
+    }
+
+    fn alloc_error(&self, e: CudaError, bytes: usize) -> HostError {
+        match (e, self.memory()) {
+            (CudaError::OutOfMemory, Ok((free, total))) => HostError::OutOfMemory {
+                bytes: bytes as u64,
+                free,
+                total,
+            },
+            (source, _) => HostError::Cuda {
+                op: format!("allocating {bytes} bytes"),
+                source,
+            },
+        }
     }
 
     pub fn device(&self) -> Device {

@@ -39,3 +39,83 @@ pub fn show(cmd: &Command) -> String {
     }
     s
 }
+
+/// `git rev-parse --short HEAD`, with `-dirty` when the tree has changes; "unknown" outside git.
+pub fn git_commit(root: &Path) -> String {
+    let out = |args: &[&str]| {
+        Command::new("git")
+            .current_dir(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match out(&["rev-parse", "--short", "HEAD"]) {
+        Some(c) if out(&["status", "--porcelain"]).is_some_and(|s| !s.is_empty()) => format!("{c}-dirty"),
+        Some(c) => c,
+        None => "unknown".into(),
+    }
+}
+
+/// The current UTC time as `2026-11-29T12:00:00Z`.
+pub fn now_utc() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// A CUDA tool (`ptxas`, `nvdisasm`, `cuobjdump`): the project's own CUDA 13 tools in
+/// `.tools/cuda13/bin` first (what `scripts/setup.sh` installs), then `$CUDA_PATH/bin`, then
+/// `PATH`.
+pub fn cuda_tool(name: &str) -> Result<PathBuf> {
+    let mut dirs = vec![root().join(".tools/cuda13/bin")];
+    if let Some(cuda) = std::env::var_os("CUDA_PATH") {
+        dirs.push(root().join(cuda).join("bin"));
+    }
+    dirs.extend(std::env::var_os("PATH").iter().flat_map(std::env::split_paths));
+    dirs.into_iter()
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .ok_or_else(|| anyhow::anyhow!("'{name}' not found (looked in .tools/cuda13/bin, $CUDA_PATH/bin, PATH): run scripts/setup.sh"))
+}
+
+/// What a finished child process printed.
+pub struct Captured {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `cmd`, echoing it to stderr first, and returns its output; fails with the command
+/// line, the exit status and the tail of its stderr.
+pub fn capture(cmd: &mut Command) -> Result<Captured> {
+    eprintln!("+ {}", show(cmd));
+    let out = cmd
+        .output()
+        .with_context(|| format!("could not start '{}'", show(cmd)))?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if !out.status.success() {
+        let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        bail!("'{}' failed ({})\n{}", show(cmd), out.status, tail.join("\n"));
+    }
+    Ok(Captured {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr,
+    })
+}
+
+/// A tool's version as its `--version` reports it: the last line mentioning a release or
+/// build (`Cuda compilation tools, release 13.0, V13.0.88`), or "unknown".
+pub fn tool_version(tool: &Path) -> String {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| {
+            let text = String::from_utf8_lossy(&o.stdout).into_owned();
+            text.lines()
+                .rev()
+                .find(|l| l.contains("release") || l.contains("Build"))
+                .map(|l| l.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}

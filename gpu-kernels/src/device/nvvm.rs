@@ -2,16 +2,16 @@
 //! `nightly-2021-12-04`, built by `nvvm/` through `cuda_builder`).
 //!
 //! Register reads and the barrier come from `cuda_std` 0.2.2, which the codegen lowers to
-//! `llvm.nvvm.*` intrinsics. `cuda_std` has neither warp shuffles nor float atomics, and no
-//! dynamic shared memory that works with this codegen, so those are written here: inline
-//! `asm!` for the shuffle and the reductions, an `extern` address-space-3 array for the
-//! shared memory, and `asm!` for the 16-byte load (libnvvm splits a plain 16-byte struct load
-//! into four scalar loads).
+//! `llvm.nvvm.*` intrinsics. `cuda_std` has neither warp shuffles nor float atomics, and its
+//! dynamic shared memory is a sized 16-byte symbol, so those are written here: inline `asm!`
+//! for the shuffle and the reductions, an unsized `extern` address-space-3 array for the
+//! shared memory. The 16-byte load is a plain load: libnvvm turns it into `ld.global.v4.*`
+//! by itself (kernel pointer parameters are global).
 //!
-//! Everything is `#[inline(always)]`: libnvvm sees one function per kernel.
+//! The panic handler comes from `cuda_std`. Everything is `#[inline(always)]`: libnvvm sees
+//! one function per kernel.
 
 use super::Vec4;
-use core::mem::size_of;
 
 #[inline(always)]
 pub fn thread_idx_x() -> u32 {
@@ -56,9 +56,11 @@ extern "C" {
     /// like CUDA C's `extern __shared__ float s[];`. libnvvm emits
     /// `.extern .shared .align 16 .b8 gpu_kernels_dynamic_shared[];` and, since the address
     /// space is known, `ld.shared`/`st.shared` for every access through it.
-    /// (`cuda_std::shared::dynamic_shared_mem` declares a sized `u128` instead, which ptxas
-    /// treats as an undefined 16-byte external symbol.)
+    /// (`cuda_std::shared::dynamic_shared_mem` declares `.b8 _Zcuda_std_dyn_shared[16]`
+    /// instead, which ptxas turns into a 16-byte static array: "Unresolved extern variable ...
+    /// ignoring extern qualifier".) `u128` only sets the alignment; it is never read as such.
     #[nvvm_internal(addrspace(3))]
+    #[allow(improper_ctypes)]
     #[link_name = "gpu_kernels_dynamic_shared"]
     static mut DYNAMIC_SHARED: [u128; 0];
 }
@@ -102,22 +104,14 @@ pub unsafe fn atomic_add_i32(p: *mut i32, v: i32) {
     asm!("red.global.add.s32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v);
 }
 
-/// One 16-byte load, `ld.global.v4.b32`, for 4-byte `T` (the kernels use f32 and i32);
-/// other sizes fall back to a plain load.
+/// One 16-byte load: libnvvm emits `ld.global.v4.f32` / `ld.global.v4.u32` for the aligned
+/// `Vec4` (checked in the PTX of `reduce_v6_*`).
 ///
 /// # Safety
-/// `p` must be valid for reads, in global memory, and 16-byte aligned.
+/// `p` must be valid for reads and 16-byte aligned.
 #[inline(always)]
 pub unsafe fn load4<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
-    if size_of::<T>() != 4 {
-        return *p;
-    }
-    let (a, b, c, d): (u32, u32, u32, u32);
-    asm!("ld.global.v4.b32 {{{a}, {b}, {c}, {d}}}, [{p}];",
-         a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-         p = in(reg64) p, options(pure, readonly, nostack));
-    // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
-    core::mem::transmute_copy(&[a, b, c, d])
+    *p
 }
 
 /// Declares a kernel entry point through `cuda_std`'s kernel attribute (`extern "C"`,
@@ -128,4 +122,83 @@ macro_rules! kernel {
         #[cuda_std::kernel]
         pub unsafe fn $name($($arg: $ty),*) $body
     };
+}
+
+// ---- Issue 7 (reduce_v7, transpose_v4): read-only loads with cache hints, `redux.sync`. ----
+// The same four functions, with the same signatures, are in `llvm.rs`. libnvvm has no way to
+// ask for these qualifiers from a plain load, so they are inline `asm!` here as well.
+
+/// One 16-byte read-only load that does not allocate in L1:
+/// `ld.global.nc.L1::no_allocate.v4.b32` (the non-coherent path: the data must not be written
+/// while the kernel runs). The generic pointer is converted with `cvta.to.global` first.
+/// Types other than 4 bytes fall back to a plain load.
+///
+/// # Safety
+/// `p` must point to global memory, be valid for reads and 16-byte aligned, and nothing may
+/// write those bytes during the kernel.
+#[inline(always)]
+pub unsafe fn load4_nc<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
+    if core::mem::size_of::<T>() != 4 {
+        return *p;
+    }
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
+          ld.global.nc.L1::no_allocate.v4.b32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+         a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+         p = in(reg64) p, options(pure, readonly, nostack));
+    // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
+    core::mem::transmute_copy(&[a, b, c, d])
+}
+
+/// As [`load4_nc`], plus an L2 prefetch-size hint: on a miss, L2 fetches the whole aligned
+/// 256-byte block (`ld.global.nc.L1::no_allocate.L2::256B.v4.b32`). For streams read once,
+/// start to end.
+///
+/// # Safety
+/// As [`load4_nc`].
+#[inline(always)]
+pub unsafe fn load4_stream<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
+    if core::mem::size_of::<T>() != 4 {
+        return *p;
+    }
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
+          ld.global.nc.L1::no_allocate.L2::256B.v4.b32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+         a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+         p = in(reg64) p, options(pure, readonly, nostack));
+    // SAFETY: as in `load4_nc`.
+    core::mem::transmute_copy(&[a, b, c, d])
+}
+
+/// `redux.sync.add.s32` over the full warp (sm_80+): every lane gets the wrapping sum of all
+/// 32 lanes' `v`, in one instruction instead of five shuffle-and-add steps.
+///
+/// # Safety
+/// All 32 lanes of the warp must execute this call together.
+#[inline(always)]
+pub unsafe fn redux_add_i32(v: i32) -> i32 {
+    let r: i32;
+    asm!("redux.sync.add.s32 {r}, {v}, 0xffffffff;",
+         r = out(reg32) r, v = in(reg32) v, options(nostack));
+    r
+}
+
+/// One 16-byte global store, `st.global.v4.b32`, always as one instruction (a plain store of
+/// `Vec4` may be split when the compiler merges it with a neighbouring scalar store).
+/// Types other than 4 bytes fall back to a plain store.
+///
+/// # Safety
+/// `p` must point to global memory, be valid for writes and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn store4<T: Copy>(p: *mut Vec4<T>, v: Vec4<T>) {
+    if core::mem::size_of::<T>() != 4 {
+        *p = v;
+        return;
+    }
+    // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
+    let [a, b, c, d]: [u32; 4] = core::mem::transmute_copy(&v);
+    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
+          st.global.v4.b32 [g], {{{a}, {b}, {c}, {d}}}; }}",
+         p = in(reg64) p, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d,
+         options(nostack));
 }

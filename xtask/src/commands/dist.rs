@@ -1,9 +1,70 @@
-//! `cargo xtask dist`: everything a GPU machine without cargo needs, in one folder.
-use anyhow::Result;
+//! `cargo xtask dist`: everything a GPU machine without cargo needs, in one folder:
+//! `dist/lab`, `dist/xtask` (run-side subcommands find `lab` beside them) and the GPU test
+//! binaries under `dist/tests/`, plus a manifest of what was built from which commit.
+
+use crate::util;
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Output folder
+    #[arg(long, default_value = "dist")]
+    out: PathBuf,
+}
 
-pub fn run(_args: &Args) -> Result<()> {
-    anyhow::bail!("not yet implemented")
+pub fn run(args: &Args) -> Result<()> {
+    let root = util::root();
+    let out = root.join(&args.out);
+    util::run(Command::new("cargo").current_dir(&root).args(["build", "--release", "-p", "host", "-p", "xtask"]))?;
+    let tests = test_binaries(&root)?;
+
+    if out.exists() {
+        std::fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
+    }
+    std::fs::create_dir_all(out.join("tests"))?;
+    for bin in ["lab", "xtask"] {
+        copy(&root.join("target/release").join(bin), &out.join(bin))?;
+    }
+    let mut manifest = format!("commit: {}\nbuilt: {}\n", util::git_commit(&root), util::now_utc());
+    for (name, path) in &tests {
+        copy(path, &out.join("tests").join(name))?;
+        manifest += &format!("test binary: tests/{name}\n");
+    }
+    std::fs::write(out.join("MANIFEST.txt"), manifest)?;
+    eprintln!("dist: {} (run `dist/tests/<name> --show-output` and `dist/xtask ...` there)", out.display());
+    Ok(())
+}
+
+/// The `tests` package's integration-test executables, by test name.
+fn test_binaries(root: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let output = Command::new("cargo")
+        .current_dir(root)
+        .args(["test", "--release", "-p", "tests", "--no-run", "--message-format=json"])
+        .stderr(Stdio::inherit())
+        .output()
+        .context("running cargo test --no-run")?;
+    if !output.status.success() {
+        bail!("building the test binaries failed");
+    }
+    let mut bins = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let (Some(exe), Some(kinds)) = (msg["executable"].as_str(), msg["target"]["kind"].as_array()) else {
+            continue;
+        };
+        if kinds.iter().any(|k| k == "test") && msg["target"]["name"] != "tests" {
+            bins.push((msg["target"]["name"].as_str().unwrap_or("test").to_string(), PathBuf::from(exe)));
+        }
+    }
+    if bins.is_empty() {
+        bail!("cargo test --no-run listed no test binaries");
+    }
+    Ok(bins)
+}
+
+fn copy(from: &Path, to: &Path) -> Result<()> {
+    std::fs::copy(from, to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+    Ok(())
 }

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The test command: build both PTX sets, then every test of the workspace. On a machine
+# without a GPU the GPU tests print "skipped: no CUDA device" and pass; on a GPU machine they
+# run (see README: `dist/` for machines without cargo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[[ -d .tools/cuda13 ]] || { echo "error: tools missing: run scripts/setup.sh first" >&2; exit 1; }
+
+# A binary linked with cust needs libcuda.so.1 just to start. Without a driver on this
+# machine, use the unpacked Debian library: the driver API then reports "no device".
+if ! ldconfig -p | grep -q 'libcuda\.so\.1 '; then
+    export LD_LIBRARY_PATH="$PWD/.tools/libcuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+step() { printf '==> %s\n' "$*"; }
+step "cargo xtask ptx"
+cargo xtask ptx
+step "cargo fmt --check"
+cargo fmt --all --check
+(cd gpu-kernels && cargo fmt --check)
+step "cargo clippy"
+cargo clippy --workspace --release --all-targets --quiet -- -D warnings
+step "cargo test"
+cargo test --workspace --release

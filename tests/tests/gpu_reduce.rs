@@ -1,0 +1,221 @@
+//! Every reduction version × element type × backend against the CPU references, on the GPU.
+//! Integers must match exactly (wrapping); floats must lie within the rounding-error bound of
+//! the version's addition order: |gpu − Σx| ≤ depth · 2^-24 · Σ|x|, where depth is the longest
+//! chain of dependent f32 additions (`Version::addition_depth`). Skips visibly without a GPU.
+
+mod common;
+
+use common::{lab_or_skip, seed};
+use cust::memory::DeviceBuffer;
+use host::{Backend, HostError, Lab, Version, cpu};
+
+/// The sizes every version must get right: 1, below a warp, one block, one past a block,
+/// past v4's 2048-element block, not a multiple of 4, and two sizes far past the 60 MB L2.
+const SIZES: [usize; 8] = [1, 31, 256, 257, 2049, (1 << 20) + 3, 1 << 24, 1 << 28];
+
+/// Runs every (backend, version) on one device buffer; returns the failure lines.
+fn check_all<T: host::Elem>(
+    lab: &Lab,
+    input: &cust::memory::DeviceSlice<T>,
+    label: &str,
+    ok: impl Fn(Backend, Version, T) -> Result<(), String>,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for backend in lab.backends() {
+        for version in Version::ALL {
+            let case = format!("{} [{backend}] {label}", version.entry::<T>());
+            match lab.reduce(backend, version, input) {
+                Ok(got) => match ok(backend, version, got) {
+                    Ok(()) => println!("ok      {case}"),
+                    Err(why) => {
+                        println!("FAILED  {case}: {why}");
+                        failures.push(format!("{case}: {why}"));
+                    }
+                },
+                Err(e) => failures.push(format!("{case}: {e}")),
+            }
+        }
+    }
+    failures
+}
+
+fn float_check<'a>(
+    lab: &'a Lab,
+    n: usize,
+    exact: f64,
+    abs: f64,
+) -> impl Fn(Backend, Version, f32) -> Result<(), String> + 'a {
+    move |backend, version, got| {
+        let blocks = lab.reduce_config::<f32>(backend, version, n as u64).map_err(|e| e.to_string())?.grid.0;
+        let bound = version.addition_depth(n as u64, blocks as u64) as f64 * f32::EPSILON as f64 / 2.0 * abs;
+        let err = (got as f64 - exact).abs();
+        if err <= bound {
+            Ok(())
+        } else {
+            Err(format!("got {got}, want {exact} (error {err:.3e} > bound {bound:.3e})"))
+        }
+    }
+}
+
+fn all_backends_built(lab: &Lab) {
+    assert_eq!(lab.backends(), Backend::ALL, "this binary must carry both compilers' PTX");
+}
+
+#[test]
+fn reduce_i32_exact_all_sizes() {
+    let Some(lab) = lab_or_skip("reduce_i32_exact_all_sizes") else { return };
+    all_backends_built(&lab);
+    let seed = seed();
+    let mut failures = Vec::new();
+    for n in SIZES {
+        let x = cpu::random::i32s(n, -1000, 1000, seed ^ n as u64);
+        let want = cpu::sum_i32_wrapping(&x);
+        let d = DeviceBuffer::from_slice(&x).unwrap();
+        failures.extend(check_all(&lab, &d, &format!("n={n}"), |_, _, got| {
+            if got == want { Ok(()) } else { Err(format!("got {got}, want {want}")) }
+        }));
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn reduce_f32_within_error_bound_all_sizes() {
+    let Some(lab) = lab_or_skip("reduce_f32_within_error_bound_all_sizes") else { return };
+    let seed = seed();
+    let mut failures = Vec::new();
+    for n in SIZES {
+        let x = cpu::random::f32s(n, seed ^ n as u64);
+        let (exact, abs) = (cpu::sum_f64(&x), cpu::sum_abs_f64(&x));
+        let d = DeviceBuffer::from_slice(&x).unwrap();
+        failures.extend(check_all(&lab, &d, &format!("n={n}"), float_check(&lab, n, exact, abs)));
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Starts 1, 2 and 3 elements past a 16-byte boundary: v6 peels a scalar head; the others
+/// must not care.
+#[test]
+fn reduce_misaligned_starts() {
+    let Some(lab) = lab_or_skip("reduce_misaligned_starts") else { return };
+    let seed = seed();
+    let mut failures = Vec::new();
+    let max = (1 << 20) + 3;
+    let xi = cpu::random::i32s(max + 3, -1000, 1000, seed);
+    let xf = cpu::random::f32s(max + 3, seed);
+    let (di, df) = (DeviceBuffer::from_slice(&xi).unwrap(), DeviceBuffer::from_slice(&xf).unwrap());
+    for offset in 1..=3 {
+        for n in [1, 2, 3, 4, 5, 7, 31, 257, 2049, max] {
+            let label = format!("n={n} offset={offset}");
+            let want = cpu::sum_i32_wrapping(&xi[offset..offset + n]);
+            failures.extend(check_all(&lab, &di.index(offset..offset + n), &label, |_, _, got| {
+                if got == want { Ok(()) } else { Err(format!("got {got}, want {want}")) }
+            }));
+            let s = &xf[offset..offset + n];
+            let check = float_check(&lab, n, cpu::sum_f64(s), cpu::sum_abs_f64(s));
+            failures.extend(check_all(&lab, &df.index(offset..offset + n), &label, check));
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// n = 0 launches nothing and returns 0.
+#[test]
+fn reduce_empty_is_zero() {
+    let Some(lab) = lab_or_skip("reduce_empty_is_zero") else { return };
+    let d = DeviceBuffer::from_slice(&[7i32, 8]).unwrap();
+    for backend in lab.backends() {
+        for version in Version::ALL {
+            assert_eq!(lab.reduce(backend, version, &d.index(0..0)).unwrap(), 0);
+        }
+    }
+}
+
+/// Sums that overflow i32 wrap exactly like the CPU's wrapping sum.
+#[test]
+fn reduce_i32_overflow_wraps() {
+    let Some(lab) = lab_or_skip("reduce_i32_overflow_wraps") else { return };
+    let n = (1 << 20) + 3;
+    let x = cpu::random::i32s(n, i32::MAX / 2, i32::MAX, seed());
+    let want = cpu::sum_i32_wrapping(&x);
+    assert_ne!(want as i64, cpu::sum_i64(&x), "the test input must overflow");
+    let d = DeviceBuffer::from_slice(&x).unwrap();
+    let failures = check_all(&lab, &d, &format!("n={n} overflowing"), |_, _, got| {
+        if got == want { Ok(()) } else { Err(format!("got {got}, want {want}")) }
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// NaN and ±inf propagate as IEEE 754 says; subnormal inputs are summed, not flushed, except
+/// by the final float atomic (see below).
+#[test]
+fn reduce_f32_special_values() {
+    let Some(lab) = lab_or_skip("reduce_f32_special_values") else { return };
+    let n = 100_003;
+    let base = cpu::random::f32s(n, seed());
+    let cases: [(&str, Vec<(usize, f32)>, fn(f32) -> bool); 4] = [
+        ("one NaN", vec![(n / 2, f32::NAN)], f32::is_nan),
+        ("one +inf", vec![(7, f32::INFINITY)], |v| v == f32::INFINITY),
+        ("one -inf", vec![(n - 1, f32::NEG_INFINITY)], |v| v == f32::NEG_INFINITY),
+        ("+inf and -inf", vec![(3, f32::INFINITY), (n - 2, f32::NEG_INFINITY)], f32::is_nan),
+    ];
+    let mut failures = Vec::new();
+    for (label, edits, want) in cases {
+        let mut x = base.clone();
+        for (i, v) in edits {
+            x[i] = v;
+        }
+        let d = DeviceBuffer::from_slice(&x).unwrap();
+        failures.extend(check_all(&lab, &d, label, |_, _, got| {
+            if want(got) { Ok(()) } else { Err(format!("got {got}")) }
+        }));
+    }
+    // Subnormal inputs whose block sums are normal (n = 4096: every block of every version
+    // gets at least 256 of them): the kernels' adds keep subnormals (no flush).
+    let tiny = f32::from_bits(1 << 19); // 2^-130 < 2^-126, the smallest normal
+    let x = vec![tiny; 4096];
+    let d = DeviceBuffer::from_slice(&x).unwrap();
+    let exact = cpu::sum_f64(&x);
+    failures.extend(check_all(&lab, &d, "subnormal inputs", float_check(&lab, x.len(), exact, exact)));
+    // A subnormal total: `atom/red.global.add.f32` flushes subnormal inputs and results to
+    // zero (PTX ISA, "atom"), so the per-block atomic makes it 0. Pinned here as a known fact.
+    let x = vec![f32::from_bits(1 << 9); 4099]; // 2^-140 each, total ≈ 2.9e-39 (subnormal)
+    let d = DeviceBuffer::from_slice(&x).unwrap();
+    failures.extend(check_all(&lab, &d, "subnormal total", |_, _, got| {
+        if got == 0.0 { Ok(()) } else { Err(format!("got {got:e}: the atomic no longer flushes to zero")) }
+    }));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Past 2^31 elements (8 GiB of i32): every index is 64-bit. Skipped if the GPU lacks memory.
+#[test]
+fn reduce_past_2_pow_31_elements() {
+    let Some(lab) = lab_or_skip("reduce_past_2_pow_31_elements") else { return };
+    let n = (1usize << 31) + 5;
+    let (free, _) = lab.memory().unwrap();
+    if free < (n * 4 + (1 << 30)) as u64 {
+        println!("skipped: {n} i32 need {} bytes, {free} free", n * 4);
+        return;
+    }
+    let x = cpu::random::i32s(n, -1_000_000, 1_000_000, seed());
+    let want = cpu::sum_i32_wrapping(&x);
+    let d = DeviceBuffer::from_slice(&x).unwrap();
+    drop(x);
+    let failures = check_all(&lab, &d, &format!("n={n}"), |_, _, got| {
+        if got == want { Ok(()) } else { Err(format!("got {got}, want {want}")) }
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A length past what the grid can cover is refused with the limit named, not launched.
+#[test]
+fn reduce_refuses_sizes_past_the_grid_limit() {
+    let Some(lab) = lab_or_skip("reduce_refuses_sizes_past_the_grid_limit") else { return };
+    let n = host::kernels::MAX_GRID_X * 256 + 1;
+    match lab.reduce_config::<f32>(Backend::Llvm, Version::V3, n) {
+        Err(e @ HostError::TooLarge { .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains(&(host::kernels::MAX_GRID_X * 256).to_string()), "{msg}");
+        }
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+}

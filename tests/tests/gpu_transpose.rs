@@ -1,0 +1,73 @@
+//! The three transposes × backends against a CPU transpose, element-exact (bit patterns), with
+//! the output poisoned (all-ones NaN) before every launch so an unwritten element shows.
+
+mod common;
+
+use common::{lab_or_skip, seed};
+use cust::memory::{CopyDestination, DeviceBuffer};
+use host::{HostError, Variant, cpu};
+
+const POISON: u32 = 0xFFFF_FFFF;
+
+#[test]
+fn transposes_element_exact() {
+    let Some(lab) = lab_or_skip("transposes_element_exact") else { return };
+    let seed = seed();
+    let shapes = [(4096, 4096), (8192, 8192), (1000, 777), (777, 1000), (1, 1), (33, 31), (31, 33), (1, 1000), (1000, 1)];
+    let mut failures = Vec::new();
+    for (rows, cols) in shapes {
+        let x = cpu::random::f32s(rows * cols, seed ^ (rows * 31 + cols) as u64);
+        let want = cpu::transpose(&x, rows, cols);
+        let input = DeviceBuffer::from_slice(&x).unwrap();
+        let mut output = DeviceBuffer::from_slice(&vec![0f32; x.len()]).unwrap();
+        for backend in lab.backends() {
+            for variant in Variant::ALL {
+                output.set_32(POISON).unwrap();
+                let case = format!("{} [{backend}] {rows}×{cols}", variant.name());
+                if let Err(e) = lab
+                    .launch_transpose(backend, variant, &input, &output, rows as u32, cols as u32, &lab.stream)
+                    .and_then(|_| lab.sync())
+                {
+                    failures.push(format!("{case}: {e}"));
+                    continue;
+                }
+                let mut got = vec![0f32; x.len()];
+                output.copy_to(&mut got[..]).unwrap();
+                match got.iter().zip(&want).position(|(g, w)| g.to_bits() != w.to_bits()) {
+                    None => println!("ok      {case}"),
+                    Some(i) => {
+                        let why = format!("first mismatch at {i}: got {:?}, want {}", got[i], want[i]);
+                        println!("FAILED  {case}: {why}");
+                        failures.push(format!("{case}: {why}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Zero rows or columns: nothing to do, nothing launched, no error.
+#[test]
+fn transpose_empty_matrix() {
+    let Some(lab) = lab_or_skip("transpose_empty_matrix") else { return };
+    let buf = DeviceBuffer::from_slice(&[1f32]).unwrap();
+    for backend in lab.backends() {
+        for variant in Variant::ALL {
+            lab.launch_transpose(backend, variant, &buf, &buf, 0, 5, &lab.stream).unwrap();
+            lab.launch_transpose(backend, variant, &buf, &buf, 5, 0, &lab.stream).unwrap();
+        }
+    }
+}
+
+/// Buffers shorter than rows × cols and row counts past the grid's y limit are refused.
+#[test]
+fn transpose_refuses_bad_shapes() {
+    let Some(lab) = lab_or_skip("transpose_refuses_bad_shapes") else { return };
+    let _ = seed();
+    let small = DeviceBuffer::from_slice(&[0f32; 16]).unwrap();
+    let e = lab.launch_transpose(host::Backend::Llvm, Variant::Naive, &small, &small, 5, 5, &lab.stream);
+    assert!(matches!(e, Err(HostError::Invalid { .. })), "{e:?}");
+    let e = lab.transpose_config(Variant::Padded, 65_535 * 32 + 1, 8);
+    assert!(matches!(e, Err(HostError::TooLarge { .. })), "{e:?}");
+}

@@ -321,4 +321,127 @@ reduce_entries! {
     reduce_v5_i32 = reduce_v5::<i32>;
     reduce_v6_f32 = reduce_v6::<f32>;
     reduce_v6_i32 = reduce_v6::<i32>;
+    reduce_v7_f32 = reduce_v7::<f32>;
+    reduce_v7_i32 = reduce_v7::<i32>;
+}
+
+// ---- Beyond the chapter (issue 7): v7, aimed at CUB's `DeviceReduce::Sum`. ----
+
+/// Independent 16-byte loads each v7 thread has in flight per loop trip (64 bytes).
+pub const V7_UNROLL: u64 = 4;
+
+/// What v7 needs beyond [`Elem`]: the sum over the warp in one call, by the fastest means the
+/// type allows.
+pub trait WarpTotal: Elem {
+    /// Sum of `self` over the 32 lanes, valid at least in lane 0.
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it together.
+    unsafe fn warp_total(self) -> Self;
+}
+
+impl WarpTotal for f32 {
+    /// Five `shfl.sync.down` + `add.f32` steps (there is no `redux.sync` for f32 on sm_90).
+    #[inline(always)]
+    unsafe fn warp_total(self) -> Self {
+        warp_sum(self)
+    }
+}
+
+impl WarpTotal for i32 {
+    /// One `redux.sync.add.s32` (sm_80+), wrapping like `wrapping_add`.
+    #[inline(always)]
+    unsafe fn warp_total(self) -> Self {
+        redux_add_i32(self)
+    }
+}
+
+/// `(a + b) + (c + d)` of one 16-byte group.
+#[inline(always)]
+fn sum4<T: Elem>(v: Vec4<T>) -> T {
+    let Vec4([a, b, c, d]) = v;
+    a.plus(b).plus(c.plus(d))
+}
+
+/// v7: v6's one-wave grid-stride shape, with [`V7_UNROLL`] = 4 independent 16-byte loads in
+/// flight per thread per trip instead of one, read through the non-coherent path without L1
+/// allocation and with a 256-byte L2 prefetch hint (`ld.global.nc.L1::no_allocate.L2::256B.v4`).
+///
+/// - Main loop: trips where all four groups `i, i+T, i+2T, i+3T` (T = threads in the grid) are
+///   in range: four unguarded loads, then the adds (the loads never wait for each other).
+/// - Last trip: the 1 to 3 groups still in range are loaded together, the out-of-range loads
+///   clamped to the last group (always a valid address) and their sums replaced by zero, so the
+///   tail costs one memory round trip, not up to three.
+/// - Head and tail scalars (misaligned start, `n` not a multiple of 4): as v6.
+/// - Block finish: warp totals (`redux.sync` for i32) → one shared slot per warp → warp 0 →
+///   one atomic per block.
+///
+/// # Launch
+/// Blocks of [`BLOCK`] threads, dynamic shared memory `WARPS × size_of::<T>()` bytes, a grid
+/// of at most one wave, and no more blocks than give every thread one full trip
+/// (`ceil(n / (4 · BLOCK · V7_UNROLL))`): for L2-resident sizes, fewer blocks and atomics,
+/// each thread's loads all in one round trip. `input` 4-byte aligned; must not be written by
+/// anyone while the kernel runs (non-coherent loads).
+#[inline(always)]
+pub unsafe fn reduce_v7<T: WarpTotal>(input: *const T, n: u64, out: *mut T) {
+    let tid = thread_idx_x();
+    let gtid = first_index(BLOCK);
+    let threads = grid_dim_x() as u64 * BLOCK as u64;
+
+    // Split [0, n) into scalar head | 16-byte body | scalar tail (as v6).
+    let elem = core::mem::size_of::<T>() as u64;
+    let misaligned = (input as u64 % 16) / elem;
+    let head = if misaligned == 0 {
+        0
+    } else {
+        (4 - misaligned).min(n)
+    };
+    let groups = (n - head) / 4;
+    let tail = head + groups * 4;
+
+    let mut sum = T::ZERO;
+    if gtid < head {
+        sum = *input.add(gtid as usize);
+    }
+    if gtid < n - tail {
+        sum = sum.plus(*input.add((tail + gtid) as usize));
+    }
+
+    let body = input.add(head as usize) as *const Vec4<T>;
+    let mut i = gtid;
+    while i + (V7_UNROLL - 1) * threads < groups {
+        let a = load4_stream(body.add(i as usize));
+        let b = load4_stream(body.add((i + threads) as usize));
+        let c = load4_stream(body.add((i + 2 * threads) as usize));
+        let d = load4_stream(body.add((i + 3 * threads) as usize));
+        sum = sum.plus(sum4(a).plus(sum4(b)).plus(sum4(c).plus(sum4(d))));
+        i += V7_UNROLL * threads;
+    }
+    if i < groups {
+        // Groups i+T.. may be past the end: load the last group instead, add zero for it.
+        let last = groups - 1;
+        let (j1, j2, j3) = (i + threads, i + 2 * threads, i + 3 * threads);
+        let a = load4_stream(body.add(i as usize));
+        let b = load4_stream(body.add(j1.min(last) as usize));
+        let c = load4_stream(body.add(j2.min(last) as usize));
+        let d = load4_stream(body.add(j3.min(last) as usize));
+        let b = if j1 < groups { sum4(b) } else { T::ZERO };
+        let c = if j2 < groups { sum4(c) } else { T::ZERO };
+        let d = if j3 < groups { sum4(d) } else { T::ZERO };
+        sum = sum.plus(sum4(a).plus(b).plus(c.plus(d)));
+    }
+
+    // Warp totals → one shared slot per warp → warp 0 adds the slots → one atomic per block.
+    let s = Shared::<T>::dynamic();
+    sum = sum.warp_total();
+    if tid % 32 == 0 {
+        s.set(tid / 32, sum);
+    }
+    sync_threads();
+    if tid < 32 {
+        let v = (if tid < WARPS { s.get(tid) } else { T::ZERO }).warp_total();
+        if tid == 0 {
+            T::atomic_add(out, v);
+        }
+    }
 }

@@ -16,6 +16,11 @@ pub const V4_COARSEN: u32 = 8;
 /// Transpose tile edge and block height (`transpose::TILE`, `ROWS_PER_PASS`).
 pub const TILE: u32 = 32;
 pub const ROWS_PER_PASS: u32 = 8;
+/// Independent 16-byte loads per v7 thread per loop trip (`reduce::V7_UNROLL`).
+pub const V7_UNROLL: u32 = 4;
+/// transpose_v4's tile edge and threads per block (`transpose::V4_TILE`, `V4_THREADS`).
+pub const V4_TILE: u32 = 64;
+pub const V4_THREADS: u32 = 256;
 /// Largest grid x dimension the hardware accepts.
 pub const MAX_GRID_X: u64 = (1 << 31) - 1;
 /// Largest grid y dimension.
@@ -66,16 +71,19 @@ pub enum Version {
     V4,
     V5,
     V6,
+    /// Issue 7: v6 with four 16-byte non-coherent loads in flight per thread.
+    V7,
 }
 
 impl Version {
-    pub const ALL: [Version; 6] = [
+    pub const ALL: [Version; 7] = [
         Version::V1,
         Version::V2,
         Version::V3,
         Version::V4,
         Version::V5,
         Version::V6,
+        Version::V7,
     ];
 
     /// `reduce_v3`.
@@ -87,6 +95,7 @@ impl Version {
             "reduce_v4",
             "reduce_v5",
             "reduce_v6",
+            "reduce_v7",
         ][self as usize]
     }
 
@@ -106,6 +115,9 @@ impl Version {
         let per_thread = match self {
             Version::V4 => V4_COARSEN as u64,
             Version::V6 => n.div_ceil(grid_blocks.max(1) * REDUCE_BLOCK as u64 * 4) + 2 + 2,
+            // One add into the running sum per 16-byte group at most, + 4 levels of the
+            // trip's (16-value) tree, + head and tail.
+            Version::V7 => n.div_ceil(grid_blocks.max(1) * REDUCE_BLOCK as u64 * 4) + 4 + 2,
             _ => 1,
         };
         // + one atomic per block, applied in some order.
@@ -119,14 +131,21 @@ pub enum Variant {
     Naive,
     Tiled,
     Padded,
+    /// Issue 7: 64×64 tile, 16-byte global accesses, XOR-swizzled shared memory.
+    V4,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 3] = [Variant::Naive, Variant::Tiled, Variant::Padded];
+    pub const ALL: [Variant; 4] = [Variant::Naive, Variant::Tiled, Variant::Padded, Variant::V4];
 
     /// `transpose_tiled`.
     pub fn name(self) -> &'static str {
-        ["transpose_naive", "transpose_tiled", "transpose_padded"][self as usize]
+        [
+            "transpose_naive",
+            "transpose_tiled",
+            "transpose_padded",
+            "transpose_v4",
+        ][self as usize]
     }
 
     pub fn entry(self) -> String {
@@ -137,14 +156,31 @@ impl Variant {
         Variant::ALL.into_iter().find(|v| v.name() == name)
     }
 
-    /// Dynamic shared memory per block: none, a 32×32 tile, a 32×33 tile.
+    /// Dynamic shared memory per block: none, a 32×32 tile, a 32×33 tile, a 64×64 tile (v4).
     pub fn shared_bytes(self) -> u32 {
         let pitch = match self {
             Variant::Naive => return 0,
+            Variant::V4 => return V4_TILE * V4_TILE * 4,
             Variant::Tiled => TILE,
             Variant::Padded => TILE + 1,
         };
         TILE * pitch * 4
+    }
+
+    /// Tile edge: the elements each block covers in x and y.
+    pub fn tile(self) -> u32 {
+        match self {
+            Variant::V4 => V4_TILE,
+            _ => TILE,
+        }
+    }
+
+    /// Block shape.
+    pub fn block(self) -> (u32, u32) {
+        match self {
+            Variant::V4 => (V4_THREADS, 1),
+            _ => (TILE, ROWS_PER_PASS),
+        }
     }
 }
 
@@ -190,8 +226,8 @@ impl Lab {
             })
     }
 
-    /// How `version` is launched for `n` elements. v6's grid is one wave: as many blocks as
-    /// the occupancy API says fit on all SMs at once (never more than the data needs).
+    /// How `version` is launched for `n` elements. v6's and v7's grid is one wave: as many
+    /// blocks as the occupancy API says fit on all SMs at once (never more than the data needs).
     pub fn reduce_config<T: Elem>(
         &self,
         backend: Backend,
@@ -201,10 +237,12 @@ impl Lab {
         let per_block = match version {
             Version::V4 => (REDUCE_BLOCK * V4_COARSEN) as u64,
             Version::V6 => (REDUCE_BLOCK * 4) as u64,
+            // At most one wave, and no more blocks than give every thread one full trip.
+            Version::V7 => (REDUCE_BLOCK * 4 * V7_UNROLL) as u64,
             _ => REDUCE_BLOCK as u64,
         };
         let needed = n.div_ceil(per_block).max(1);
-        let (blocks, shared_bytes) = if version == Version::V6 {
+        let (blocks, shared_bytes) = if matches!(version, Version::V6 | Version::V7) {
             let smem = (REDUCE_BLOCK / 32) * std::mem::size_of::<T>() as u32;
             let f = self.function(backend, &version.entry::<T>())?;
             let per_sm = f
@@ -278,18 +316,19 @@ impl Lab {
 
     /// How a `rows × cols` transpose is launched.
     pub fn transpose_config(&self, variant: Variant, rows: u32, cols: u32) -> Result<LaunchConfig> {
-        let gy = rows.div_ceil(TILE) as u64;
+        let tile = variant.tile();
+        let gy = rows.div_ceil(tile) as u64;
         if gy > MAX_GRID_Y {
             return Err(HostError::TooLarge {
                 what: "rows",
                 value: rows as u64,
-                limit: MAX_GRID_Y * TILE as u64,
-                why: "grid y limit × 32-row tiles",
+                limit: MAX_GRID_Y * tile as u64,
+                why: "grid y limit × rows per tile",
             });
         }
         Ok(LaunchConfig {
-            grid: (cols.div_ceil(TILE), gy as u32),
-            block: (TILE, ROWS_PER_PASS),
+            grid: (cols.div_ceil(tile), gy as u32),
+            block: variant.block(),
             shared_bytes: variant.shared_bytes(),
         })
     }
@@ -350,6 +389,70 @@ impl Lab {
         // SAFETY: bump writes data[0..n), the buffer's length.
         unsafe { launch(stream, f, cfg, &[arg(&d), arg(&n)]) }
             .ctx(|| format!("launching bump [{backend}]"))
+    }
+}
+
+/// Threads per block of the read-ceiling kernel (`stream::BLOCK`).
+pub const STREAM_BLOCK: u32 = 256;
+
+/// The read ceiling (`gpu-kernels/src/stream.rs`), for the bench.
+impl Lab {
+    /// How `read_stream_f32` is launched for `n` elements: one wave (blocks per SM from the
+    /// occupancy API × SMs), never more blocks than the 16-byte groups need.
+    pub fn read_stream_config(&self, backend: Backend, n: u64) -> Result<LaunchConfig> {
+        let f = self.function(backend, "read_stream_f32")?;
+        let per_sm = f
+            .max_active_blocks_per_multiprocessor(BlockSize::x(STREAM_BLOCK), 0)
+            .ctx(|| "occupancy of read_stream_f32".into())?;
+        let wave = per_sm.max(1) as u64 * self.info.sm_count as u64;
+        let needed = (n / 4).div_ceil(STREAM_BLOCK as u64).max(1);
+        Ok(LaunchConfig {
+            grid: (needed.min(wave) as u32, 1),
+            block: (STREAM_BLOCK, 1),
+            shared_bytes: 0,
+        })
+    }
+
+    /// Queues one read of every byte of `input` (any 4-byte element type). Nothing is written
+    /// to `out` unless some thread's XOR of its words equals `sentinel`.
+    pub fn launch_read_stream<T: Elem>(
+        &self,
+        backend: Backend,
+        input: &DeviceSlice<T>,
+        sentinel: u32,
+        out: &DeviceSlice<u32>,
+        stream: &Stream,
+    ) -> Result<()> {
+        let n = input.len() as u64;
+        if std::mem::size_of::<T>() != 4 {
+            return Err(HostError::Invalid {
+                what: "read_stream element",
+                detail: format!("{} is not 4 bytes", T::NAME),
+            });
+        }
+        if !input.as_device_ptr().as_raw().is_multiple_of(16) || out.is_empty() {
+            return Err(HostError::Invalid {
+                what: "read_stream buffers",
+                detail: "input must be 16-byte aligned and out non-empty".into(),
+            });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let cfg = self.read_stream_config(backend, n)?;
+        let f = self.function(backend, "read_stream_f32")?;
+        let (i, o) = (input.as_device_ptr(), out.as_device_ptr());
+        // SAFETY: the kernel reads input[0..n) (16-byte aligned, checked) and may write out[0],
+        // both live allocations of those lengths; it uses no shared memory.
+        unsafe {
+            launch(
+                stream,
+                &f,
+                cfg,
+                &[arg(&i), arg(&n), arg(&sentinel), arg(&o)],
+            )
+        }
+        .ctx(|| format!("launching read_stream_f32 [{backend}] n={n}"))
     }
 }
 

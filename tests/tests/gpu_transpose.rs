@@ -4,28 +4,53 @@
 mod common;
 
 use common::{lab_or_skip, seed};
-use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::memory::CopyDestination;
 use host::{HostError, Variant, cpu};
 
 const POISON: u32 = 0xFFFF_FFFF;
 
 #[test]
 fn transposes_element_exact() {
-    let Some(lab) = lab_or_skip("transposes_element_exact") else { return };
+    let Some(lab) = lab_or_skip("transposes_element_exact") else {
+        return;
+    };
     let seed = seed();
-    let shapes = [(4096, 4096), (8192, 8192), (1000, 777), (777, 1000), (1, 1), (33, 31), (31, 33), (1, 1000), (1000, 1)];
+    // Square powers of two; odd shapes (edge tiles, 4-byte paths); multiples of 4 ending in
+    // partial 64×64 tiles (transpose_v4's 16-byte path).
+    let shapes = [
+        (4096, 4096),
+        (8192, 8192),
+        (1000, 777),
+        (777, 1000),
+        (1, 1),
+        (33, 31),
+        (31, 33),
+        (1, 1000),
+        (1000, 1),
+        (1000, 1000),
+        (100, 68),
+        (68, 100),
+    ];
     let mut failures = Vec::new();
     for (rows, cols) in shapes {
         let x = cpu::random::f32s(rows * cols, seed ^ (rows * 31 + cols) as u64);
         let want = cpu::transpose(&x, rows, cols);
-        let input = DeviceBuffer::from_slice(&x).unwrap();
-        let mut output = DeviceBuffer::from_slice(&vec![0f32; x.len()]).unwrap();
+        let input = lab.upload(&x).unwrap();
+        let mut output = lab.upload(&vec![0f32; x.len()]).unwrap();
         for backend in lab.backends() {
             for variant in Variant::ALL {
                 output.set_32(POISON).unwrap();
                 let case = format!("{} [{backend}] {rows}×{cols}", variant.name());
                 if let Err(e) = lab
-                    .launch_transpose(backend, variant, &input, &output, rows as u32, cols as u32, &lab.stream)
+                    .launch_transpose(
+                        backend,
+                        variant,
+                        &input,
+                        &output,
+                        rows as u32,
+                        cols as u32,
+                        &lab.stream,
+                    )
                     .and_then(|_| lab.sync())
                 {
                     failures.push(format!("{case}: {e}"));
@@ -33,10 +58,15 @@ fn transposes_element_exact() {
                 }
                 let mut got = vec![0f32; x.len()];
                 output.copy_to(&mut got[..]).unwrap();
-                match got.iter().zip(&want).position(|(g, w)| g.to_bits() != w.to_bits()) {
+                match got
+                    .iter()
+                    .zip(&want)
+                    .position(|(g, w)| g.to_bits() != w.to_bits())
+                {
                     None => println!("ok      {case}"),
                     Some(i) => {
-                        let why = format!("first mismatch at {i}: got {:?}, want {}", got[i], want[i]);
+                        let why =
+                            format!("first mismatch at {i}: got {:?}, want {}", got[i], want[i]);
                         println!("FAILED  {case}: {why}");
                         failures.push(format!("{case}: {why}"));
                     }
@@ -44,18 +74,27 @@ fn transposes_element_exact() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Zero rows or columns: nothing to do, nothing launched, no error.
 #[test]
 fn transpose_empty_matrix() {
-    let Some(lab) = lab_or_skip("transpose_empty_matrix") else { return };
-    let buf = DeviceBuffer::from_slice(&[1f32]).unwrap();
+    let Some(lab) = lab_or_skip("transpose_empty_matrix") else {
+        return;
+    };
+    let buf = lab.upload(&[1f32]).unwrap();
     for backend in lab.backends() {
         for variant in Variant::ALL {
-            lab.launch_transpose(backend, variant, &buf, &buf, 0, 5, &lab.stream).unwrap();
-            lab.launch_transpose(backend, variant, &buf, &buf, 5, 0, &lab.stream).unwrap();
+            lab.launch_transpose(backend, variant, &buf, &buf, 0, 5, &lab.stream)
+                .unwrap();
+            lab.launch_transpose(backend, variant, &buf, &buf, 5, 0, &lab.stream)
+                .unwrap();
         }
     }
 }
@@ -63,10 +102,20 @@ fn transpose_empty_matrix() {
 /// Buffers shorter than rows × cols and row counts past the grid's y limit are refused.
 #[test]
 fn transpose_refuses_bad_shapes() {
-    let Some(lab) = lab_or_skip("transpose_refuses_bad_shapes") else { return };
+    let Some(lab) = lab_or_skip("transpose_refuses_bad_shapes") else {
+        return;
+    };
     let _ = seed();
-    let small = DeviceBuffer::from_slice(&[0f32; 16]).unwrap();
-    let e = lab.launch_transpose(host::Backend::Llvm, Variant::Naive, &small, &small, 5, 5, &lab.stream);
+    let small = lab.upload(&[0f32; 16]).unwrap();
+    let e = lab.launch_transpose(
+        host::Backend::Llvm,
+        Variant::Naive,
+        &small,
+        &small,
+        5,
+        5,
+        &lab.stream,
+    );
     assert!(matches!(e, Err(HostError::Invalid { .. })), "{e:?}");
     let e = lab.transpose_config(Variant::Padded, 65_535 * 32 + 1, 8);
     assert!(matches!(e, Err(HostError::TooLarge { .. })), "{e:?}");

@@ -111,3 +111,81 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     // SAFETY: `trap` aborts the kernel; the host sees a launch failure.
     unsafe { asm!("trap;", options(noreturn)) }
 }
+
+// ---- Issue 7 (reduce_v7, transpose_v4): read-only loads with cache hints, `redux.sync`. ----
+// The same four functions, with the same signatures, are in `nvvm.rs`.
+
+/// One 16-byte read-only load that does not allocate in L1:
+/// `ld.global.nc.L1::no_allocate.v4.b32` (the non-coherent path: the data must not be written
+/// while the kernel runs). The generic pointer is converted with `cvta.to.global` first.
+/// Types other than 4 bytes fall back to a plain load.
+///
+/// # Safety
+/// `p` must point to global memory, be valid for reads and 16-byte aligned, and nothing may
+/// write those bytes during the kernel.
+#[inline(always)]
+pub unsafe fn load4_nc<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
+    if core::mem::size_of::<T>() != 4 {
+        return *p;
+    }
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
+          ld.global.nc.L1::no_allocate.v4.b32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+         a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+         p = in(reg64) p, options(pure, readonly, nostack));
+    // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
+    core::mem::transmute_copy(&[a, b, c, d])
+}
+
+/// As [`load4_nc`], plus an L2 prefetch-size hint: on a miss, L2 fetches the whole aligned
+/// 256-byte block (`ld.global.nc.L1::no_allocate.L2::256B.v4.b32`). For streams read once,
+/// start to end.
+///
+/// # Safety
+/// As [`load4_nc`].
+#[inline(always)]
+pub unsafe fn load4_stream<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
+    if core::mem::size_of::<T>() != 4 {
+        return *p;
+    }
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
+          ld.global.nc.L1::no_allocate.L2::256B.v4.b32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+         a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+         p = in(reg64) p, options(pure, readonly, nostack));
+    // SAFETY: as in `load4_nc`.
+    core::mem::transmute_copy(&[a, b, c, d])
+}
+
+/// `redux.sync.add.s32` over the full warp (sm_80+): every lane gets the wrapping sum of all
+/// 32 lanes' `v`, in one instruction instead of five shuffle-and-add steps.
+///
+/// # Safety
+/// All 32 lanes of the warp must execute this call together.
+#[inline(always)]
+pub unsafe fn redux_add_i32(v: i32) -> i32 {
+    let r: i32;
+    asm!("redux.sync.add.s32 {r}, {v}, 0xffffffff;",
+         r = out(reg32) r, v = in(reg32) v, options(nostack));
+    r
+}
+
+/// One 16-byte global store, `st.global.v4.b32`, always as one instruction (a plain store of
+/// `Vec4` may be split when the compiler merges it with a neighbouring scalar store).
+/// Types other than 4 bytes fall back to a plain store.
+///
+/// # Safety
+/// `p` must point to global memory, be valid for writes and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn store4<T: Copy>(p: *mut Vec4<T>, v: Vec4<T>) {
+    if core::mem::size_of::<T>() != 4 {
+        *p = v;
+        return;
+    }
+    // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
+    let [a, b, c, d]: [u32; 4] = core::mem::transmute_copy(&v);
+    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
+          st.global.v4.b32 [g], {{{a}, {b}, {c}, {d}}}; }}",
+         p = in(reg64) p, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d,
+         options(nostack));
+}

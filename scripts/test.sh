@@ -20,5 +20,7 @@ cargo fmt --all --check
 (cd gpu-kernels && cargo fmt --check)
 step "cargo clippy"
 cargo clippy --workspace --release --all-targets --quiet -- -D warnings
+(cd gpu-kernels && RUSTFLAGS="-C target-cpu=sm_90" CARGO_TARGET_DIR=../target/kernels-clippy \
+    cargo clippy --quiet --release --target nvptx64-nvidia-cuda -Z build-std=core -- -D warnings)
 step "cargo test"
-cargo test --workspace --release
+cargo test --workspace --release -- --show-output

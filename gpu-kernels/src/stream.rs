@@ -65,3 +65,69 @@ kernel! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The compute ceiling: FP32 fused multiply-adds, as fast as the SMs can issue them.
+
+/// Threads per block of the FMA peak kernel.
+pub const FMA_BLOCK: u32 = 256;
+/// Independent FMA chains per thread: enough to cover the FMA latency (about 4 cycles) even
+/// with few warps per scheduler, so the pipes, not the dependencies, set the pace.
+pub const FMA_CHAINS: u32 = 8;
+/// Steps of every chain per trip of the outer loop (unrolled: 8 × 16 = 128 FMAs per trip, so
+/// the loop's counter, compare and branch are ~2% of the issued instructions).
+pub const FMA_UNROLL: u32 = 16;
+
+/// One step of every chain: `x = x · a + b`, eight independent `fma.rn.f32`.
+#[inline(always)]
+fn fma_step(x: &mut [f32; FMA_CHAINS as usize], a: f32, b: f32) {
+    let mut k = 0;
+    while k < FMA_CHAINS as usize {
+        x[k] = fma_f32(x[k], a, b);
+        k += 1;
+    }
+}
+
+kernel! {
+    /// Runs `iters` × [`FMA_UNROLL`] steps of [`FMA_CHAINS`] independent FMA chains per thread
+    /// and reads no memory: 2 · FMA_CHAINS · FMA_UNROLL · iters FLOP per thread. The measured
+    /// rate is the roofline's compute roof.
+    ///
+    /// - `iters`: outer loop trips (a run-time value, so the loop cannot be folded).
+    /// - `a`, `b`: each step computes `x · a + b`; the host picks `a` just below 1 and a small
+    ///   `b`, so every chain converges to `b / (1 − a)`: no overflow, no subnormals.
+    /// - `sentinel`: the sum of a thread's chains is stored only if it equals this; the host
+    ///   passes a value no chain sum reaches (the stores keep the arithmetic alive).
+    /// - `out`: device pointer to one `f32`, written only on a sentinel match.
+    ///
+    /// # Launch
+    /// 1-D, blocks of [`FMA_BLOCK`] threads, no shared memory, any grid (the host launches
+    /// several full waves so every SM stays busy to the end).
+    fn fma_peak_f32(iters: u32, a: f32, b: f32, sentinel: f32, out: *mut f32) {
+        let t = (block_idx_x() * block_dim_x() + thread_idx_x()) as f32;
+        let mut x = [0f32; FMA_CHAINS as usize];
+        let mut k = 0;
+        while k < FMA_CHAINS as usize {
+            x[k] = t + k as f32;
+            k += 1;
+        }
+        let mut i = 0;
+        while i < iters {
+            let mut u = 0;
+            while u < FMA_UNROLL {
+                fma_step(&mut x, a, b);
+                u += 1;
+            }
+            i += 1;
+        }
+        let mut sum = 0f32;
+        let mut k = 0;
+        while k < FMA_CHAINS as usize {
+            sum += x[k];
+            k += 1;
+        }
+        if sum == sentinel {
+            *out = sum;
+        }
+    }
+}

@@ -456,6 +456,84 @@ impl Lab {
     }
 }
 
+/// Threads per block, independent chains per thread and chain steps per loop trip of the FMA
+/// peak kernel (`stream::FMA_BLOCK`, `FMA_CHAINS`, `FMA_UNROLL`).
+pub const FMA_BLOCK: u32 = 256;
+pub const FMA_CHAINS: u32 = 8;
+pub const FMA_UNROLL: u32 = 16;
+/// Full waves of blocks per FMA peak launch (every block does the same work, so whole waves
+/// leave no tail).
+pub const FMA_WAVES: u64 = 2;
+/// Each step computes `x · FMA_A + FMA_B`: every chain decays towards `FMA_B / (1 − FMA_A)`
+/// = 10, so no value overflows or goes subnormal, and every chain stays positive.
+const FMA_A: f32 = 0.9999;
+const FMA_B: f32 = 0.001;
+/// No thread's (positive) chain sum equals this, so the kernel never stores.
+const FMA_SENTINEL: f32 = -1.0;
+
+/// The compute ceiling (`gpu-kernels/src/stream.rs`), for the bench's roofline.
+impl Lab {
+    /// How `fma_peak_f32` is launched: [`FMA_WAVES`] full waves (blocks per SM from the
+    /// occupancy API × SMs).
+    pub fn fma_peak_config(&self, backend: Backend) -> Result<LaunchConfig> {
+        let f = self.function(backend, "fma_peak_f32")?;
+        let per_sm = f
+            .max_active_blocks_per_multiprocessor(BlockSize::x(FMA_BLOCK), 0)
+            .ctx(|| "occupancy of fma_peak_f32".into())?;
+        let blocks = per_sm.max(1) as u64 * self.info.sm_count as u64 * FMA_WAVES;
+        Ok(LaunchConfig {
+            grid: (blocks.min(MAX_GRID_X) as u32, 1),
+            block: (FMA_BLOCK, 1),
+            shared_bytes: 0,
+        })
+    }
+
+    /// Floating-point operations one launch with `iters` trips does: 2 per FMA (a multiply
+    /// and an add), `FMA_CHAINS · FMA_UNROLL` FMAs per trip and thread.
+    pub fn fma_peak_flops(&self, backend: Backend, iters: u32) -> Result<u64> {
+        let cfg = self.fma_peak_config(backend)?;
+        let threads = cfg.grid.0 as u64 * cfg.block.0 as u64;
+        Ok(threads * iters as u64 * (FMA_CHAINS * FMA_UNROLL) as u64 * 2)
+    }
+
+    /// Queues one `fma_peak_f32` launch of `iters` trips per thread. Nothing is written to
+    /// `out` (the sentinel is never matched); it only has to exist.
+    pub fn launch_fma_peak(
+        &self,
+        backend: Backend,
+        iters: u32,
+        out: &DeviceSlice<f32>,
+        stream: &Stream,
+    ) -> Result<()> {
+        if out.is_empty() {
+            return Err(HostError::Invalid {
+                what: "fma_peak buffers",
+                detail: "out must be non-empty".into(),
+            });
+        }
+        let cfg = self.fma_peak_config(backend)?;
+        let f = self.function(backend, "fma_peak_f32")?;
+        let o = out.as_device_ptr();
+        // SAFETY: the kernel reads no memory and may write only out[0], a live allocation of
+        // at least one element; it uses no shared memory.
+        unsafe {
+            launch(
+                stream,
+                &f,
+                cfg,
+                &[
+                    arg(&iters),
+                    arg(&FMA_A),
+                    arg(&FMA_B),
+                    arg(&FMA_SENTINEL),
+                    arg(&o),
+                ],
+            )
+        }
+        .ctx(|| format!("launching fma_peak_f32 [{backend}] iters={iters}"))
+    }
+}
+
 fn arg<T>(v: &T) -> *mut c_void {
     v as *const T as *mut c_void
 }

@@ -5,12 +5,14 @@
 //! Unsafe is confined: raw driver calls in `ffi.rs` (graph capture), kernel launches in
 //! `kernels.rs` (each with a `SAFETY:` note naming what the launcher checked).
 
+pub mod bench;
 pub mod cpu;
 pub mod error;
 pub mod ffi;
 pub mod kernels;
 pub mod lab;
 pub mod nvtx;
+pub mod profile;
 pub mod timing;
 
 pub use error::{HostError, Result};

@@ -7,6 +7,50 @@ use clap::Parser;
 enum Cmd {
     /// Print the GPU and the backends built into this binary
     Info,
+    /// Launch kernels once each for a profiler (ncu, nsys): an untimed warm-up, then exactly
+    /// one launch inside the NVTX range `profile`, then a check of the result (ok / FAILED)
+    #[command(
+        after_help = "Example: ncu --nvtx --nvtx-include 'kernel-lab@profile/' lab run --kernel reduce_v3"
+    )]
+    Run(RunArgs),
+    /// Measure every kernel against CUB and the ceilings measured in the same run, plus the
+    /// launch-gap demo; verify every result
+    Bench(host::bench::Args),
+}
+
+/// `lab run`'s arguments; the logic is in `host::profile`.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// NAME[,NAME...], all, reductions or transposes (`--list` shows every name)
+    #[arg(long, required_unless_present = "list")]
+    kernel: Option<String>,
+    /// Which compiler's PTX; both = every backend built into this binary
+    #[arg(long, value_enum, default_value_t = host::profile::Which::Both)]
+    backend: host::profile::Which,
+    /// Elements of the reductions and of bump
+    #[arg(long, default_value_t = host::profile::DEFAULT_N)]
+    size: u64,
+    /// Transpose input rows
+    #[arg(long, default_value_t = host::profile::DEFAULT_EDGE)]
+    rows: u32,
+    /// Transpose input columns
+    #[arg(long, default_value_t = host::profile::DEFAULT_EDGE)]
+    cols: u32,
+    /// Start the reduction inputs this many elements (0-3) past a 16-byte boundary
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=3))]
+    offset: u32,
+    /// Seed of the random inputs
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Print the launch plan as JSON and exit, without touching the GPU
+    #[arg(long)]
+    plan: bool,
+    /// Print every valid kernel name and exit
+    #[arg(long)]
+    list: bool,
+    /// Also write the launches (configs, checks) as JSON to FILE
+    #[arg(long, value_name = "FILE")]
+    manifest: Option<std::path::PathBuf>,
 }
 
 fn main() {
@@ -22,6 +66,34 @@ fn run(cmd: Cmd) -> Result<()> {
             let lab = host::Lab::new()?;
             println!("{}", serde_json::to_string_pretty(&lab.info)?);
             println!("backends: {:?}", lab.backends());
+        }
+        Cmd::Bench(args) => {
+            let outcome = host::bench::run(&args)?;
+            if outcome.failed > 0 {
+                anyhow::bail!("{} bench row(s) FAILED (see the table)", outcome.failed);
+            }
+        }
+        Cmd::Run(a) => {
+            if a.list {
+                print!("{}", host::profile::names_help());
+                return Ok(());
+            }
+            let req = host::profile::Request {
+                kernels: a.kernel.unwrap_or_default(),
+                which: a.backend,
+                sizes: host::profile::Sizes {
+                    n: a.size,
+                    rows: a.rows,
+                    cols: a.cols,
+                    offset: a.offset,
+                },
+                seed: a.seed,
+                plan_only: a.plan,
+                manifest: a.manifest,
+            };
+            if !host::profile::run_cli(&req)? {
+                std::process::exit(1);
+            }
         }
     }
     Ok(())

@@ -33,9 +33,15 @@ fn sequential_f32_loop_is_the_least_accurate() {
     let exact = cpu::sum_f64(&x);
     let seq = cpu::rel_error(cpu::sum_f32_sequential(&x) as f64, exact);
     let tree = cpu::rel_error(cpu::sum_f32_tree(&x) as f64, exact);
-    println!("n = 2^24: sequential f32 rel. error {seq:.3e}, tree f32 {tree:.3e}, ratio {:.0}", seq / tree);
+    println!(
+        "n = 2^24: sequential f32 rel. error {seq:.3e}, tree f32 {tree:.3e}, ratio {:.0}",
+        seq / tree
+    );
     assert!(seq > 1e-5, "sequential error {seq:.3e} unexpectedly small");
-    assert!(seq > 100.0 * tree, "sequential {seq:.3e} vs tree {tree:.3e}");
+    assert!(
+        seq > 100.0 * tree,
+        "sequential {seq:.3e} vs tree {tree:.3e}"
+    );
 }
 
 #[test]

@@ -16,7 +16,9 @@ fn leaked(lab: &host::Lab, f: impl FnOnce()) -> i64 {
 
 #[test]
 fn thousand_launches_of_each_launcher_leak_nothing() {
-    let Some(lab) = lab_or_skip("thousand_launches_of_each_launcher_leak_nothing") else { return };
+    let Some(lab) = lab_or_skip("thousand_launches_of_each_launcher_leak_nothing") else {
+        return;
+    };
     let x = host::cpu::random::f32s(1 << 16, 5);
     let input = lab.upload(&x).unwrap();
     let output = lab.upload(&x).unwrap();
@@ -25,27 +27,48 @@ fn thousand_launches_of_each_launcher_leak_nothing() {
         let n = leaked(&lab, || {
             for i in 0..1000 {
                 // Each call allocates and frees its result buffer.
-                lab.reduce(backend, Version::ALL[i % Version::ALL.len()], &input).unwrap();
+                lab.reduce(backend, Version::ALL[i % Version::ALL.len()], &input)
+                    .unwrap();
                 let v = Variant::ALL[i % Variant::ALL.len()];
-                lab.launch_transpose(backend, v, &input, &output, 256, 256, &lab.stream).unwrap();
+                lab.launch_transpose(backend, v, &input, &output, 256, 256, &lab.stream)
+                    .unwrap();
             }
         });
-        assert_eq!(n, 0, "[{backend}] 1000 reduce + transpose launches leaked {n} bytes");
+        assert_eq!(
+            n, 0,
+            "[{backend}] 1000 reduce + transpose launches leaked {n} bytes"
+        );
     }
     let n = leaked(&lab, || {
         for _ in 0..1000 {
-            lab.launch_bump(host::Backend::Llvm, &bump, &output.index(0..4096), &lab.stream).unwrap();
+            lab.launch_bump(
+                host::Backend::Llvm,
+                &bump,
+                &output.index(0..4096),
+                &lab.stream,
+            )
+            .unwrap();
         }
     });
     assert_eq!(n, 0, "1000 bump launches leaked {n} bytes");
     // Error paths: refused launches allocate nothing and free everything they took.
     let n = leaked(&lab, || {
         for _ in 0..1000 {
-            let e = lab.launch_transpose(host::Backend::Llvm, Variant::Tiled, &input, &output, 1 << 20, 1 << 20, &lab.stream);
+            let e = lab.launch_transpose(
+                host::Backend::Llvm,
+                Variant::Tiled,
+                &input,
+                &output,
+                1 << 20,
+                1 << 20,
+                &lab.stream,
+            );
             assert!(matches!(e, Err(HostError::Invalid { .. })));
-            assert!(lab.upload(&vec![0u8; 1]).is_ok());
+            assert!(lab.upload(&[0u8; 1]).is_ok());
         }
     });
     assert_eq!(n, 0, "1000 refused launches leaked {n} bytes");
-    println!("no leaks: 1000 launches of reduce, transpose and bump per backend, and 1000 refusals");
+    println!(
+        "no leaks: 1000 launches of reduce, transpose and bump per backend, and 1000 refusals"
+    );
 }

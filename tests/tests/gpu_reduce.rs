@@ -6,7 +6,6 @@
 mod common;
 
 use common::{lab_or_skip, seed};
-use cust::memory::DeviceBuffer;
 use host::{Backend, HostError, Lab, Version, cpu};
 
 /// The sizes every version must get right: 1, below a warp, one block, one past a block,
@@ -46,83 +45,141 @@ fn float_check<'a>(
     abs: f64,
 ) -> impl Fn(Backend, Version, f32) -> Result<(), String> + 'a {
     move |backend, version, got| {
-        let blocks = lab.reduce_config::<f32>(backend, version, n as u64).map_err(|e| e.to_string())?.grid.0;
-        let bound = version.addition_depth(n as u64, blocks as u64) as f64 * f32::EPSILON as f64 / 2.0 * abs;
+        let blocks = lab
+            .reduce_config::<f32>(backend, version, n as u64)
+            .map_err(|e| e.to_string())?
+            .grid
+            .0;
+        let bound = version.addition_depth(n as u64, blocks as u64) as f64 * f32::EPSILON as f64
+            / 2.0
+            * abs;
         let err = (got as f64 - exact).abs();
         if err <= bound {
             Ok(())
         } else {
-            Err(format!("got {got}, want {exact} (error {err:.3e} > bound {bound:.3e})"))
+            Err(format!(
+                "got {got}, want {exact} (error {err:.3e} > bound {bound:.3e})"
+            ))
         }
     }
 }
 
 fn all_backends_built(lab: &Lab) {
-    assert_eq!(lab.backends(), Backend::ALL, "this binary must carry both compilers' PTX");
+    assert_eq!(
+        lab.backends(),
+        Backend::ALL,
+        "this binary must carry both compilers' PTX"
+    );
 }
 
 #[test]
 fn reduce_i32_exact_all_sizes() {
-    let Some(lab) = lab_or_skip("reduce_i32_exact_all_sizes") else { return };
+    let Some(lab) = lab_or_skip("reduce_i32_exact_all_sizes") else {
+        return;
+    };
     all_backends_built(&lab);
     let seed = seed();
     let mut failures = Vec::new();
     for n in SIZES {
         let x = cpu::random::i32s(n, -1000, 1000, seed ^ n as u64);
         let want = cpu::sum_i32_wrapping(&x);
-        let d = DeviceBuffer::from_slice(&x).unwrap();
+        let d = lab.upload(&x).unwrap();
         failures.extend(check_all(&lab, &d, &format!("n={n}"), |_, _, got| {
-            if got == want { Ok(()) } else { Err(format!("got {got}, want {want}")) }
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("got {got}, want {want}"))
+            }
         }));
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn reduce_f32_within_error_bound_all_sizes() {
-    let Some(lab) = lab_or_skip("reduce_f32_within_error_bound_all_sizes") else { return };
+    let Some(lab) = lab_or_skip("reduce_f32_within_error_bound_all_sizes") else {
+        return;
+    };
     let seed = seed();
     let mut failures = Vec::new();
     for n in SIZES {
         let x = cpu::random::f32s(n, seed ^ n as u64);
         let (exact, abs) = (cpu::sum_f64(&x), cpu::sum_abs_f64(&x));
-        let d = DeviceBuffer::from_slice(&x).unwrap();
-        failures.extend(check_all(&lab, &d, &format!("n={n}"), float_check(&lab, n, exact, abs)));
+        let d = lab.upload(&x).unwrap();
+        failures.extend(check_all(
+            &lab,
+            &d,
+            &format!("n={n}"),
+            float_check(&lab, n, exact, abs),
+        ));
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Starts 1, 2 and 3 elements past a 16-byte boundary: v6 peels a scalar head; the others
 /// must not care.
 #[test]
 fn reduce_misaligned_starts() {
-    let Some(lab) = lab_or_skip("reduce_misaligned_starts") else { return };
+    let Some(lab) = lab_or_skip("reduce_misaligned_starts") else {
+        return;
+    };
     let seed = seed();
     let mut failures = Vec::new();
     let max = (1 << 20) + 3;
     let xi = cpu::random::i32s(max + 3, -1000, 1000, seed);
     let xf = cpu::random::f32s(max + 3, seed);
-    let (di, df) = (DeviceBuffer::from_slice(&xi).unwrap(), DeviceBuffer::from_slice(&xf).unwrap());
+    let (di, df) = (lab.upload(&xi).unwrap(), lab.upload(&xf).unwrap());
     for offset in 1..=3 {
         for n in [1, 2, 3, 4, 5, 7, 31, 257, 2049, max] {
             let label = format!("n={n} offset={offset}");
             let want = cpu::sum_i32_wrapping(&xi[offset..offset + n]);
-            failures.extend(check_all(&lab, &di.index(offset..offset + n), &label, |_, _, got| {
-                if got == want { Ok(()) } else { Err(format!("got {got}, want {want}")) }
-            }));
+            failures.extend(check_all(
+                &lab,
+                &di.index(offset..offset + n),
+                &label,
+                |_, _, got| {
+                    if got == want {
+                        Ok(())
+                    } else {
+                        Err(format!("got {got}, want {want}"))
+                    }
+                },
+            ));
             let s = &xf[offset..offset + n];
             let check = float_check(&lab, n, cpu::sum_f64(s), cpu::sum_abs_f64(s));
-            failures.extend(check_all(&lab, &df.index(offset..offset + n), &label, check));
+            failures.extend(check_all(
+                &lab,
+                &df.index(offset..offset + n),
+                &label,
+                check,
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// n = 0 launches nothing and returns 0.
 #[test]
 fn reduce_empty_is_zero() {
-    let Some(lab) = lab_or_skip("reduce_empty_is_zero") else { return };
-    let d = DeviceBuffer::from_slice(&[7i32, 8]).unwrap();
+    let Some(lab) = lab_or_skip("reduce_empty_is_zero") else {
+        return;
+    };
+    let d = lab.upload(&[7i32, 8]).unwrap();
     for backend in lab.backends() {
         for version in Version::ALL {
             assert_eq!(lab.reduce(backend, version, &d.index(0..0)).unwrap(), 0);
@@ -133,14 +190,24 @@ fn reduce_empty_is_zero() {
 /// Sums that overflow i32 wrap exactly like the CPU's wrapping sum.
 #[test]
 fn reduce_i32_overflow_wraps() {
-    let Some(lab) = lab_or_skip("reduce_i32_overflow_wraps") else { return };
+    let Some(lab) = lab_or_skip("reduce_i32_overflow_wraps") else {
+        return;
+    };
     let n = (1 << 20) + 3;
     let x = cpu::random::i32s(n, i32::MAX / 2, i32::MAX, seed());
     let want = cpu::sum_i32_wrapping(&x);
-    assert_ne!(want as i64, cpu::sum_i64(&x), "the test input must overflow");
-    let d = DeviceBuffer::from_slice(&x).unwrap();
+    assert_ne!(
+        want as i64,
+        cpu::sum_i64(&x),
+        "the test input must overflow"
+    );
+    let d = lab.upload(&x).unwrap();
     let failures = check_all(&lab, &d, &format!("n={n} overflowing"), |_, _, got| {
-        if got == want { Ok(()) } else { Err(format!("got {got}, want {want}")) }
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("got {got}, want {want}"))
+        }
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -149,14 +216,24 @@ fn reduce_i32_overflow_wraps() {
 /// by the final float atomic (see below).
 #[test]
 fn reduce_f32_special_values() {
-    let Some(lab) = lab_or_skip("reduce_f32_special_values") else { return };
+    let Some(lab) = lab_or_skip("reduce_f32_special_values") else {
+        return;
+    };
     let n = 100_003;
     let base = cpu::random::f32s(n, seed());
-    let cases: [(&str, Vec<(usize, f32)>, fn(f32) -> bool); 4] = [
+    // (label, elements to overwrite, what the sum must be)
+    type Case = (&'static str, Vec<(usize, f32)>, fn(f32) -> bool);
+    let cases: [Case; 4] = [
         ("one NaN", vec![(n / 2, f32::NAN)], f32::is_nan),
         ("one +inf", vec![(7, f32::INFINITY)], |v| v == f32::INFINITY),
-        ("one -inf", vec![(n - 1, f32::NEG_INFINITY)], |v| v == f32::NEG_INFINITY),
-        ("+inf and -inf", vec![(3, f32::INFINITY), (n - 2, f32::NEG_INFINITY)], f32::is_nan),
+        ("one -inf", vec![(n - 1, f32::NEG_INFINITY)], |v| {
+            v == f32::NEG_INFINITY
+        }),
+        (
+            "+inf and -inf",
+            vec![(3, f32::INFINITY), (n - 2, f32::NEG_INFINITY)],
+            f32::is_nan,
+        ),
     ];
     let mut failures = Vec::new();
     for (label, edits, want) in cases {
@@ -164,24 +241,37 @@ fn reduce_f32_special_values() {
         for (i, v) in edits {
             x[i] = v;
         }
-        let d = DeviceBuffer::from_slice(&x).unwrap();
+        let d = lab.upload(&x).unwrap();
         failures.extend(check_all(&lab, &d, label, |_, _, got| {
-            if want(got) { Ok(()) } else { Err(format!("got {got}")) }
+            if want(got) {
+                Ok(())
+            } else {
+                Err(format!("got {got}"))
+            }
         }));
     }
     // Subnormal inputs whose block sums are normal (n = 4096: every block of every version
     // gets at least 256 of them): the kernels' adds keep subnormals (no flush).
     let tiny = f32::from_bits(1 << 19); // 2^-130 < 2^-126, the smallest normal
     let x = vec![tiny; 4096];
-    let d = DeviceBuffer::from_slice(&x).unwrap();
+    let d = lab.upload(&x).unwrap();
     let exact = cpu::sum_f64(&x);
-    failures.extend(check_all(&lab, &d, "subnormal inputs", float_check(&lab, x.len(), exact, exact)));
+    failures.extend(check_all(
+        &lab,
+        &d,
+        "subnormal inputs",
+        float_check(&lab, x.len(), exact, exact),
+    ));
     // A subnormal total: `atom/red.global.add.f32` flushes subnormal inputs and results to
     // zero (PTX ISA, "atom"), so the per-block atomic makes it 0. Pinned here as a known fact.
     let x = vec![f32::from_bits(1 << 9); 4099]; // 2^-140 each, total ≈ 2.9e-39 (subnormal)
-    let d = DeviceBuffer::from_slice(&x).unwrap();
+    let d = lab.upload(&x).unwrap();
     failures.extend(check_all(&lab, &d, "subnormal total", |_, _, got| {
-        if got == 0.0 { Ok(()) } else { Err(format!("got {got:e}: the atomic no longer flushes to zero")) }
+        if got == 0.0 {
+            Ok(())
+        } else {
+            Err(format!("got {got:e}: the atomic no longer flushes to zero"))
+        }
     }));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -189,7 +279,9 @@ fn reduce_f32_special_values() {
 /// Past 2^31 elements (8 GiB of i32): every index is 64-bit. Skipped if the GPU lacks memory.
 #[test]
 fn reduce_past_2_pow_31_elements() {
-    let Some(lab) = lab_or_skip("reduce_past_2_pow_31_elements") else { return };
+    let Some(lab) = lab_or_skip("reduce_past_2_pow_31_elements") else {
+        return;
+    };
     let n = (1usize << 31) + 5;
     let (free, _) = lab.memory().unwrap();
     if free < (n * 4 + (1 << 30)) as u64 {
@@ -198,10 +290,14 @@ fn reduce_past_2_pow_31_elements() {
     }
     let x = cpu::random::i32s(n, -1_000_000, 1_000_000, seed());
     let want = cpu::sum_i32_wrapping(&x);
-    let d = DeviceBuffer::from_slice(&x).unwrap();
+    let d = lab.upload(&x).unwrap();
     drop(x);
     let failures = check_all(&lab, &d, &format!("n={n}"), |_, _, got| {
-        if got == want { Ok(()) } else { Err(format!("got {got}, want {want}")) }
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("got {got}, want {want}"))
+        }
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -209,12 +305,17 @@ fn reduce_past_2_pow_31_elements() {
 /// A length past what the grid can cover is refused with the limit named, not launched.
 #[test]
 fn reduce_refuses_sizes_past_the_grid_limit() {
-    let Some(lab) = lab_or_skip("reduce_refuses_sizes_past_the_grid_limit") else { return };
+    let Some(lab) = lab_or_skip("reduce_refuses_sizes_past_the_grid_limit") else {
+        return;
+    };
     let n = host::kernels::MAX_GRID_X * 256 + 1;
     match lab.reduce_config::<f32>(Backend::Llvm, Version::V3, n) {
         Err(e @ HostError::TooLarge { .. }) => {
             let msg = e.to_string();
-            assert!(msg.contains(&(host::kernels::MAX_GRID_X * 256).to_string()), "{msg}");
+            assert!(
+                msg.contains(&(host::kernels::MAX_GRID_X * 256).to_string()),
+                "{msg}"
+            );
         }
         other => panic!("expected TooLarge, got {other:?}"),
     }

@@ -52,7 +52,9 @@ pub fn git_commit(root: &Path) -> String {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
     match out(&["rev-parse", "--short", "HEAD"]) {
-        Some(c) if out(&["status", "--porcelain"]).is_some_and(|s| !s.is_empty()) => format!("{c}-dirty"),
+        Some(c) if out(&["status", "--porcelain"]).is_some_and(|s| !s.is_empty()) => {
+            format!("{c}-dirty")
+        }
         Some(c) => c,
         None => "unknown".into(),
     }
@@ -71,7 +73,11 @@ pub fn cuda_tool(name: &str) -> Result<PathBuf> {
     if let Some(cuda) = std::env::var_os("CUDA_PATH") {
         dirs.push(root().join(cuda).join("bin"));
     }
-    dirs.extend(std::env::var_os("PATH").iter().flat_map(std::env::split_paths));
+    dirs.extend(
+        std::env::var_os("PATH")
+            .iter()
+            .flat_map(std::env::split_paths),
+    );
     dirs.into_iter()
         .map(|d| d.join(name))
         .find(|p| p.is_file())
@@ -95,7 +101,12 @@ pub fn capture(cmd: &mut Command) -> Result<Captured> {
     if !out.status.success() {
         let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        bail!("'{}' failed ({})\n{}", show(cmd), out.status, tail.join("\n"));
+        bail!(
+            "'{}' failed ({})\n{}",
+            show(cmd),
+            out.status,
+            tail.join("\n")
+        );
     }
     Ok(Captured {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -103,19 +114,30 @@ pub fn capture(cmd: &mut Command) -> Result<Captured> {
     })
 }
 
-/// A tool's version as its `--version` reports it: the last line mentioning a release or
-/// build (`Cuda compilation tools, release 13.0, V13.0.88`), or "unknown".
+/// A tool's version as its `--version` reports it: the line naming the release
+/// (`Cuda compilation tools, release 13.0, V13.0.88`), else the build line, else "unknown".
 pub fn tool_version(tool: &Path) -> String {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .ok()
-        .and_then(|o| {
-            let text = String::from_utf8_lossy(&o.stdout).into_owned();
-            text.lines()
-                .rev()
-                .find(|l| l.contains("release") || l.contains("Build"))
-                .map(|l| l.trim().to_string())
-        })
+    let Ok(out) = Command::new(tool).arg("--version").output() else {
+        return "unknown".into();
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = |word: &str| {
+        text.lines()
+            .find(|l| l.contains(word))
+            .map(|l| l.trim().to_string())
+    };
+    line("release")
+        .or_else(|| line("Build"))
         .unwrap_or_else(|| "unknown".into())
+}
+
+/// Output format shared by every subcommand's `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Fixed-width text for a terminal
+    Table,
+    /// JSON (each document carries a `schema_version`)
+    Json,
+    /// CSV with a header row
+    Csv,
 }

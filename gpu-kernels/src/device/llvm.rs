@@ -189,3 +189,21 @@ pub unsafe fn store4<T: Copy>(p: *mut Vec4<T>, v: Vec4<T>) {
          p = in(reg64) p, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d,
          options(nostack));
 }
+
+// ---- Issue 9 (the roofline's compute roof, `stream::fma_peak_f32`). ----
+// The same function, with the same signature, is in `nvvm.rs`.
+
+/// `fma.rn.f32`: `a · b + c` with one rounding. Written out because neither compiler is
+/// bound to fuse `a * b + c` (rustc's backend never does without fast-math flags), and the
+/// FMA peak kernel must issue exactly this instruction.
+#[inline(always)]
+pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+    let d: f32;
+    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
+    unsafe {
+        asm!("fma.rn.f32 {d}, {a}, {b}, {c};",
+             d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c,
+             options(pure, nomem, nostack));
+    }
+    d
+}

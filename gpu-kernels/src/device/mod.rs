@@ -14,6 +14,7 @@
 //! - `shfl_down(v, offset)` — `shfl.sync.down.b32`, full mask; unsafe: all 32 lanes must call it.
 //! - `atomic_add_f32`, `atomic_add_i32` — `red.global.add`; unsafe: `p` must be a valid global.
 //! - `load4` — one 16-byte global load.
+//! - `fma_f32(a, b, c)` — `fma.rn.f32`, `a · b + c` rounded once; safe.
 //! - `kernel!` — declares an entry point with the compiler's kernel ABI.
 
 /// Four elements loaded or stored as one 16-byte access (`ld.global.v4`).

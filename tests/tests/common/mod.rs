@@ -19,9 +19,15 @@ pub fn lab_or_skip(test: &str) -> Option<Lab> {
 
 /// A fresh seed per run (printed, so a failure can be replayed with LAB_SEED=…).
 pub fn seed() -> u64 {
-    let seed = std::env::var("LAB_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
-    });
+    let seed = std::env::var("LAB_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
     eprintln!("LAB_SEED={seed}");
     seed
 }

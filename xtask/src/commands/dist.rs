@@ -17,7 +17,14 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<()> {
     let root = util::root();
     let out = root.join(&args.out);
-    util::run(Command::new("cargo").current_dir(&root).args(["build", "--release", "-p", "host", "-p", "xtask"]))?;
+    util::run(Command::new("cargo").current_dir(&root).args([
+        "build",
+        "--release",
+        "-p",
+        "host",
+        "-p",
+        "xtask",
+    ]))?;
     let tests = test_binaries(&root)?;
 
     if out.exists() {
@@ -27,13 +34,20 @@ pub fn run(args: &Args) -> Result<()> {
     for bin in ["lab", "xtask"] {
         copy(&root.join("target/release").join(bin), &out.join(bin))?;
     }
-    let mut manifest = format!("commit: {}\nbuilt: {}\n", util::git_commit(&root), util::now_utc());
+    let mut manifest = format!(
+        "commit: {}\nbuilt: {}\n",
+        util::git_commit(&root),
+        util::now_utc()
+    );
     for (name, path) in &tests {
         copy(path, &out.join("tests").join(name))?;
         manifest += &format!("test binary: tests/{name}\n");
     }
     std::fs::write(out.join("MANIFEST.txt"), manifest)?;
-    eprintln!("dist: {} (run `dist/tests/<name> --show-output` and `dist/xtask ...` there)", out.display());
+    eprintln!(
+        "dist: {} (run `dist/tests/<name> --show-output` and `dist/xtask ...` there)",
+        out.display()
+    );
     Ok(())
 }
 
@@ -41,7 +55,14 @@ pub fn run(args: &Args) -> Result<()> {
 fn test_binaries(root: &Path) -> Result<Vec<(String, PathBuf)>> {
     let output = Command::new("cargo")
         .current_dir(root)
-        .args(["test", "--release", "-p", "tests", "--no-run", "--message-format=json"])
+        .args([
+            "test",
+            "--release",
+            "-p",
+            "tests",
+            "--no-run",
+            "--message-format=json",
+        ])
         .stderr(Stdio::inherit())
         .output()
         .context("running cargo test --no-run")?;
@@ -50,12 +71,19 @@ fn test_binaries(root: &Path) -> Result<Vec<(String, PathBuf)>> {
     }
     let mut bins = Vec::new();
     for line in String::from_utf8_lossy(&output.stdout).lines() {
-        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        let (Some(exe), Some(kinds)) = (msg["executable"].as_str(), msg["target"]["kind"].as_array()) else {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let (Some(exe), Some(kinds)) =
+            (msg["executable"].as_str(), msg["target"]["kind"].as_array())
+        else {
             continue;
         };
         if kinds.iter().any(|k| k == "test") && msg["target"]["name"] != "tests" {
-            bins.push((msg["target"]["name"].as_str().unwrap_or("test").to_string(), PathBuf::from(exe)));
+            bins.push((
+                msg["target"]["name"].as_str().unwrap_or("test").to_string(),
+                PathBuf::from(exe),
+            ));
         }
     }
     if bins.is_empty() {
@@ -65,6 +93,7 @@ fn test_binaries(root: &Path) -> Result<Vec<(String, PathBuf)>> {
 }
 
 fn copy(from: &Path, to: &Path) -> Result<()> {
-    std::fs::copy(from, to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+    std::fs::copy(from, to)
+        .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
     Ok(())
 }

@@ -1,3 +1,10 @@
 //! One module per subcommand, named like the chapter's make targets.
+pub mod asm;
+pub mod bench;
 pub mod dist;
+pub mod log;
+pub mod ncu;
+pub mod nsys;
+pub mod profile;
 pub mod ptx;
+pub mod sanitize;

@@ -55,16 +55,23 @@ fn build_llvm(root: &Path) -> Result<PathBuf> {
                 "build-std=core",
             ])
             .env("CARGO_TARGET_DIR", &target_dir)
-            // Line tables let ncu's Source page and `asm --source` map SASS back to Rust lines.
+            // Line tables let ncu's Source page and `asm --source` map SASS back to Rust
+            // lines; cargo's release profile would strip them at link time.
             .env(
                 "RUSTFLAGS",
                 "-C target-cpu=sm_90 -C debuginfo=line-tables-only",
-            ),
+            )
+            .env("CARGO_PROFILE_RELEASE_STRIP", "none"),
     )?;
     let built = target_dir.join("nvptx64-nvidia-cuda/release/gpu_kernels.ptx");
+    let ptx =
+        std::fs::read_to_string(&built).with_context(|| format!("reading {}", built.display()))?;
+    // With debug info LLVM marks the module `.target sm_90, debug`, which makes ptxas compile
+    // without optimisation (like nvcc -G). Line tables alone are nvcc's -lineinfo: keep the
+    // `.loc` lines, drop the `debug` flag.
+    let ptx = ptx.replacen(".target sm_90, debug", ".target sm_90", 1);
     let dest = ptx_path(root, "llvm");
     std::fs::create_dir_all(dest.parent().unwrap())?;
-    std::fs::copy(&built, &dest)
-        .with_context(|| format!("copying {} to {}", built.display(), dest.display()))?;
+    std::fs::write(&dest, ptx).with_context(|| format!("writing {}", dest.display()))?;
     Ok(dest)
 }

@@ -1,0 +1,310 @@
+//! `lab bench` flags (clap derive), and the plan they resolve to once the GPU is known.
+
+use super::size;
+use crate::kernels::Backend;
+use std::path::PathBuf;
+
+/// Measure every kernel against CUB and the measured ceilings, plus the launch-gap demo.
+#[derive(clap::Args, Debug, Clone)]
+#[command(after_help = "Examples:
+  lab bench                                 every row at 2^28 elements
+  lab bench --sweep --kernel v6,cub         v6 and CUB from 2^10 to 2^30
+  lab bench --size 2^20,2^24 --backend llvm --format csv
+  lab bench --kernel transpose --transpose 8192,16384
+  lab bench --out results/bench             also write the results file")]
+pub struct Args {
+    /// Elements per reduction: 2^k or an integer, comma-separated for several [default: 2^28]
+    #[arg(long, value_name = "N", value_parser = size::parse, value_delimiter = ',', conflicts_with = "sweep")]
+    pub size: Vec<u64>,
+    /// Every power of two from 2^10 to 2^30 (where each version leaves L2, where launches dominate)
+    #[arg(long)]
+    pub sweep: bool,
+    /// Transpose matrix edges (square f32 matrices), comma-separated [default: 4096,8192]
+    #[arg(long, value_name = "EDGE", value_parser = size::parse, value_delimiter = ',')]
+    pub transpose: Vec<u64>,
+    /// Only these compilers' kernels [default: every backend built into this binary]
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub backend: Vec<Backend>,
+    /// Only kernels whose name contains one of these (e.g. reduce_v6, v6, cub, transpose,
+    /// padded, bump, fma_peak), or a section (ceiling, reduce, transpose, launch_gap);
+    /// comma-separated. The ceilings, CUB and the copy always run when a row needs them as its
+    /// reference (fma_peak whenever a reduction runs: the roofline's compute roof)
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub kernel: Vec<String>,
+    /// Only these element types for the reductions [default: f32,i32]
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub dtype: Vec<Dtype>,
+    /// Timed repetitions per row: one CUDA-event pair around each launch
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub reps: u32,
+    /// Untimed launches before the timed ones
+    #[arg(long, default_value_t = 3)]
+    pub warmup: u32,
+    /// What to print on stdout
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also write the results (JSON, and the table as printed) into this folder
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Seed of the random inputs
+    #[arg(long, default_value_t = 4)]
+    pub seed: u64,
+    /// No progress bar and no per-row lines on stderr (the bar is also off when stderr is not
+    /// a terminal; the lines are not)
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Element types of the reductions.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Dtype {
+    F32,
+    I32,
+}
+
+impl Dtype {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::F32 => "f32",
+            Dtype::I32 => "i32",
+        }
+    }
+}
+
+/// Output formats of `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Fixed-width tables (markdown), the device header first
+    Table,
+    /// The whole report, with a `schema_version`
+    Json,
+    /// One line per row
+    Csv,
+}
+
+/// Sections of the report, in the order they run and print.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Section {
+    Ceiling,
+    Reduce,
+    Transpose,
+    LaunchGap,
+}
+
+impl Section {
+    pub const ALL: [Section; 4] = [
+        Section::Ceiling,
+        Section::Reduce,
+        Section::Transpose,
+        Section::LaunchGap,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Section::Ceiling => "ceiling",
+            Section::Reduce => "reduce",
+            Section::Transpose => "transpose",
+            Section::LaunchGap => "launch_gap",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Section::Ceiling => "Ceilings (measured in this run)",
+            Section::Reduce => "Reductions",
+            Section::Transpose => "Transposes",
+            Section::LaunchGap => "Launch gap",
+        }
+    }
+}
+
+/// What one run measures: the flags, resolved.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub sizes: Vec<u64>,
+    pub transpose: Vec<u64>,
+    pub backends: Vec<Backend>,
+    pub dtypes: Vec<Dtype>,
+    pub kernel_filter: Vec<String>,
+    pub reps: u32,
+    pub warmup: u32,
+    pub seed: u64,
+    pub sweep: bool,
+}
+
+impl Plan {
+    /// The flags, with defaults filled in; `available` are the backends built into the binary.
+    pub fn new(args: &Args, available: &[Backend]) -> Result<Plan, String> {
+        let sizes = if args.sweep {
+            size::SWEEP.map(|k| 1u64 << k).collect()
+        } else if args.size.is_empty() {
+            vec![size::DEFAULT]
+        } else {
+            dedup(args.size.clone())
+        };
+        let transpose = if args.transpose.is_empty() {
+            size::TRANSPOSE_DEFAULT.to_vec()
+        } else {
+            dedup(args.transpose.clone())
+        };
+        if let Some(&t) = transpose.iter().find(|&&t| t > u32::MAX as u64) {
+            return Err(format!(
+                "transpose edge {t} does not fit the kernels' u32 rows/cols"
+            ));
+        }
+        let backends = if args.backend.is_empty() {
+            available.to_vec()
+        } else {
+            let b = dedup(args.backend.clone());
+            if let Some(m) = b.iter().find(|b| !available.contains(b)) {
+                return Err(format!(
+                    "backend '{m}' is not built into this binary (it has {}): run `cargo xtask ptx` and rebuild",
+                    names(available)
+                ));
+            }
+            b
+        };
+        if backends.is_empty() {
+            return Err("no backend's PTX is built into this binary: run `cargo xtask ptx`".into());
+        }
+        let dtypes = if args.dtype.is_empty() {
+            vec![Dtype::F32, Dtype::I32]
+        } else {
+            dedup(args.dtype.clone())
+        };
+        let kernel_filter: Vec<String> = args
+            .kernel
+            .iter()
+            .map(|k| k.trim().to_lowercase())
+            .filter(|k| !k.is_empty())
+            .collect();
+        Ok(Plan {
+            sizes,
+            transpose,
+            backends,
+            dtypes,
+            kernel_filter,
+            reps: args.reps,
+            warmup: args.warmup,
+            seed: args.seed,
+            sweep: args.sweep,
+        })
+    }
+
+    /// Whether the user asked for `kernel` (of `section`): no filter, a section name, or a
+    /// substring of the kernel's name.
+    pub fn wants(&self, section: Section, kernel: &str) -> bool {
+        self.kernel_filter.is_empty()
+            || self
+                .kernel_filter
+                .iter()
+                .any(|f| f == section.name() || kernel.contains(f.as_str()))
+    }
+
+    /// `default` (no flags that change what is measured), `sweep`, or `custom`.
+    pub fn mode(&self) -> &'static str {
+        if self.sweep && self.kernel_filter.is_empty() {
+            "sweep"
+        } else if self.sizes == [size::DEFAULT]
+            && self.transpose == size::TRANSPOSE_DEFAULT
+            && self.kernel_filter.is_empty()
+            && self.dtypes.len() == 2
+        {
+            "default"
+        } else {
+            "custom"
+        }
+    }
+}
+
+fn dedup<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn names(b: &[Backend]) -> String {
+    if b.is_empty() {
+        return "none".into();
+    }
+    b.iter().map(|b| b.name()).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn plan(argv: &[&str]) -> Result<Plan, String> {
+        let cli = Cli::try_parse_from(std::iter::once("bench").chain(argv.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        Plan::new(&cli.args, &[Backend::Llvm])
+    }
+
+    #[test]
+    fn defaults() {
+        let p = plan(&[]).unwrap();
+        assert_eq!(p.sizes, [1 << 28]);
+        assert_eq!(p.transpose, [4096, 8192]);
+        assert_eq!(p.backends, [Backend::Llvm]);
+        assert_eq!(p.dtypes, [Dtype::F32, Dtype::I32]);
+        assert_eq!((p.reps, p.warmup), (20, 3));
+        assert_eq!(p.mode(), "default");
+    }
+
+    #[test]
+    fn sizes_lists_and_sweep() {
+        let p = plan(&["--size", "2^20,1000,2^20", "--size", "2^24"]).unwrap();
+        assert_eq!(p.sizes, [1000, 1 << 20, 1 << 24]);
+        assert_eq!(p.mode(), "custom");
+        let s = plan(&["--sweep"]).unwrap();
+        assert_eq!(s.sizes.len(), 21);
+        assert_eq!(s.mode(), "sweep");
+        assert!(plan(&["--sweep", "--size", "2^20"]).is_err());
+        assert!(plan(&["--size", "2^x"]).is_err());
+        assert!(plan(&["--reps", "0"]).is_err());
+    }
+
+    #[test]
+    fn missing_backend_is_an_error_that_says_why() {
+        let e = plan(&["--backend", "nvvm"]).unwrap_err();
+        assert!(e.contains("'nvvm' is not built into this binary"), "{e}");
+    }
+
+    #[test]
+    fn kernel_filter_matches_substrings_and_sections() {
+        let p = plan(&["--kernel", "v6,CUB", "--kernel", "launch_gap"]).unwrap();
+        assert!(p.wants(Section::Reduce, "reduce_v6"));
+        assert!(p.wants(Section::Reduce, "cub_reduce_sum"));
+        assert!(!p.wants(Section::Reduce, "reduce_v5"));
+        assert!(!p.wants(Section::Transpose, "transpose_padded"));
+        assert!(p.wants(Section::LaunchGap, "bump"));
+        let all = plan(&[]).unwrap();
+        assert!(all.wants(Section::Transpose, "transpose_naive"));
+        let t = plan(&["--kernel", "transpose"]).unwrap();
+        assert!(t.wants(Section::Transpose, "transpose_tiled"));
+        assert!(!t.wants(Section::Reduce, "reduce_v1"));
+    }
+}

@@ -1,0 +1,137 @@
+//! `lab bench`: every kernel against CUB and the ceilings measured in the same run, plus the
+//! launch-gap demo, in one process.
+//!
+//! - `args`: the flags and the plan they resolve to.
+//! - `measure`: the measurements (ceilings, reductions + CUB, transposes + copy, launch gap),
+//!   each phase in an NVTX range, each result verified after timing.
+//! - `progress`: the progress bar on stderr (current row, ETA), off with `--quiet` or when
+//!   stderr is not a terminal.
+//! - `verify`: what counts as a right answer.
+//! - `report`: rows, ratios, the headline, and one printer per format (table, JSON, CSV).
+//! - `cub`: CUB's `DeviceReduce::Sum` through the nvcc-built shim (`host/cub/`).
+//! - `env`: driver version and clocks (NVML), commit, command line.
+//! - `size`: `2^28` in and out.
+//!
+//! Bandwidth is the bytes that must move (reads + writes) over the median time. Every row
+//! shows its percentage of the matching ceiling (reductions: the read stream; transposes: the
+//! copy of the same bytes) and its ratio to the reference (CUB; the copy).
+
+pub mod args;
+pub mod cub;
+pub mod env;
+pub mod measure;
+pub mod progress;
+pub mod report;
+pub mod size;
+pub mod verify;
+
+pub use args::{Args, Dtype, Format, Plan, Section};
+pub use report::{Report, Row, Status};
+
+use crate::error::{HostError, Result};
+use crate::lab::Lab;
+use crate::nvtx::range;
+use std::path::PathBuf;
+
+/// What a finished run left behind.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Rows whose result was wrong or whose launch failed (the command should fail).
+    pub failed: usize,
+    /// The results file (`--out`), if written.
+    pub results_file: Option<PathBuf>,
+}
+
+/// Runs the whole bench on device 0, prints the report in `args.format` on stdout, and writes
+/// the results file when `args.out` is set.
+pub fn run(args: &Args) -> Result<Outcome> {
+    let date = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let lab = {
+        let _r = range("setup: CUDA context and modules");
+        Lab::new()?
+    };
+    let plan = Plan::new(args, &lab.backends()).map_err(|detail| HostError::Invalid {
+        what: "lab bench flags",
+        detail,
+    })?;
+    let monitor = env::Monitor::new(&lab);
+    let clocks_before = monitor.clocks();
+
+    let mut bench = measure::Bench::new(&lab, &plan, args.quiet);
+    bench.compute_ceiling()?;
+    bench.reductions()?;
+    bench.transposes()?;
+    bench.launch_gap()?;
+    let rows = bench.finish();
+
+    let clocks_after = monitor.clocks();
+    let mut report = Report {
+        schema_version: report::SCHEMA_VERSION,
+        tool: "lab bench".into(),
+        date,
+        command_line: env::command_line(),
+        commit: env::commit(),
+        device: device(&lab, &monitor),
+        clocks_before,
+        clocks_after,
+        config: config(&plan),
+        rows,
+        headline: Vec::new(),
+        failed: 0,
+    };
+    report.finish();
+
+    match args.format {
+        Format::Table => print!("{}", report::table(&report)),
+        Format::Json => println!("{}", report::json(&report)),
+        Format::Csv => print!("{}", report::csv(&report)),
+    }
+    let results_file = match &args.out {
+        Some(dir) => {
+            let path = report::write_results(dir, &report).map_err(|e| HostError::Invalid {
+                what: "results file",
+                detail: format!("writing into '{}': {e}", dir.display()),
+            })?;
+            if !args.quiet {
+                eprintln!("bench: results written to {}", path.display());
+            }
+            Some(path)
+        }
+        None => None,
+    };
+    Ok(Outcome {
+        failed: report.failed,
+        results_file,
+    })
+}
+
+fn device(lab: &Lab, monitor: &env::Monitor) -> report::Device {
+    let i = &lab.info;
+    report::Device {
+        name: i.name.clone(),
+        compute_capability: format!("{}.{}", i.compute_capability.0, i.compute_capability.1),
+        sm_count: i.sm_count,
+        l2_bytes: i.l2_bytes,
+        memory_bytes: i.memory_bytes,
+        driver_version: monitor.driver_version(),
+        driver_cuda: i.driver_cuda.clone(),
+        cub_runtime: cub::runtime_version(),
+        sm_clock_max_mhz: (i.sm_clock_khz / 1000) as u32,
+        memory_clock_max_mhz: (i.memory_clock_khz / 1000) as u32,
+        memory_bus_bits: i.memory_bus_bits as u32,
+    }
+}
+
+fn config(p: &Plan) -> report::Config {
+    report::Config {
+        mode: p.mode().into(),
+        sizes: p.sizes.clone(),
+        transpose: p.transpose.clone(),
+        backends: p.backends.iter().map(|b| b.name().to_string()).collect(),
+        dtypes: p.dtypes.iter().map(|d| d.name().to_string()).collect(),
+        kernel_filter: p.kernel_filter.clone(),
+        reps: p.reps,
+        warmup: p.warmup,
+        seed: p.seed,
+    }
+}

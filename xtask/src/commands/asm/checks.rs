@@ -1,0 +1,328 @@
+//! `cargo xtask asm --check`: the PTX checks of `crate::ptxcheck`, then the SASS checks that
+//! protect what the chapter teaches (issue 6), per backend:
+//!
+//! - v1, v2, v3 have the same shape: the same number of barriers (one after the load, one per
+//!   tree level: 1 + 8), the same shared loads and stores, predicated shared loads (the `if`
+//!   became predication, not a branch), instruction counts within [`SHAPE_MARGIN`];
+//! - v5 has fewer barriers than v3 (its shuffle levels replace five);
+//! - v6 has 16-byte global loads (`LDG.E.128`) and no shared tree: at most one shared store
+//!   (its warp's slot), one shared load, one barrier;
+//! - the padded transpose indexes its tile with a row pitch of 33 words, the tiled one 32;
+//! - no kernel spills (ptxas: 0 bytes stack, spill stores, spill loads; no `LDL`/`STL`);
+//! - every reduction's tree and warp-sum loops are fully unrolled.
+
+use super::counts::{Inst, InstClass};
+use super::report::{self, KernelStats};
+use super::{Backend, Build, Format, Sass, print_json, ptx};
+use crate::ptxcheck::{self, Check};
+use anyhow::{Result, bail};
+use std::collections::BTreeMap;
+
+/// How far apart v1, v2 and v3's SASS instruction counts may be: (max − min) / min. nvcc gives
+/// 88 each (the chapter); with Rust, v2 carries one extra index computation per tree level
+/// (`2·stride·tid`), which ptxas keeps as an `IMAD.SHL` + `LEA` pair.
+pub const SHAPE_MARGIN: f64 = 0.20;
+/// Barriers in v1–v4: one after the load into shared memory, one per level of the 256-tree.
+pub const TREE_BARRIERS: usize = 1 + 8;
+
+/// Barriers each kernel's source executes (every thread, every time): the SASS should hold
+/// exactly these. More means the compiler copied a barrier onto two branch paths, so lanes of
+/// one warp can wait at different `bar.sync` instructions (`bar.sync` is
+/// `barrier.sync.aligned`, which the PTX ISA leaves undefined when not every thread executes
+/// the same instruction).
+pub const BARRIERS_AS_WRITTEN: &[(&str, usize)] = &[
+    ("reduce_v1", TREE_BARRIERS),
+    ("reduce_v2", TREE_BARRIERS),
+    ("reduce_v3", TREE_BARRIERS),
+    ("reduce_v4", TREE_BARRIERS),
+    ("reduce_v5", 1 + 2),
+    ("reduce_v6", 1),
+    ("transpose_tiled_f32", 1),
+    ("transpose_padded_f32", 1),
+];
+
+/// Failures that are stated and explained (issue 6: "unless stated and explained"): printed as
+/// `known` with the reason, not failing the run. Remove an entry when its cause is fixed.
+pub const KNOWN: &[(Backend, &str, &str)] = &[
+    (
+        Backend::Nvvm,
+        "v1-v3 same shape",
+        "libnvvm 11.8 compiles v3's `if tid < stride` levels as branches, not predication, and \
+         gives the threads that dropped out a second ladder of barriers (16 BAR in v3's code, \
+         9 executed per thread); see docs/asm-walkthrough.md",
+    ),
+    (
+        Backend::Nvvm,
+        "barriers as written",
+        "same cause, in v3, v4 and v5: libnvvm duplicates the tree's barrier onto the path of \
+         the threads that dropped out; see docs/asm-walkthrough.md",
+    ),
+];
+
+pub fn run(builds: &mut [Build], format: Format) -> Result<()> {
+    let mut all = Vec::new();
+    for b in builds.iter_mut() {
+        all.extend(ptxcheck::check_module(&b.module, b.backend));
+        let rows = report::collect(std::slice::from_mut(b), &["all".to_string()])?;
+        let backend = b.backend;
+        b.sass()?;
+        let sass = b.sass.as_ref().expect("assembled above");
+        all.extend(sass_checks(backend, &rows, &b.module, sass));
+    }
+    for c in &mut all {
+        c.known = KNOWN
+            .iter()
+            .find(|(b, name, _)| *b == c.backend && *name == c.name)
+            .map(|(_, _, why)| *why);
+    }
+    let failed = all.iter().filter(|c| c.fails()).count();
+    if format == Format::Json {
+        print_json("checks", &all)?;
+    } else {
+        for c in &all {
+            println!("{c}");
+        }
+        let known = all.iter().filter(|c| !c.ok && c.known.is_some()).count();
+        println!("{} checks, {failed} failed, {known} known", all.len());
+    }
+    if failed > 0 {
+        bail!("{failed} of {} asm checks failed", all.len());
+    }
+    Ok(())
+}
+
+/// The SASS checks for one backend's rows (`--kernel all --stats`).
+pub fn sass_checks(
+    backend: Backend,
+    rows: &[KernelStats],
+    module: &ptx::Module,
+    sass: &Sass,
+) -> Vec<Check> {
+    let by_name: BTreeMap<&str, &KernelStats> =
+        rows.iter().map(|r| (r.kernel.as_str(), r)).collect();
+    let get = |name: &str| by_name.get(name).copied();
+    let mut checks = Vec::new();
+
+    // v1, v2, v3: same shape.
+    let mut failures = Vec::new();
+    let mut found = Vec::new();
+    for t in ["f32", "i32"] {
+        let names = ["v1", "v2", "v3"].map(|v| format!("reduce_{v}_{t}"));
+        let Some(rs) = names.iter().map(|n| get(n)).collect::<Option<Vec<_>>>() else {
+            failures.push(format!("reduce_v1..v3_{t} missing"));
+            continue;
+        };
+        let bars: Vec<usize> = rs.iter().map(|r| r.sass.barriers).collect();
+        let insts: Vec<usize> = rs.iter().map(|r| r.sass.total).collect();
+        if bars.iter().any(|&b| b != TREE_BARRIERS) {
+            failures.push(format!(
+                "{t}: barriers {bars:?}, expected {TREE_BARRIERS} each"
+            ));
+        }
+        let (lo, hi) = (*insts.iter().min().unwrap(), *insts.iter().max().unwrap());
+        if (hi - lo) as f64 > SHAPE_MARGIN * lo as f64 {
+            failures.push(format!(
+                "{t}: instructions {insts:?} differ by more than {:.0}%",
+                SHAPE_MARGIN * 100.0
+            ));
+        }
+        let mem: Vec<(usize, usize)> = rs
+            .iter()
+            .map(|r| (r.sass.shared_ld, r.sass.shared_st))
+            .collect();
+        if mem.iter().any(|m| *m != mem[0]) {
+            failures.push(format!("{t}: shared (loads, stores) {mem:?} differ"));
+        }
+        for r in &rs {
+            if r.sass.shared_ld_predicated == 0 {
+                failures.push(format!("{}: no predicated shared load", r.kernel));
+            }
+        }
+        found.push(format!(
+            "{t}: instructions {insts:?}, barriers {bars:?}, LDS/STS {mem:?}, predicated LDS {:?}",
+            rs.iter()
+                .map(|r| r.sass.shared_ld_predicated)
+                .collect::<Vec<_>>()
+        ));
+    }
+    checks.push(Check::new(
+        backend,
+        "v1-v3 same shape",
+        failures,
+        found.join("; "),
+    ));
+
+    // Barriers as written.
+    let mut failures = Vec::new();
+    let mut found = Vec::new();
+    for &(prefix, want) in BARRIERS_AS_WRITTEN {
+        for r in rows.iter().filter(|r| super::matches(prefix, &r.kernel)) {
+            if r.sass.barriers != want {
+                failures.push(format!(
+                    "{}: {} BAR, source executes {want}",
+                    r.kernel, r.sass.barriers
+                ));
+            }
+        }
+        found.push(format!("{prefix} {want}"));
+    }
+    checks.push(Check::new(
+        backend,
+        "barriers as written",
+        failures,
+        found.join(", "),
+    ));
+
+    // v5: fewer barriers than v3.
+    let mut failures = Vec::new();
+    let mut found = Vec::new();
+    for t in ["f32", "i32"] {
+        match (
+            get(&format!("reduce_v3_{t}")),
+            get(&format!("reduce_v5_{t}")),
+        ) {
+            (Some(v3), Some(v5)) => {
+                if v5.sass.barriers >= v3.sass.barriers {
+                    failures.push(format!(
+                        "{t}: v5 has {} barriers, v3 {}",
+                        v5.sass.barriers, v3.sass.barriers
+                    ));
+                }
+                found.push(format!(
+                    "{t}: v3 {} → v5 {}",
+                    v3.sass.barriers, v5.sass.barriers
+                ));
+            }
+            _ => failures.push(format!("reduce_v3/v5_{t} missing")),
+        }
+    }
+    checks.push(Check::new(
+        backend,
+        "v5 fewer barriers",
+        failures,
+        found.join("; "),
+    ));
+
+    // v6: wide loads, one shared slot per warp.
+    let mut failures = Vec::new();
+    let mut found = Vec::new();
+    for t in ["f32", "i32"] {
+        let name = format!("reduce_v6_{t}");
+        let Some(r) = get(&name) else {
+            failures.push(format!("{name} missing"));
+            continue;
+        };
+        let c = &r.sass;
+        let wide = c.global_ld.get(&128).copied().unwrap_or(0);
+        if wide == 0 {
+            failures.push(format!("{name}: no LDG.E.128"));
+        }
+        if c.shared_st > 1 || c.shared_ld > 1 || c.barriers > 1 {
+            failures.push(format!(
+                "{name}: {} STS, {} LDS, {} BAR (expected ≤ 1 each: one slot per warp)",
+                c.shared_st, c.shared_ld, c.barriers
+            ));
+        }
+        found.push(format!(
+            "{t}: {wide}× LDG.E.128, {} STS, {} LDS, {} BAR",
+            c.shared_st, c.shared_ld, c.barriers
+        ));
+    }
+    checks.push(Check::new(
+        backend,
+        "v6 wide loads, slot per warp",
+        failures,
+        found.join("; "),
+    ));
+
+    // Transposes: tile row pitch.
+    let mut failures = Vec::new();
+    let mut found = Vec::new();
+    for (name, want) in [("transpose_tiled_f32", 32), ("transpose_padded_f32", 33)] {
+        let ptx_33 = module
+            .entry(name)
+            .map_or(0, |f| f.insts().filter(|i| ptx_times_33(i)).count());
+        let sass_33 = sass
+            .function(name)
+            .map_or(0, |f| f.insts().filter(|i| sass_times_33(i)).count());
+        let pitch = if ptx_33 > 0 && sass_33 > 0 {
+            33
+        } else if ptx_33 + sass_33 == 0 {
+            32
+        } else {
+            0
+        };
+        if module.entry(name).is_none() {
+            failures.push(format!("{name} missing"));
+        } else if pitch != want {
+            failures.push(format!(
+                "{name}: expected pitch {want}; {ptx_33} PTX and {sass_33} SASS multiplies by 33"
+            ));
+        }
+        found.push(format!(
+            "{name}: pitch {pitch} ({ptx_33} PTX mul/mad and {sass_33} SASS IMAD by 33)"
+        ));
+    }
+    checks.push(Check::new(
+        backend,
+        "transpose tile pitch",
+        failures,
+        found.join("; "),
+    ));
+
+    // No spills.
+    let mut failures = Vec::new();
+    for r in rows {
+        let res = &r.resources;
+        let local = r.sass.local_ld + r.sass.local_st;
+        if res.stack + res.spill_stores + res.spill_loads > 0 || local > 0 {
+            failures.push(format!(
+                "{}: stack {} B, spill stores {} B, spill loads {} B, {local} LDL/STL",
+                r.label(),
+                res.stack,
+                res.spill_stores,
+                res.spill_loads
+            ));
+        }
+    }
+    let detail = format!(
+        "{} kernels: 0 bytes stack and spills, no LDL/STL",
+        rows.len()
+    );
+    checks.push(Check::new(backend, "no spills", failures, detail));
+
+    // Unrolled trees.
+    let failures = rows
+        .iter()
+        .filter(|r| r.kernel.starts_with("reduce_") && !r.unrolled)
+        .map(|r| format!("{}: a loop holds a barrier or shuffle", r.label()))
+        .collect();
+    let loops: Vec<String> = rows
+        .iter()
+        .filter(|r| r.sass.loops.count > 0)
+        .map(|r| format!("{} {}", r.kernel, r.sass.loops.count))
+        .collect();
+    let detail = format!(
+        "no loop holds a barrier or shuffle; loops left: {}",
+        if loops.is_empty() {
+            "none".into()
+        } else {
+            loops.join(", ")
+        }
+    );
+    checks.push(Check::new(backend, "tree loops unrolled", failures, detail));
+    checks
+}
+
+/// `mad.lo.s32 %r16, %r2, 33, %r1` / `mul.lo.s32 %r12, %r1, 33` / `mul.wide.u32 %rd61, %r2, 33`:
+/// an index scaled by the padded pitch.
+fn ptx_times_33(i: &Inst) -> bool {
+    (i.opcode.starts_with("mul.") || i.opcode.starts_with("mad."))
+        && matches!(ptx::classify(&i.opcode), InstClass::Other)
+        && i.operands.split(',').any(|o| o.trim() == "33")
+}
+
+/// `IMAD R7, R3, 0x21, R2`: the same in SASS.
+fn sass_times_33(i: &Inst) -> bool {
+    i.opcode.starts_with("IMAD") && i.operands.split(',').any(|o| o.trim() == "0x21")
+}

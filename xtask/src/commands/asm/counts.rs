@@ -1,0 +1,225 @@
+//! Instruction counts by class, shared by the PTX and the SASS readers.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One instruction: `@!P0 LDS R4, [R3+0x4]` → guard `!P0`, opcode `LDS`, operands `R4, [R3+0x4]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inst {
+    pub guard: Option<String>,
+    pub opcode: String,
+    pub operands: String,
+}
+
+impl Inst {
+    /// Predicated on a real predicate (`@P0`, `@!%p1`; not the always-true `@PT`).
+    pub fn predicated(&self) -> bool {
+        self.guard
+            .as_deref()
+            .is_some_and(|g| !matches!(g.trim_start_matches('!'), "PT" | "UPT"))
+    }
+}
+
+impl std::fmt::Display for Inst {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(g) = &self.guard {
+            write!(f, "@{g} ")?;
+        }
+        write!(f, "{}", self.opcode)?;
+        if !self.operands.is_empty() {
+            write!(f, " {}", self.operands)?;
+        }
+        Ok(())
+    }
+}
+
+/// The classes the counts distinguish.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum InstClass {
+    Shared {
+        load: bool,
+    },
+    /// `bits`: access width, 32 for `LDG.E`, 128 for `LDG.E.128` / `ld.global.v4.f32`.
+    Global {
+        load: bool,
+        bits: u32,
+    },
+    /// Thread-local memory (spills, stack arrays).
+    Local {
+        load: bool,
+    },
+    /// Generic addressing: the hardware decides the space at run time.
+    Generic {
+        load: bool,
+    },
+    Barrier,
+    Shuffle,
+    /// Atomics and reductions (`atom`, `red`; `ATOMG`, `REDG`).
+    Atomic,
+    Branch,
+    Other,
+}
+
+/// Counts for one kernel's PTX or SASS.
+#[derive(Debug, Default, Clone, PartialEq, Serialize)]
+pub struct Counts {
+    pub total: usize,
+    pub shared_ld: usize,
+    /// Shared loads under a predicate guard (the chapter's `@!P0 LDS`).
+    pub shared_ld_predicated: usize,
+    pub shared_st: usize,
+    /// Global loads by width in bits.
+    pub global_ld: BTreeMap<u32, usize>,
+    /// Global stores by width in bits.
+    pub global_st: BTreeMap<u32, usize>,
+    pub local_ld: usize,
+    pub local_st: usize,
+    pub generic_ld: usize,
+    pub generic_st: usize,
+    pub barriers: usize,
+    pub shuffles: usize,
+    pub atomics: usize,
+    pub branches: usize,
+    /// Instructions under a predicate guard.
+    pub predicated: usize,
+    pub loops: Loops,
+}
+
+impl Counts {
+    pub fn add(&mut self, inst: &Inst, class: InstClass) {
+        self.total += 1;
+        if inst.predicated() {
+            self.predicated += 1;
+        }
+        let bump = |n: &mut usize| *n += 1;
+        match class {
+            InstClass::Shared { load: true } => {
+                self.shared_ld += 1;
+                if inst.predicated() {
+                    self.shared_ld_predicated += 1;
+                }
+            }
+            InstClass::Shared { load: false } => bump(&mut self.shared_st),
+            InstClass::Global { load: true, bits } => *self.global_ld.entry(bits).or_default() += 1,
+            InstClass::Global { load: false, bits } => {
+                *self.global_st.entry(bits).or_default() += 1
+            }
+            InstClass::Local { load: true } => bump(&mut self.local_ld),
+            InstClass::Local { load: false } => bump(&mut self.local_st),
+            InstClass::Generic { load: true } => bump(&mut self.generic_ld),
+            InstClass::Generic { load: false } => bump(&mut self.generic_st),
+            InstClass::Barrier => bump(&mut self.barriers),
+            InstClass::Shuffle => bump(&mut self.shuffles),
+            InstClass::Atomic => bump(&mut self.atomics),
+            InstClass::Branch => bump(&mut self.branches),
+            InstClass::Other => {}
+        }
+    }
+
+    /// Named scalar metrics, in table order, for diffs and checks.
+    pub fn metrics(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("instructions", self.total.to_string()),
+            ("shared loads", self.shared_ld.to_string()),
+            (
+                "predicated shared loads",
+                self.shared_ld_predicated.to_string(),
+            ),
+            ("shared stores", self.shared_st.to_string()),
+            ("global loads", widths(&self.global_ld)),
+            ("global stores", widths(&self.global_st)),
+            (
+                "local loads+stores",
+                (self.local_ld + self.local_st).to_string(),
+            ),
+            (
+                "generic loads+stores",
+                (self.generic_ld + self.generic_st).to_string(),
+            ),
+            ("barriers", self.barriers.to_string()),
+            ("shuffles", self.shuffles.to_string()),
+            ("atomics", self.atomics.to_string()),
+            ("branches", self.branches.to_string()),
+            ("predicated", self.predicated.to_string()),
+            ("loops", self.loops.to_string()),
+        ]
+    }
+}
+
+/// `{32: 2, 128: 1}` → `2×32b 1×128b`; empty → `0`.
+pub fn widths(m: &BTreeMap<u32, usize>) -> String {
+    if m.is_empty() {
+        return "0".into();
+    }
+    m.iter()
+        .map(|(bits, n)| format!("{n}×{bits}b"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Backward branches (loops that survived unrolling), and how many of them contain a barrier
+/// or a shuffle: those would be reduction-tree or warp-sum loops the compiler did not unroll.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Serialize)]
+pub struct Loops {
+    pub count: usize,
+    pub with_sync: usize,
+}
+
+impl std::fmt::Display for Loops {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.with_sync {
+            0 => write!(f, "{}", self.count),
+            n => write!(f, "{} ({n} with sync)", self.count),
+        }
+    }
+}
+
+/// A function body as the loop finder sees it.
+pub enum Item<'a> {
+    Inst(&'a Inst),
+    Label(&'a str),
+}
+
+impl Loops {
+    /// `target` gives a branch's label; `is_sync` says whether an opcode is a barrier/shuffle.
+    pub fn find(
+        items: &[Item<'_>],
+        target: impl Fn(&Inst) -> Option<&str>,
+        is_sync: impl Fn(&str) -> bool,
+    ) -> Loops {
+        let labels: BTreeMap<&str, usize> = items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, it)| match it {
+                Item::Label(l) => Some((*l, i)),
+                Item::Inst(_) => None,
+            })
+            .collect();
+        let mut loops = Loops::default();
+        for (i, it) in items.iter().enumerate() {
+            let Item::Inst(inst) = it else { continue };
+            let Some(&start) = target(inst).and_then(|t| labels.get(t)) else {
+                continue;
+            };
+            if start > i {
+                continue; // a forward branch
+            }
+            let body: Vec<&Inst> = items[start..i]
+                .iter()
+                .filter_map(|it| match it {
+                    Item::Inst(x) => Some(*x),
+                    Item::Label(_) => None,
+                })
+                .collect();
+            // An empty body is the `BRA` to itself that ends SASS listings.
+            if body.is_empty() {
+                continue;
+            }
+            loops.count += 1;
+            if body.iter().any(|x| is_sync(&x.opcode)) {
+                loops.with_sync += 1;
+            }
+        }
+        loops
+    }
+}

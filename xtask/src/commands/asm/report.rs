@@ -1,0 +1,511 @@
+//! `--stats` (one table for the selected kernels, SASS then PTX) and `--diff`.
+
+use super::counts::{Counts, widths};
+use super::{Args, Backend, Build, Format, listing, print_json, sass::Resources};
+use crate::util;
+use anyhow::{Result, bail};
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::ASCII_MARKDOWN};
+use regex::Regex;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Everything `--stats` knows about one kernel from one backend.
+#[derive(Debug, Clone, Serialize)]
+pub struct KernelStats {
+    pub kernel: String,
+    pub backend: Backend,
+    pub ptx: Counts,
+    pub sass: Counts,
+    /// From `ptxas -v`.
+    pub resources: Resources,
+    /// No loop left in the SASS holds a barrier or a shuffle: the tree and warp-sum loops
+    /// were fully unrolled (v6's grid-stride loop is a loop by design and holds neither).
+    pub unrolled: bool,
+}
+
+impl KernelStats {
+    pub fn label(&self) -> String {
+        format!("{} [{}]", self.kernel, self.backend)
+    }
+}
+
+pub fn kernel_stats(b: &mut Build, name: &str) -> Result<KernelStats> {
+    let ptx = match b.module.entry(name) {
+        Some(f) => f.counts(),
+        None => bail!("no kernel '{name}' in the {} PTX", b.backend),
+    };
+    let backend = b.backend;
+    let s = b.sass()?;
+    let Some(f) = s.function(name) else {
+        bail!("'{name}' is missing from the {backend} SASS");
+    };
+    let sass = f.counts();
+    Ok(KernelStats {
+        kernel: name.to_string(),
+        backend,
+        unrolled: sass.loops.with_sync == 0,
+        ptx,
+        sass,
+        resources: s.resources.get(name).copied().unwrap_or_default(),
+    })
+}
+
+/// Rows for the `--kernel` patterns: kernels in PTX order, each followed by its other-backend
+/// row so the two compilers sit side by side.
+pub fn collect(builds: &mut [Build], patterns: &[String]) -> Result<Vec<KernelStats>> {
+    let mut order: Vec<String> = Vec::new();
+    for b in builds.iter() {
+        for k in b.kernels(patterns) {
+            if !order.contains(&k) {
+                order.push(k);
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for k in &order {
+        for b in builds.iter_mut() {
+            if b.module.entry(k).is_some() {
+                rows.push(kernel_stats(b, k)?);
+            }
+        }
+    }
+    Ok(rows)
+}
+
+#[derive(Serialize)]
+struct Meta {
+    command: String,
+    date: String,
+    commit: String,
+    ptxas: String,
+    nvdisasm: String,
+    arch: &'static str,
+    ptx: Vec<(Backend, String, String)>,
+}
+
+fn meta(builds: &[Build]) -> Meta {
+    let root = util::root();
+    let version = |tool| {
+        util::cuda_tool(tool)
+            .map(|p| util::tool_version(&p))
+            .unwrap_or_else(|_| "not found".into())
+    };
+    Meta {
+        command: format!(
+            "cargo xtask {}",
+            std::env::args().skip(1).collect::<Vec<_>>().join(" ")
+        ),
+        date: util::now_utc(),
+        commit: util::git_commit(&root),
+        ptxas: version("ptxas"),
+        nvdisasm: version("nvdisasm"),
+        arch: super::sass::ARCH,
+        ptx: builds
+            .iter()
+            .map(|b| {
+                let path = b.ptx_path.strip_prefix(&root).unwrap_or(&b.ptx_path);
+                (
+                    b.backend,
+                    path.display().to_string(),
+                    b.module.target.join(", "),
+                )
+            })
+            .collect(),
+    }
+}
+
+pub fn stats(builds: &mut [Build], patterns: &[String], format: Format) -> Result<()> {
+    let rows = collect(builds, patterns)?;
+    let meta = meta(builds);
+    match format {
+        Format::Json => {
+            let doc = serde_json::json!({
+                "schema_version": super::SCHEMA_VERSION,
+                "meta": meta,
+                "kernels": rows,
+            });
+            println!("{}", serde_json::to_string_pretty(&doc)?);
+            return Ok(());
+        }
+        Format::Csv => return print_csv(&rows),
+        Format::Table => {}
+    }
+    println!("# {}", meta.command);
+    println!("# date {} · commit {}", meta.date, meta.commit);
+    println!(
+        "# ptxas -arch={} -lineinfo -v: {} · nvdisasm: {}",
+        meta.arch, meta.ptxas, meta.nvdisasm
+    );
+    for (backend, path, target) in &meta.ptx {
+        println!("# {backend} PTX: {path} (.target {target})");
+    }
+    println!(
+        "\nSASS ({}), per kernel, from ptxas + nvdisasm:\n",
+        meta.arch
+    );
+    println!("{}", sass_table(&rows));
+    println!("\nPTX, per kernel:\n");
+    println!("{}", ptx_table(&rows));
+    println!("\n{LEGEND}");
+    Ok(())
+}
+
+/// One CSV row per kernel and backend: SASS counts, resources, PTX counts.
+fn print_csv(rows: &[KernelStats]) -> Result<()> {
+    let mut w = csv::Writer::from_writer(std::io::stdout());
+    let counts = |c: &Counts| {
+        vec![
+            c.total.to_string(),
+            c.shared_ld.to_string(),
+            c.shared_ld_predicated.to_string(),
+            c.shared_st.to_string(),
+            widths(&c.global_ld),
+            widths(&c.global_st),
+            (c.local_ld + c.local_st).to_string(),
+            (c.generic_ld + c.generic_st).to_string(),
+            c.barriers.to_string(),
+            c.shuffles.to_string(),
+            c.atomics.to_string(),
+            c.branches.to_string(),
+            c.predicated.to_string(),
+            c.loops.count.to_string(),
+        ]
+    };
+    let names = [
+        "insts",
+        "shared_ld",
+        "shared_ld_predicated",
+        "shared_st",
+        "global_ld",
+        "global_st",
+        "local",
+        "generic",
+        "barriers",
+        "shuffles",
+        "atomics",
+        "branches",
+        "predicated",
+        "loops",
+    ];
+    let mut header = vec!["kernel".to_string(), "backend".to_string()];
+    header.extend(names.iter().map(|n| format!("sass_{n}")));
+    header.extend(
+        [
+            "registers",
+            "smem",
+            "stack",
+            "spill_stores",
+            "spill_loads",
+            "unrolled",
+        ]
+        .map(String::from),
+    );
+    header.extend(names.iter().map(|n| format!("ptx_{n}")));
+    w.write_record(&header)?;
+    for r in rows {
+        let res = &r.resources;
+        let mut rec = vec![r.kernel.clone(), r.backend.to_string()];
+        rec.extend(counts(&r.sass));
+        rec.extend(
+            [
+                res.registers,
+                res.smem,
+                res.stack,
+                res.spill_stores,
+                res.spill_loads,
+            ]
+            .map(|v| v.to_string()),
+        );
+        rec.push(r.unrolled.to_string());
+        rec.extend(counts(&r.ptx));
+        w.write_record(&rec)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+const LEGEND: &str = "\
+insts: instructions up to the last EXIT (the trailing BRA-to-self and NOP padding excluded).
+LDG/STG, ld.global/st.global: count × access width. BAR: barrier instructions in the code (a
+barrier duplicated on two branch paths counts twice). pred: instructions under a predicate
+guard (@P0). loops: backward branches left after unrolling; \"with sync\" when a loop holds a
+barrier or a shuffle. unrolled: no such loop (tree and warp-sum loops fully unrolled).
+regs/smem/stack/spill: from ptxas -v (smem is static shared memory; these kernels size theirs
+at launch). generic: ld/st without a state space.";
+
+fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(ASCII_MARKDOWN)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header);
+    for i in 1..header.len() {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    t
+}
+
+fn sass_table(rows: &[KernelStats]) -> Table {
+    let mut t = table(&[
+        "kernel",
+        "insts",
+        "LDS",
+        "STS",
+        "LDG",
+        "STG",
+        "BAR",
+        "SHFL",
+        "ATOM/RED",
+        "BRA",
+        "pred",
+        "loops",
+        "unrolled",
+        "regs",
+        "smem",
+        "stack",
+        "spill st/ld",
+    ]);
+    for r in rows {
+        let (c, res) = (&r.sass, &r.resources);
+        t.add_row(vec![
+            Cell::new(r.label()),
+            Cell::new(c.total),
+            Cell::new(c.shared_ld),
+            Cell::new(c.shared_st),
+            Cell::new(widths(&c.global_ld)),
+            Cell::new(widths(&c.global_st)),
+            Cell::new(c.barriers),
+            Cell::new(c.shuffles),
+            Cell::new(c.atomics),
+            Cell::new(c.branches),
+            Cell::new(c.predicated),
+            Cell::new(c.loops),
+            Cell::new(if r.unrolled { "yes" } else { "no" }),
+            Cell::new(res.registers),
+            Cell::new(res.smem),
+            Cell::new(res.stack),
+            Cell::new(format!("{}/{}", res.spill_stores, res.spill_loads)),
+        ]);
+    }
+    t
+}
+
+fn ptx_table(rows: &[KernelStats]) -> Table {
+    let mut t = table(&[
+        "kernel",
+        "insts",
+        "ld.shared",
+        "st.shared",
+        "ld.global",
+        "st.global",
+        "generic",
+        "bar",
+        "shfl",
+        "atom/red",
+        "bra",
+        "pred",
+        "loops",
+    ]);
+    for r in rows {
+        let c = &r.ptx;
+        t.add_row(vec![
+            Cell::new(r.label()),
+            Cell::new(c.total),
+            Cell::new(c.shared_ld),
+            Cell::new(c.shared_st),
+            Cell::new(widths(&c.global_ld)),
+            Cell::new(widths(&c.global_st)),
+            Cell::new(c.generic_ld + c.generic_st),
+            Cell::new(c.barriers),
+            Cell::new(c.shuffles),
+            Cell::new(c.atomics),
+            Cell::new(c.branches),
+            Cell::new(c.predicated),
+            Cell::new(c.loops),
+        ]);
+    }
+    t
+}
+
+/// All metrics of a row, SASS first, for the diff.
+fn metrics(r: &KernelStats) -> Vec<(String, String)> {
+    let mut m: Vec<(String, String)> = r
+        .sass
+        .metrics()
+        .into_iter()
+        .map(|(k, v)| (format!("SASS {k}"), v))
+        .collect();
+    let res = &r.resources;
+    m.push(("registers".into(), res.registers.to_string()));
+    m.push(("stack".into(), res.stack.to_string()));
+    m.push((
+        "spill stores/loads".into(),
+        format!("{}/{}", res.spill_stores, res.spill_loads),
+    ));
+    m.push(("unrolled".into(), r.unrolled.to_string()));
+    m.extend(
+        r.ptx
+            .metrics()
+            .into_iter()
+            .map(|(k, v)| (format!("PTX {k}"), v)),
+    );
+    m
+}
+
+#[derive(Serialize)]
+struct Diff {
+    a: KernelStats,
+    b: KernelStats,
+    /// (metric, a, b) for each metric that differs.
+    differing: Vec<(String, String, String)>,
+    /// Unified diff of the normalized listings (PTX, or SASS with --sass); absent with --stats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    listing_diff: Option<String>,
+}
+
+/// `--diff A B` (per backend) or `--diff A` across two backends.
+pub fn diff(builds: &mut [Build], sides: &[String], args: &Args) -> Result<()> {
+    // (build index, kernel) pairs to compare.
+    let mut pairs: Vec<((usize, String), (usize, String))> = Vec::new();
+    let resolve = |b: &Build, p: &String| -> Result<Vec<String>> {
+        let ks = b.kernels(std::slice::from_ref(p));
+        if ks.is_empty() {
+            bail!("no kernel matches '{p}' in the {} PTX", b.backend);
+        }
+        Ok(ks)
+    };
+    match sides {
+        [a, b] => {
+            for (i, build) in builds.iter().enumerate() {
+                let (ka, kb) = (resolve(build, a)?, resolve(build, b)?);
+                if ka.len() != kb.len() {
+                    bail!(
+                        "'{a}' names {} kernels and '{b}' {}: name one each",
+                        ka.len(),
+                        kb.len()
+                    );
+                }
+                pairs.extend(ka.into_iter().zip(kb).map(|(x, y)| ((i, x), (i, y))));
+            }
+        }
+        [a] => {
+            if builds.len() != 2 {
+                bail!(
+                    "--diff {a} with one kernel compares two backends: add --backend llvm,nvvm \
+                     (or name two kernels)"
+                );
+            }
+            let (k0, k1) = (resolve(&builds[0], a)?, resolve(&builds[1], a)?);
+            pairs.extend(
+                k0.into_iter()
+                    .filter(|k| k1.contains(k))
+                    .map(|k| ((0, k.clone()), (1, k))),
+            );
+        }
+        _ => bail!("--diff takes one or two kernels"),
+    }
+    let mut sources = listing::Sources::default();
+    let mut out = Vec::new();
+    for ((ia, ka), (ib, kb)) in pairs {
+        let sa = kernel_stats(&mut builds[ia], &ka)?;
+        let sb = kernel_stats(&mut builds[ib], &kb)?;
+        let differing = metrics(&sa)
+            .into_iter()
+            .zip(metrics(&sb))
+            .filter(|((_, x), (_, y))| x != y)
+            .map(|((k, x), (_, y))| (k, x, y))
+            .collect();
+        let listing_diff = if args.stats {
+            None
+        } else {
+            let la = normalized(&mut builds[ia], &ka, args.sass, &mut sources)?;
+            let lb = normalized(&mut builds[ib], &kb, args.sass, &mut sources)?;
+            let (ta, tb) = (la.join("\n") + "\n", lb.join("\n") + "\n");
+            let diff = similar::TextDiff::from_lines(&ta, &tb)
+                .unified_diff()
+                .context_radius(3)
+                .header(&sa.label(), &sb.label())
+                .to_string();
+            Some(diff)
+        };
+        out.push(Diff {
+            a: sa,
+            b: sb,
+            differing,
+            listing_diff,
+        });
+    }
+    if args.format == Format::Json {
+        return print_json("diffs", &out);
+    }
+    let kind = if args.sass { "SASS" } else { "PTX" };
+    for d in &out {
+        println!("## {} vs {}\n", d.a.label(), d.b.label());
+        if d.differing.is_empty() {
+            println!("all counts equal\n");
+        } else {
+            let mut t = table(&["metric", &d.a.label(), &d.b.label()]);
+            for (k, x, y) in &d.differing {
+                t.add_row(vec![k, x, y]);
+            }
+            println!("{t}\n(counts not listed are equal)\n");
+        }
+        match d.listing_diff.as_deref() {
+            None => {}
+            Some("") => {
+                println!("{kind} identical after normalizing names, labels and addresses\n")
+            }
+            Some(diff) => println!("{kind} diff (names, labels and addresses normalized):\n{diff}"),
+        }
+    }
+    Ok(())
+}
+
+/// A listing with what always differs taken out: SASS addresses, label numbers, the kernel's
+/// own name (PTX parameter names).
+fn normalized(
+    b: &mut Build,
+    name: &str,
+    sass: bool,
+    sources: &mut listing::Sources,
+) -> Result<Vec<String>> {
+    let lines = if sass {
+        let s = b.sass()?;
+        let f = s.function(name).expect("kernel_stats checked it");
+        listing::sass_lines(f, false, sources)
+            .into_iter()
+            .map(|l| match l.find("*/") {
+                Some(i) => l[i + 2..].trim().to_string(),
+                None => l,
+            })
+            .collect()
+    } else {
+        let f = b.module.entry(name).expect("kernel_stats checked it");
+        listing::ptx_lines(f, &b.module, false, sources)
+            .into_iter()
+            .map(|l| l.replace(name, "KERNEL"))
+            .filter(|l| !l.trim_start().starts_with(".loc") && !l.trim().is_empty())
+            .collect()
+    };
+    Ok(renumber_labels(lines))
+}
+
+/// `.L_x_24` / `$L__BB3_2` → `L0`, `L1` … in order of first appearance.
+fn renumber_labels(lines: Vec<String>) -> Vec<String> {
+    let re = Regex::new(r"\.L_x_\d+|\$L__BB\d+_\d+").unwrap();
+    let mut names: HashMap<String, String> = HashMap::new();
+    lines
+        .into_iter()
+        .map(|l| {
+            re.replace_all(&l, |c: &regex::Captures| {
+                let n = names.len();
+                names
+                    .entry(c[0].to_string())
+                    .or_insert_with(|| format!("L{n}"))
+                    .clone()
+            })
+            .into_owned()
+        })
+        .collect()
+}

@@ -1,0 +1,364 @@
+//! SASS for sm_90: `ptxas -arch=sm_90 -lineinfo -v` assembles a PTX file into a cubin (its
+//! `-v` report gives registers, stack, spills, shared memory per kernel), and `nvdisasm -c`
+//! turns the cubin back into text, one listing per kernel.
+
+use super::counts::{Counts, Inst, InstClass, Item, Loops};
+use crate::util;
+use anyhow::{Result, bail};
+use regex::Regex;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::LazyLock;
+
+/// The architecture every PTX is assembled for (the nvvm PTX targets sm_80 and is
+/// assembled for sm_90 like the driver's JIT would on an H200).
+pub const ARCH: &str = "sm_90";
+
+/// One kernel's SASS.
+#[derive(Debug)]
+pub struct Function {
+    pub name: String,
+    pub lines: Vec<Line>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Line {
+    Inst {
+        addr: u32,
+        inst: Inst,
+    },
+    Label(String),
+    /// `//## File "path", line N` from `nvdisasm -g`.
+    Source {
+        file: String,
+        line: u32,
+    },
+}
+
+/// What `ptxas -v` reports per kernel.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Serialize)]
+pub struct Resources {
+    pub registers: u32,
+    /// Static shared memory in bytes (these kernels size theirs at launch, so usually 0).
+    pub smem: u32,
+    pub stack: u32,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+}
+
+/// `ptxas -arch=sm_90 -lineinfo -v -o <cubin> <ptx>`; returns the cubin and the `-v` report.
+pub fn assemble(ptx: &Path, cubin: &Path) -> Result<(PathBuf, BTreeMap<String, Resources>)> {
+    let ptxas = util::cuda_tool("ptxas")?;
+    std::fs::create_dir_all(cubin.parent().expect("cubin has a parent"))?;
+    let mut cmd = Command::new(ptxas);
+    cmd.arg(format!("-arch={ARCH}"))
+        .args(["-lineinfo", "-v", "-o"])
+        .arg(cubin)
+        .arg(ptx);
+    let out = util::capture(&mut cmd)?;
+    Ok((cubin.to_path_buf(), parse_resources(&out.stderr)))
+}
+
+/// `nvdisasm -c -g <cubin>`, parsed into one listing per kernel (`-g` adds the source lines
+/// where the cubin has line info, and nothing where it has none).
+pub fn disassemble(cubin: &Path) -> Result<Vec<Function>> {
+    let mut cmd = Command::new(util::cuda_tool("nvdisasm")?);
+    cmd.args(["-c", "-g"]).arg(cubin);
+    let out = util::capture(&mut cmd)?;
+    let functions = parse_disassembly(&out.stdout);
+    if functions.is_empty() {
+        bail!("nvdisasm printed no functions for {}", cubin.display());
+    }
+    Ok(functions)
+}
+
+impl Function {
+    pub fn insts(&self) -> impl Iterator<Item = &Inst> {
+        self.lines.iter().filter_map(|l| match l {
+            Line::Inst { inst, .. } => Some(inst),
+            _ => None,
+        })
+    }
+
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for inst in self.insts() {
+            c.add(inst, classify(&inst.opcode));
+        }
+        let items: Vec<Item<'_>> = self
+            .lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::Inst { inst, .. } => Some(Item::Inst(inst)),
+                Line::Label(l) => Some(Item::Label(l)),
+                Line::Source { .. } => None,
+            })
+            .collect();
+        c.loops = Loops::find(&items, branch_target, |op| {
+            matches!(classify(op), InstClass::Barrier | InstClass::Shuffle)
+        });
+        c
+    }
+}
+
+/// What a SASS opcode does: `LDG.E.128` → global load of 128 bits.
+pub fn classify(opcode: &str) -> InstClass {
+    let mut parts = opcode.split('.');
+    let base = parts.next().unwrap_or("");
+    let mods: Vec<&str> = parts.collect();
+    let bits = || {
+        if mods.contains(&"128") {
+            128
+        } else if mods.contains(&"64") {
+            64
+        } else if mods.iter().any(|m| matches!(*m, "U8" | "S8")) {
+            8
+        } else if mods.iter().any(|m| matches!(*m, "U16" | "S16")) {
+            16
+        } else {
+            32
+        }
+    };
+    match base {
+        "LDS" | "LDSM" => InstClass::Shared { load: true },
+        "STS" => InstClass::Shared { load: false },
+        "LDG" => InstClass::Global {
+            load: true,
+            bits: bits(),
+        },
+        "STG" => InstClass::Global {
+            load: false,
+            bits: bits(),
+        },
+        "LDL" => InstClass::Local { load: true },
+        "STL" => InstClass::Local { load: false },
+        "LD" => InstClass::Generic { load: true },
+        "ST" => InstClass::Generic { load: false },
+        "BAR" => InstClass::Barrier,
+        "SHFL" => InstClass::Shuffle,
+        "ATOM" | "ATOMG" | "ATOMS" | "RED" | "REDG" => InstClass::Atomic,
+        "BRA" | "BRX" | "JMP" | "JMX" => InstClass::Branch,
+        _ => InstClass::Other,
+    }
+}
+
+/// ``BRA `(.L_x_13)`` → `.L_x_13`.
+pub fn branch_target(inst: &Inst) -> Option<&str> {
+    if !matches!(classify(&inst.opcode), InstClass::Branch) {
+        return None;
+    }
+    let s = inst.operands.as_str();
+    let start = s.find("(")? + 1;
+    let end = start + s[start..].find(')')?;
+    Some(&s[start..end])
+}
+
+static INST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@(!?U?P(?:T|\d+))\s+)?([A-Z0-9_.]+)\s*(.*?)\s*;")
+        .unwrap()
+});
+static SOURCE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"^\s*//## File "([^"]*)", line (\d+)"#).unwrap());
+
+/// Splits `nvdisasm -c` output at each `.text.<kernel>:` and reads its instructions, labels
+/// and (with `-g`) source lines. Drops the padding after the last `EXIT`: the `BRA` to
+/// itself and the `NOP`s, so counts are of instructions that can run.
+pub fn parse_disassembly(text: &str) -> Vec<Function> {
+    let mut functions: Vec<Function> = Vec::new();
+    for raw in text.lines() {
+        let line = raw.trim();
+        if let Some(name) = line
+            .strip_prefix(".text.")
+            .and_then(|s| s.strip_suffix(':'))
+        {
+            functions.push(Function {
+                name: name.to_string(),
+                lines: Vec::new(),
+            });
+            continue;
+        }
+        let Some(f) = functions.last_mut() else {
+            continue;
+        };
+        if let Some(c) = INST.captures(raw) {
+            f.lines.push(Line::Inst {
+                addr: u32::from_str_radix(&c[1], 16).unwrap_or(0),
+                inst: Inst {
+                    guard: c.get(2).map(|g| g.as_str().to_string()),
+                    opcode: c[3].to_string(),
+                    operands: c[4].to_string(),
+                },
+            });
+        } else if let Some(c) = SOURCE.captures(raw) {
+            f.lines.push(Line::Source {
+                file: c[1].to_string(),
+                line: c[2].parse().unwrap_or(0),
+            });
+        } else if let Some(label) = line.strip_suffix(':').filter(|l| l.starts_with(".L")) {
+            f.lines.push(Line::Label(label.to_string()));
+        }
+    }
+    for f in &mut functions {
+        trim_padding(&mut f.lines);
+    }
+    functions
+}
+
+fn trim_padding(lines: &mut Vec<Line>) {
+    while let Some(last) = lines.last() {
+        match last {
+            Line::Inst { inst, .. } if inst.opcode == "NOP" => {}
+            Line::Label(_) | Line::Source { .. } => {}
+            _ => break,
+        }
+        lines.pop();
+    }
+    let n = lines.len();
+    if n >= 2
+        && let (Line::Label(l), Line::Inst { inst, .. }) = (&lines[n - 2], &lines[n - 1])
+        && branch_target(inst) == Some(l.as_str())
+    {
+        lines.truncate(n - 2);
+    }
+}
+
+/// Reads `ptxas -v` (stderr): per kernel, registers, static shared memory, stack, spills.
+pub fn parse_resources(report: &str) -> BTreeMap<String, Resources> {
+    static FUNC: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"Function properties for (\S+)").unwrap());
+    static FRAME: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+            .unwrap()
+    });
+    static USED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"Used (\d+) registers").unwrap());
+    static SMEM: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(\d+) bytes smem").unwrap());
+    let num = |s: &str| s.parse::<u32>().unwrap_or(0);
+    let mut map = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in report.lines() {
+        if let Some(c) = FUNC.captures(line) {
+            current = Some(c[1].to_string());
+            map.insert(c[1].to_string(), Resources::default());
+        }
+        let Some(r) = current.as_ref().and_then(|k| map.get_mut(k)) else {
+            continue;
+        };
+        if let Some(c) = FRAME.captures(line) {
+            r.stack = num(&c[1]);
+            r.spill_stores = num(&c[2]);
+            r.spill_loads = num(&c[3]);
+        }
+        if let Some(c) = USED.captures(line) {
+            r.registers = num(&c[1]);
+            r.smem = SMEM.captures(line).map_or(0, |c| num(&c[1]));
+        }
+    }
+    map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LISTING: &str = r#"
+//--------------------- .text.k                --------------------------
+	.section	.text.k,"ax",@progbits
+k:
+.text.k:
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+	//## File "/work/main/gpu-kernels/src/reduce.rs", line 116
+        /*0010*/                   LOP3.LUT P0, RZ, R2, 0x1, RZ, 0xc0, !PT ;
+.L_x_13:
+        /*0020*/              @!P0 LDS R4, [R3+0x4] ;
+        /*0030*/                   LDG.E.128 R4, desc[UR6][R4.64+-0x8] ;
+        /*0040*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*0050*/              @!P0 BRA `(.L_x_13) ;
+        /*0060*/                   SHFL.DOWN PT, R5, R8, 0x10, 0x1f ;
+        /*0070*/                   REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR6][R2.64], R5 ;
+        /*0080*/               @P0 EXIT ;
+        /*0090*/                   EXIT ;
+.L_x_24:
+        /*00a0*/                   BRA `(.L_x_24);
+        /*00b0*/                   NOP;
+.L_x_40:
+"#;
+
+    #[test]
+    fn parses_listing_and_drops_padding() {
+        let fs = parse_disassembly(LISTING);
+        assert_eq!(fs.len(), 1);
+        let f = &fs[0];
+        assert_eq!(f.name, "k");
+        assert!(f.lines.contains(&Line::Source {
+            file: "/work/main/gpu-kernels/src/reduce.rs".into(),
+            line: 116
+        }));
+        let c = f.counts();
+        assert_eq!(c.total, 10);
+        assert_eq!(c.shared_ld, 1);
+        assert_eq!(c.global_ld.get(&128), Some(&1));
+        assert_eq!(
+            (c.barriers, c.shuffles, c.atomics, c.branches),
+            (1, 1, 1, 1)
+        );
+        assert_eq!(c.predicated, 3);
+        assert_eq!((c.loops.count, c.loops.with_sync), (1, 1));
+    }
+
+    #[test]
+    fn reads_ptxas_report() {
+        let report = "\
+ptxas info    : Compiling entry function 'reduce_v1_f32' for 'sm_90'
+ptxas info    : Function properties for reduce_v1_f32
+    0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads
+ptxas info    : Used 12 registers, used 1 barriers, 1024 bytes smem, 380 bytes cmem[0]
+ptxas info    : Function properties for bump
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 8 registers, used 0 barriers
+";
+        let r = parse_resources(report);
+        let v1 = r["reduce_v1_f32"];
+        assert_eq!(
+            (v1.registers, v1.smem, v1.spill_stores, v1.spill_loads),
+            (12, 1024, 8, 4)
+        );
+        assert_eq!(r["bump"].registers, 8);
+    }
+
+    #[test]
+    fn widths_and_classes() {
+        assert_eq!(
+            classify("LDG.E.128"),
+            InstClass::Global {
+                load: true,
+                bits: 128
+            }
+        );
+        assert_eq!(
+            classify("LDG.E"),
+            InstClass::Global {
+                load: true,
+                bits: 32
+            }
+        );
+        assert_eq!(
+            classify("STG.E.64"),
+            InstClass::Global {
+                load: false,
+                bits: 64
+            }
+        );
+        assert_eq!(
+            classify("LDG.E.U8.CONSTANT"),
+            InstClass::Global {
+                load: true,
+                bits: 8
+            }
+        );
+        assert_eq!(classify("STL.64"), InstClass::Local { load: false });
+        assert_eq!(classify("LD.E"), InstClass::Generic { load: true });
+        assert_eq!(classify("ATOMS.ADD"), InstClass::Atomic);
+    }
+}

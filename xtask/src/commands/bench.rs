@@ -1,0 +1,240 @@
+//! `cargo xtask bench`: the chapter's `make bench`. Runs `lab bench` (the host binary beside
+//! this one) with every flag passed through, and has it write its results file under
+//! `results/bench/` (unless `--out DIR` is given). Works from `dist/` on a GPU machine
+//! without cargo: `dist/xtask bench --sweep`.
+//!
+//! `cargo xtask bench --help` shows `lab bench --help`: the flags are lab's, except
+//! `--record "change; hypothesis"`, which appends the measured rows to the experiment log
+//! (`cargo xtask log`).
+
+use crate::commands::log;
+use crate::util;
+use anyhow::{Context, Result, bail};
+use std::path::PathBuf;
+use std::process::Command;
+
+#[derive(clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct Args {
+    /// `lab bench` flags, passed through (`cargo xtask bench --help` lists them)
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "LAB BENCH FLAGS"
+    )]
+    args: Vec<String>,
+}
+
+/// Where results files go, relative to the repository root.
+pub const RESULTS_DIR: &str = "results/bench";
+
+pub fn run(args: &Args) -> Result<()> {
+    let root = util::root();
+    let (record, lab_args) = take_record(&args.args)?;
+    let lab = lab_binary()?;
+    let mut cmd = Command::new(&lab);
+    cmd.current_dir(&root).arg("bench").args(&lab_args);
+    let help = lab_args.iter().any(|a| a == "--help" || a == "-h");
+    let out = out_dir(&lab_args)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(RESULTS_DIR));
+    if !help && !has_out(&lab_args) {
+        cmd.arg("--out").arg(&out);
+    }
+    let started = std::time::SystemTime::now();
+    util::run(&mut cmd)?;
+    if let Some((change, hypothesis)) = record {
+        let file = newest_json(&out, started)?;
+        let entries = log_entries(&file, &change, &hypothesis)?;
+        log::append(&log::path(&root), &entries)?;
+        eprintln!(
+            "recorded {} row(s) in {}",
+            entries.len(),
+            log::path(&root).display()
+        );
+    }
+    Ok(())
+}
+
+/// `--record`'s (change, hypothesis).
+type Record = (String, String);
+
+/// Splits `--record "change; hypothesis"` (xtask's own flag) from the flags for lab.
+fn take_record(args: &[String]) -> Result<(Option<Record>, Vec<String>)> {
+    let mut rest = Vec::new();
+    let mut record = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if let Some(v) = a.strip_prefix("--record=") {
+            record = Some(log::parse_record(v)?);
+        } else if a == "--record" {
+            let v = it
+                .next()
+                .context("--record needs a value: \"change; hypothesis\"")?;
+            record = Some(log::parse_record(v)?);
+        } else {
+            rest.push(a.clone());
+        }
+    }
+    Ok((record, rest))
+}
+
+/// The `--out DIR` the user gave, if any.
+fn out_dir(args: &[String]) -> Option<String> {
+    let i = args.iter().position(|a| a == "--out")?;
+    args.get(i + 1).cloned()
+}
+
+/// The results JSON this run wrote: the newest one in `dir` modified after `since`.
+fn newest_json(dir: &std::path::Path, since: std::time::SystemTime) -> Result<PathBuf> {
+    std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .filter(|(t, _)| *t >= since)
+        .max()
+        .map(|(_, p)| p)
+        .context("the bench wrote no results file to record from")
+}
+
+/// One log row per measured Rust kernel of a results file (ceilings, CUB and the copy are
+/// the references, not experiments).
+fn log_entries(file: &std::path::Path, change: &str, hypothesis: &str) -> Result<Vec<log::Entry>> {
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file)?)
+        .with_context(|| format!("parsing {}", file.display()))?;
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    let num = |v: &serde_json::Value| v.as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
+    let rows = report["rows"]
+        .as_array()
+        .context("results file has no rows")?;
+    Ok(rows
+        .iter()
+        .filter(|r| {
+            r["section"] != "ceiling" && matches!(r["backend"].as_str(), Some("llvm" | "nvvm"))
+        })
+        .map(|r| log::Entry {
+            date: text(&report["date"]),
+            commit: text(&report["commit"]),
+            kernel: format!(
+                "{} {} [{}] {}",
+                text(&r["kernel"]),
+                text(&r["dtype"]),
+                text(&r["backend"]),
+                text(&r["size"])
+            ),
+            change: change.into(),
+            hypothesis: hypothesis.into(),
+            result: match r["status"].as_str() {
+                Some("ok") => format!(
+                    "{} GB/s, {}% of ceiling, {}x reference",
+                    num(&r["gbps"]),
+                    num(&r["pct_of_ceiling"]),
+                    num(&r["vs_reference"])
+                ),
+                _ => format!("{}: {}", text(&r["status"]), text(&r["note"])),
+            },
+            metrics: format!(
+                "median_us={} spread_pct={} us_per_launch={} file={}",
+                num(&r["median_us"]),
+                num(&r["spread_pct"]),
+                num(&r["us_per_launch"]),
+                file.file_name().unwrap_or_default().to_string_lossy()
+            ),
+        })
+        .collect())
+}
+
+/// The `lab` binary beside this executable. Under `cargo xtask` (cargo sets `CARGO`) in a
+/// source tree, it is built first so it is never stale; from `dist/` it is used as it is.
+fn lab_binary() -> Result<PathBuf> {
+    let lab = std::env::current_exe()
+        .context("locating the xtask binary")?
+        .with_file_name("lab");
+    let root = util::root();
+    if let Some(cargo) = std::env::var_os("CARGO")
+        && root.join("Cargo.toml").exists()
+    {
+        util::run(Command::new(cargo).current_dir(&root).args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "host",
+            "--bin",
+            "lab",
+        ]))?;
+    }
+    if !lab.is_file() {
+        bail!(
+            "the lab binary is not at {}: build it (`cargo build --release -p host`, or `cargo xtask dist`)",
+            lab.display()
+        );
+    }
+    Ok(lab)
+}
+
+/// Whether the user chose the output folder (`--out DIR` or `--out=DIR`).
+fn has_out(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--out" || a.starts_with("--out="))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn parse(argv: &[&str]) -> Vec<String> {
+        Cli::try_parse_from(std::iter::once("bench").chain(argv.iter().copied()))
+            .unwrap()
+            .args
+            .args
+    }
+
+    #[test]
+    fn record_is_taken_out_of_the_lab_flags() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let (r, rest) = take_record(&s(&[
+            "--kernel",
+            "v7",
+            "--record",
+            "unroll; more in flight",
+        ]))
+        .unwrap();
+        assert_eq!(r, Some(("unroll".into(), "more in flight".into())));
+        assert_eq!(rest, s(&["--kernel", "v7"]));
+        assert!(take_record(&s(&["--record"])).is_err());
+        assert!(take_record(&s(&["--record=no hypothesis"])).is_err());
+    }
+
+    #[test]
+    fn every_flag_passes_through_unchanged() {
+        let argv = [
+            "--size",
+            "2^20,2^24",
+            "--kernel",
+            "v6",
+            "--format",
+            "json",
+            "-q",
+        ];
+        assert_eq!(parse(&argv), argv);
+        assert_eq!(parse(&["--help"]), ["--help"]);
+        assert!(parse(&[]).is_empty());
+    }
+
+    #[test]
+    fn results_go_to_results_bench_unless_out_is_given() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert!(!has_out(&s(&["--sweep"])));
+        assert!(has_out(&s(&["--sweep", "--out", "x"])));
+        assert!(has_out(&s(&["--out=x"])));
+        assert!(!has_out(&s(&["--outline"])));
+    }
+}

@@ -1,0 +1,453 @@
+//! Running `lab run` under ncu so that exactly the intended launches are profiled, and
+//! reading the result back as [`Row`]s.
+//!
+//! 1. `lab run --plan` resolves the kernel names (a wrong name fails here, with the list of
+//!    valid ones) and says which backends the binary carries.
+//! 2. One ncu process per backend (`--select nvtx`: `--nvtx --nvtx-include
+//!    kernel-lab@profile/`, every kernel of that backend in one report), or one per kernel and
+//!    backend (`--select launch-skip`: `--kernel-name <entry> --launch-skip 1 --launch-count 1`,
+//!    which skips the warm-up without NVTX). Within one report every kernel name is unique,
+//!    so rows map to launches by name.
+//! 3. The report is exported as `<name>.ncu-rep`, imported as `<name>.raw.csv`
+//!    (`--page raw --csv --print-units base`), with `lab run`'s manifest as
+//!    `<name>.launches.json` and ncu's console output as `<name>.ncu.log`. Every file is
+//!    written under a temporary name and renamed into place.
+
+use super::metrics::{Row, function_name};
+use super::ncu_csv::{self, Profiled};
+use super::tools::{self, write_atomic};
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// NVTX filter matching `lab run`'s profiled launches (host::profile::NVTX_FILTER).
+pub const NVTX_FILTER: &str = "kernel-lab@profile/";
+
+/// How ncu finds the profiled launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Select {
+    /// NVTX range `profile`: one ncu run per backend.
+    Nvtx,
+    /// `--kernel-name <entry> --launch-skip 1 --launch-count 1`: one ncu run per kernel.
+    LaunchSkip,
+}
+
+/// One launch as `lab run --plan` lists it.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct Planned {
+    /// `reduce_v3`: what `lab run --kernel` takes.
+    pub kernel: String,
+    /// `reduce_v3_f32`: the name ncu reports.
+    pub entry: String,
+    pub backend: String,
+}
+
+#[derive(Debug, serde::Deserialize)]
+pub struct Plan {
+    #[serde(default)]
+    pub notes: Vec<String>,
+    pub launches: Vec<Planned>,
+}
+
+/// One launch as `lab run --manifest` reports it.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct Launched {
+    pub entry: String,
+    /// None for CUB, which picks its own launch.
+    pub config: Option<Config>,
+    pub ok: bool,
+    pub check: String,
+}
+
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct Config {
+    pub grid: (u32, u32),
+}
+
+#[derive(Debug, serde::Deserialize)]
+pub struct Manifest {
+    pub launches: Vec<Launched>,
+}
+
+/// What ncu collects.
+#[derive(Clone, Debug)]
+pub struct Collect {
+    /// `--set` (e.g. `full`), if any.
+    pub set: Option<&'static str>,
+    /// `--section`s.
+    pub sections: Vec<&'static str>,
+    /// `--metrics`.
+    pub metrics: Vec<String>,
+}
+
+/// Everything a capture needs besides the kernels.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub ncu: PathBuf,
+    pub lab: PathBuf,
+    pub clock_control: String,
+    pub cache_control: String,
+    pub select: Select,
+    pub out_dir: PathBuf,
+    pub collect: Collect,
+    /// `--size N --rows R --cols C` for `lab run`.
+    pub size_args: Vec<String>,
+}
+
+/// One ncu process: the launches it profiles and the name of its files.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// `ncu-table-llvm`: files are `<name>.ncu-rep`, `<name>.raw.csv`, …
+    pub name: String,
+    pub backend: String,
+    pub launches: Vec<Planned>,
+}
+
+/// The `lab` binary beside this executable (or `--lab`).
+pub fn find_lab(explicit: Option<&Path>) -> Result<PathBuf> {
+    let lab = match explicit {
+        Some(p) => p.to_path_buf(),
+        None => std::env::current_exe()
+            .context("locating the xtask binary")?
+            .with_file_name("lab"),
+    };
+    if !lab.is_file() {
+        bail!(
+            "the lab binary is not at {}: build it (`cargo build --release -p host`, or `cargo xtask dist`) or pass --lab PATH",
+            lab.display()
+        );
+    }
+    Ok(lab)
+}
+
+/// `lab run --plan`: resolves names without touching the GPU.
+pub fn plan(lab: &Path, kernels: &str, backend: &str, size_args: &[String]) -> Result<Plan> {
+    let mut cmd = Command::new(lab);
+    cmd.args(["run", "--kernel", kernels, "--backend", backend, "--plan"])
+        .args(size_args);
+    let out = cmd
+        .output()
+        .with_context(|| format!("could not start '{}'", tools::show(&cmd)))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("error:"))
+            .or(err.lines().rev().find(|l| !l.trim().is_empty()))
+            .unwrap_or("")
+            .trim_start_matches("error: ")
+            .to_string();
+        bail!("lab run --plan failed ({}): {line}", out.status);
+    }
+    let plan: Plan =
+        serde_json::from_slice(&out.stdout).context("reading lab run --plan's JSON")?;
+    for n in &plan.notes {
+        eprintln!("note: {n}");
+    }
+    Ok(plan)
+}
+
+/// Splits a plan into ncu processes named `<base>-<backend>` (nvtx) or
+/// `<base>-<kernel>-<backend>` (launch-skip).
+pub fn jobs(base: &str, plan: &[Planned], select: Select) -> Vec<Job> {
+    let mut jobs: Vec<Job> = Vec::new();
+    for p in plan {
+        match select {
+            Select::Nvtx => match jobs.iter_mut().find(|j| j.backend == p.backend) {
+                Some(j) => j.launches.push(p.clone()),
+                None => jobs.push(Job {
+                    name: format!("{base}-{}", p.backend),
+                    backend: p.backend.clone(),
+                    launches: vec![p.clone()],
+                }),
+            },
+            Select::LaunchSkip => jobs.push(Job {
+                name: format!("{base}-{}-{}", p.kernel, p.backend),
+                backend: p.backend.clone(),
+                launches: vec![p.clone()],
+            }),
+        }
+    }
+    jobs
+}
+
+/// The ncu command line of one job.
+pub fn ncu_command(s: &Settings, job: &Job, report: &Path, manifest: &Path) -> Command {
+    let mut cmd = Command::new(&s.ncu);
+    cmd.args(["--clock-control", &s.clock_control])
+        .args(["--cache-control", &s.cache_control]);
+    if let Some(set) = s.collect.set {
+        cmd.args(["--set", set]);
+    }
+    for sec in &s.collect.sections {
+        cmd.args(["--section", sec]);
+    }
+    if !s.collect.metrics.is_empty() {
+        cmd.args(["--metrics", &s.collect.metrics.join(",")]);
+    }
+    // CUB launches kernels of its own choosing: only the NVTX range can pick its call.
+    match if job.backend == "cub" {
+        Select::Nvtx
+    } else {
+        s.select
+    } {
+        Select::Nvtx => {
+            cmd.args(["--nvtx", "--nvtx-include", NVTX_FILTER]);
+        }
+        Select::LaunchSkip => {
+            cmd.args(["--kernel-name", &job.launches[0].entry]).args([
+                "--launch-skip",
+                "1",
+                "--launch-count",
+                "1",
+            ]);
+        }
+    }
+    let kernels: Vec<&str> = job.launches.iter().map(|l| l.kernel.as_str()).collect();
+    cmd.arg("--export")
+        .arg(report)
+        .arg("--force-overwrite")
+        .arg(&s.lab)
+        .args(["run", "--kernel", &kernels.join(",")])
+        // CUB is one launch whatever the backend: any valid value does.
+        .args([
+            "--backend",
+            if job.backend == "cub" {
+                "both"
+            } else {
+                &job.backend
+            },
+        ])
+        .args(&s.size_args)
+        .arg("--manifest")
+        .arg(manifest);
+    cmd
+}
+
+/// Runs one job under ncu and returns its rows (see the module docs for the files).
+pub fn run_job(s: &Settings, job: &Job) -> Result<Vec<Row>> {
+    std::fs::create_dir_all(&s.out_dir)
+        .with_context(|| format!("creating {}", s.out_dir.display()))?;
+    let file = |ext: &str| s.out_dir.join(format!("{}.{ext}", job.name));
+    let (report, manifest) = (file("ncu-rep"), file("launches.json"));
+    // ncu appends .ncu-rep to --export: give it a temporary stem in the same folder.
+    let report_stem = s
+        .out_dir
+        .join(format!(".{}.tmp{}", job.name, std::process::id()));
+    let report_tmp = PathBuf::from(format!("{}.ncu-rep", report_stem.display()));
+    let manifest_tmp = tools::temp_path(&manifest);
+    let _ = std::fs::remove_file(&report_tmp);
+    let _ = std::fs::remove_file(&manifest_tmp);
+
+    let mut cmd = ncu_command(s, job, &report_stem, &manifest_tmp);
+    let (status, console) = tools::run_tee(&mut cmd)?;
+    let logged = format!("+ {}\n{console}", tools::show(&cmd));
+    write_atomic(&file("ncu.log"), logged.as_bytes())?;
+    if let Some(problem) = tools::known_problem("ncu", &console) {
+        bail!("{problem}");
+    }
+    if tools::profiled_nothing(&console) {
+        bail!(
+            "ncu profiled no kernel for {}: {}; see {}",
+            job.name,
+            match s.select {
+                Select::Nvtx => format!(
+                    "the NVTX filter '{NVTX_FILTER}' matched no launch; retry with --select launch-skip"
+                ),
+                Select::LaunchSkip => "no launch of that kernel name after the warm-up".into(),
+            },
+            file("ncu.log").display()
+        );
+    }
+    if !report_tmp.is_file() {
+        let why = console
+            .lines()
+            .find(|l| l.starts_with("==ERROR=="))
+            .map_or(String::new(), |l| format!("{}; ", l.trim()));
+        bail!(
+            "ncu wrote no report ({}, {status}): {why}see {}",
+            report_tmp.display(),
+            file("ncu.log").display()
+        );
+    }
+    tools::commit(&report_tmp, &report)?;
+    if manifest_tmp.is_file() {
+        tools::commit(&manifest_tmp, &manifest)?;
+    } else {
+        // Never pair this report with an older run's manifest.
+        let _ = std::fs::remove_file(&manifest);
+    }
+
+    let csv = import_raw(&s.ncu, &report)?;
+    write_atomic(&file("raw.csv"), csv.as_bytes())?;
+    let profiled = ncu_csv::parse_raw(&csv)
+        .with_context(|| format!("parsing {}", file("raw.csv").display()))?;
+    let launched = read_manifest(&manifest);
+    if launched.is_none() {
+        eprintln!(
+            "warning: lab run wrote no manifest for {} ({}): results are not verified",
+            job.name,
+            if status.success() {
+                "exit 0"
+            } else {
+                "it failed"
+            }
+        );
+    }
+    for l in launched.iter().flatten().filter(|l| !l.ok) {
+        eprintln!(
+            "warning: {} [{}] FAILED verification under ncu: {}",
+            l.entry, job.backend, l.check
+        );
+    }
+    match_rows(job, profiled, launched.as_deref())
+}
+
+/// `ncu --import REPORT --page raw --csv`: the table every parser here reads.
+pub fn import_raw(ncu: &Path, report: &Path) -> Result<String> {
+    tools::output(
+        Command::new(ncu)
+            .arg("--import")
+            .arg(report)
+            .args(["--page", "raw", "--csv", "--print-units", "base"])
+            .args(["--print-kernel-base", "function"]),
+    )
+}
+
+fn read_manifest(path: &Path) -> Option<Vec<Launched>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str::<Manifest>(&text)
+        .ok()
+        .map(|m| m.launches)
+}
+
+/// Pairs profiled launches with planned ones by kernel name: each planned kernel exactly once.
+pub fn match_rows(
+    job: &Job,
+    profiled: Vec<Profiled>,
+    launched: Option<&[Launched]>,
+) -> Result<Vec<Row>> {
+    let mut missing = Vec::new();
+    for p in &job.launches {
+        if p.backend == "cub" {
+            // CUB's call launches kernels of its own choosing: any of them will do.
+            if profiled.is_empty() {
+                missing.push(p.entry.clone());
+            }
+            continue;
+        }
+        match profiled
+            .iter()
+            .filter(|r| function_name(&r.kernel) == p.entry)
+            .count()
+        {
+            1 => {}
+            0 => missing.push(p.entry.clone()),
+            n => bail!(
+                "{}: ncu profiled {} {n} times, expected once (did the filter catch the warm-up?)",
+                job.name,
+                p.entry
+            ),
+        }
+    }
+    if !missing.is_empty() {
+        let got: Vec<&str> = profiled.iter().map(|p| p.kernel.as_str()).collect();
+        bail!(
+            "{}: ncu's report lacks {} (it holds: {})",
+            job.name,
+            missing.join(", "),
+            if got.is_empty() {
+                "nothing".into()
+            } else {
+                got.join(", ")
+            }
+        );
+    }
+    // Anything else in the report was not launched by the plan: say so, leave it out.
+    let planned = |p: &Profiled| {
+        job.backend == "cub"
+            || job
+                .launches
+                .iter()
+                .any(|l| l.entry == function_name(&p.kernel))
+    };
+    let (keep, extra): (Vec<Profiled>, Vec<Profiled>) = profiled.into_iter().partition(planned);
+    for p in &extra {
+        eprintln!(
+            "warning: {}: ncu also profiled {}, which the plan did not launch; left out",
+            job.name, p.kernel
+        );
+    }
+    Ok(keep
+        .into_iter()
+        .map(|p| attach(Row::new(p, &job.backend), launched))
+        .collect())
+}
+
+/// Adds what `lab run` reported about a row's launch: its grid, whether it was right.
+fn attach(mut row: Row, launched: Option<&[Launched]>) -> Row {
+    let f = function_name(&row.profiled.kernel).to_string();
+    let cub = row.backend == "cub";
+    if let Some(l) = launched.and_then(|ls| {
+        ls.iter()
+            .find(|l| l.entry == f || (cub && l.entry.starts_with("cub::")))
+    }) {
+        row.manifest_blocks = l.config.as_ref().map(|c| c.grid.0 as f64 * c.grid.1 as f64);
+        row.verified = Some(l.ok);
+    }
+    row
+}
+
+/// Reads captured raw pages back (`--from`): the backend is the file name's last `-` part
+/// (`ncu-table-llvm.raw.csv`), the manifest its sibling `.launches.json`.
+pub fn read_capture(paths: &[PathBuf]) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for path in paths {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let profiled =
+            ncu_csv::parse_raw(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let stem = name
+            .strip_suffix(".raw.csv")
+            .or(name.strip_suffix(".csv"))
+            .unwrap_or(&name);
+        let backend = stem.rsplit('-').next().unwrap_or("unknown").to_string();
+        let launched = read_manifest(&path.with_file_name(format!("{stem}.launches.json")));
+        for p in profiled {
+            rows.push(attach(Row::new(p, &backend), launched.as_deref()));
+        }
+    }
+    // Kernel by kernel (backends side by side), in the order kernels first appear.
+    let mut kernels: Vec<String> = Vec::new();
+    for r in &rows {
+        if !kernels.contains(&r.kernel) {
+            kernels.push(r.kernel.clone());
+        }
+    }
+    rows.sort_by_key(|r| kernels.iter().position(|k| *k == r.kernel));
+    Ok(rows)
+}
+
+/// Runs every job of a plan; results in plan order.
+pub fn capture(s: &Settings, base: &str, plan: &Plan) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for job in jobs(base, &plan.launches, s.select) {
+        rows.extend(run_job(s, &job)?);
+    }
+    // Plan order (kernel by kernel), then anything unplanned (e.g. CUB's kernels).
+    let order = |r: &Row| {
+        plan.launches
+            .iter()
+            .position(|p| {
+                p.backend == r.backend
+                    && (p.entry == function_name(&r.profiled.kernel) || p.backend == "cub")
+            })
+            .unwrap_or(usize::MAX)
+    };
+    rows.sort_by_key(order);
+    Ok(rows)
+}

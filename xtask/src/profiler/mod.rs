@@ -1,0 +1,23 @@
+//! Everything the profiling subcommands (`profile`, `ncu-table`, `ncu-transpose`, `nsys`)
+//! share: finding and running the profilers, parsing their CSV, the chapter's predictions,
+//! the diagnosis rules and the printers.
+//!
+//! This tree uses nothing else from xtask, so its tests (`xtask/tests/profile_*.rs`) compile
+//! it directly and exercise it on captured ncu and nsys output.
+//!
+//! - `tools`: find ncu/nsys (PATH, then NVIDIA's install folders), run them, known failures.
+//! - `capture`: `lab run` under ncu so that exactly the profiled launches are collected.
+//! - `ncu_csv`: `ncu --import R --page raw --csv`; `nsys_csv`: `nsys stats --format csv`.
+//! - `metrics`: metric names, metric sets, the tables' derived columns.
+//! - `predict`: the chapter's predictions and the comparison with measurements.
+//! - `diagnose`: the rules table (SOL regime, then causes).
+//! - `report`: text / JSON / CSV printers.
+
+pub mod capture;
+pub mod diagnose;
+pub mod metrics;
+pub mod ncu_csv;
+pub mod nsys_csv;
+pub mod predict;
+pub mod report;
+pub mod tools;

@@ -1,0 +1,210 @@
+//! Parser for `ncu --import REPORT --page raw --csv` (what every ncu subcommand reads).
+//!
+//! The raw page is one CSV table: a header row of identifier columns (`"ID"`, `"Process ID"`,
+//! `"Process Name"`, `"Host Name"`, `"Kernel Name"`, `"Context"`, `"Stream"`, `"Block Size"`,
+//! `"Grid Size"`, `"Device"`, `"CC"`, …) followed by one column per metric, named by its full
+//! metric name (`dram__throughput.avg.pct_of_peak_sustained_elapsed`); then a units row (empty
+//! identifier cells, a unit per metric: `%`, `nsecond`, `byte`, …); then one row per profiled
+//! kernel launch. Numbers may carry thousands separators (`"1,638,400"`); absent values read
+//! `n/a`. Lines ncu prints around the table (`==PROF==`, `==WARNING==`) are skipped.
+//!
+//! Units are normalised as the values are read: times to nanoseconds (`ns`), byte counts to
+//! bytes, so the rest of the code never sees `usecond` or `Kbyte`.
+
+use anyhow::{Context, Result, bail};
+use std::collections::BTreeMap;
+
+/// One metric value: a number (units normalised) or text (`CachePreferNone`, `n/a`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    Num(f64),
+    Text(String),
+}
+
+/// One profiled kernel launch: its identifiers and every metric ncu reported for it.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Profiled {
+    /// ncu's result ID within the report (0, 1, …: launch order).
+    pub id: u64,
+    /// `Kernel Name` as imported (`--print-kernel-base function`: `reduce_v3_f32`).
+    pub kernel: String,
+    /// `(256, 1, 1)`.
+    pub block: String,
+    /// `(65536, 1, 1)`.
+    pub grid: String,
+    /// `Device` and `CC` columns, as ncu wrote them.
+    pub device: String,
+    pub cc: String,
+    pub metrics: BTreeMap<String, Value>,
+    /// The unit of each metric after normalisation (`ns`, `byte`, `%`, `inst`, …).
+    pub units: BTreeMap<String, String>,
+}
+
+impl Profiled {
+    /// A numeric metric, if ncu reported it as a number.
+    pub fn num(&self, name: &str) -> Option<f64> {
+        match self.metrics.get(name)? {
+            Value::Num(x) => Some(*x),
+            Value::Text(_) => None,
+        }
+    }
+}
+
+/// A column is a metric when its name has ncu's `unit__counter` shape; the others identify
+/// the launch.
+fn is_metric(header: &str) -> bool {
+    header.contains("__")
+}
+
+/// Parses a raw page. An empty table (ncu profiled nothing) is an empty list; text that is
+/// not a raw page at all is an error.
+pub fn parse_raw(text: &str) -> Result<Vec<Profiled>> {
+    // Skip anything before the header row (ncu's own messages).
+    let Some(start) = text
+        .lines()
+        .position(|l| l.starts_with("\"ID\"") || l.starts_with("ID,"))
+    else {
+        if text
+            .lines()
+            .all(|l| l.trim().is_empty() || l.starts_with("=="))
+        {
+            return Ok(Vec::new());
+        }
+        bail!("not an ncu raw CSV page: no header row starting with \"ID\"");
+    };
+    let body: String = text
+        .lines()
+        .skip(start)
+        .filter(|l| !l.starts_with("=="))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(body.as_bytes());
+    let headers: Vec<String> = reader
+        .headers()
+        .context("reading the raw page's header row")?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let col = |name: &str| headers.iter().position(|h| h == name);
+    let id_col = col("ID").context("the raw page has no ID column")?;
+    let kernel_col = col("Kernel Name").context("the raw page has no Kernel Name column")?;
+    let (block_col, grid_col, device_col, cc_col) = (
+        col("Block Size"),
+        col("Grid Size"),
+        col("Device"),
+        col("CC"),
+    );
+
+    let mut units: Vec<String> = vec![String::new(); headers.len()];
+    let mut out = Vec::new();
+    for (i, record) in reader.records().enumerate() {
+        let record = record.with_context(|| format!("reading row {} of the raw page", i + 2))?;
+        let cell = |c: Option<usize>| {
+            c.and_then(|c| record.get(c))
+                .unwrap_or_default()
+                .to_string()
+        };
+        let id = cell(Some(id_col));
+        if id.trim().is_empty() {
+            // The units row.
+            units = (0..headers.len())
+                .map(|c| record.get(c).unwrap_or_default().to_string())
+                .collect();
+            continue;
+        }
+        let mut p = Profiled {
+            id: parse_number(&id)
+                .with_context(|| format!("row {}: ID '{id}' is not a number", i + 2))?
+                as u64,
+            kernel: cell(Some(kernel_col)),
+            block: cell(block_col),
+            grid: cell(grid_col),
+            device: cell(device_col),
+            cc: cell(cc_col),
+            ..Profiled::default()
+        };
+        for (c, name) in headers.iter().enumerate() {
+            if !is_metric(name) {
+                continue;
+            }
+            let raw = record.get(c).unwrap_or_default();
+            let (value, unit) = normalise(raw, units.get(c).map(String::as_str).unwrap_or(""));
+            p.metrics.insert(name.clone(), value);
+            p.units.insert(name.clone(), unit);
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// `1,638,400` → 1638400; `12.5` → 12.5; anything else → None.
+pub fn parse_number(s: &str) -> Option<f64> {
+    let t = s.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let digits_and_commas = t.trim_start_matches(['-', '+']);
+    let cleaned: String =
+        if digits_and_commas.split('.').next().is_some_and(|int| {
+            int.contains(',') && int.chars().all(|c| c.is_ascii_digit() || c == ',')
+        }) {
+            t.replace(',', "")
+        } else {
+            t.to_string()
+        };
+    cleaned.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// A value and its unit, scaled to the unit the rest of the code expects.
+fn normalise(raw: &str, unit: &str) -> (Value, String) {
+    let Some(x) = parse_number(raw) else {
+        return (Value::Text(raw.trim().to_string()), unit.to_string());
+    };
+    let (scale, unit) = match unit {
+        "nsecond" | "ns" => (1.0, "ns"),
+        "usecond" | "us" => (1e3, "ns"),
+        "msecond" | "ms" => (1e6, "ns"),
+        "second" | "s" => (1e9, "ns"),
+        "byte" => (1.0, "byte"),
+        "Kbyte" | "KB" => (1e3, "byte"),
+        "Mbyte" | "MB" => (1e6, "byte"),
+        "Gbyte" | "GB" => (1e9, "byte"),
+        "Kibyte" | "KiB" => (1024.0, "byte"),
+        "Mibyte" | "MiB" => (1024.0 * 1024.0, "byte"),
+        other => (1.0, other),
+    };
+    (Value::Num(x * scale), unit.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_with_separators_and_text() {
+        assert_eq!(parse_number("1,638,400"), Some(1638400.0));
+        assert_eq!(parse_number("12.50"), Some(12.5));
+        assert_eq!(parse_number("-3"), Some(-3.0));
+        assert_eq!(parse_number("n/a"), None);
+        assert_eq!(parse_number("(256, 1, 1)"), None);
+        assert_eq!(parse_number(""), None);
+    }
+
+    #[test]
+    fn units_are_normalised() {
+        assert_eq!(
+            normalise("1.5", "usecond"),
+            (Value::Num(1500.0), "ns".into())
+        );
+        assert_eq!(normalise("2", "Kbyte"), (Value::Num(2000.0), "byte".into()));
+        assert_eq!(normalise("7", "%"), (Value::Num(7.0), "%".into()));
+        assert_eq!(
+            normalise("CachePreferNone", ""),
+            (Value::Text("CachePreferNone".into()), "".into())
+        );
+    }
+}

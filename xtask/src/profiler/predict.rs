@@ -1,0 +1,555 @@
+//! The chapter's predictions, and their comparison with what ncu measured.
+//!
+//! Each prediction names a kernel, a table column, what is expected (a number with a stated
+//! tolerance, or a relation to another kernel of the same backend), where it comes from, and
+//! where a deviation has a known cause, that cause in one line. A prediction that does not
+//! hold is a finding, not an error: `ncu-table` prints it, flagged, and carries on.
+
+use super::metrics::{Column, Row};
+
+/// How far a measurement may sit from a predicted number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Tol {
+    Abs(f64),
+    /// A fraction of the predicted value.
+    Rel(f64),
+}
+
+/// What a prediction expects of the measured value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Expect {
+    /// Within the tolerance of a number.
+    Near(f64, Tol),
+    /// At least this value.
+    AtLeast(f64),
+    /// Within `rel` of the same column of `kernel` (same backend).
+    SameAs { kernel: &'static str, rel: f64 },
+    /// Greater than `kernel`'s value (same backend).
+    Above { kernel: &'static str },
+    /// At most `factor` × `kernel`'s value (same backend).
+    Below { kernel: &'static str, factor: f64 },
+    /// The smallest value of this column among the table's kernels (same backend).
+    Lowest,
+    /// The largest stall reason (column `top_stall`).
+    DominantStall(&'static str),
+}
+
+/// One prediction about one kernel.
+#[derive(Clone, Debug)]
+pub struct Prediction {
+    /// Kernel name as in the tables: `reduce_v2`.
+    pub kernel: &'static str,
+    /// A column key (`sh_ld_req_per_block`), or `top_stall`.
+    pub column: &'static str,
+    pub expect: Expect,
+    /// Where the number comes from: `chapter §6 (v2)`, or `derived: …` for ones worked out
+    /// from this project's kernel source.
+    pub source: &'static str,
+    /// A known reason for a deviation, printed when the check does not hold.
+    pub if_off: Option<&'static str>,
+}
+
+const NVCC_SASS: &str = "the chapter counted nvcc's SASS for its CUDA C++ kernel; rustc's NVPTX \
+                         backend and NVVM emit other instruction sequences (compare with `cargo xtask asm`)";
+
+/// The reduction predictions of the chapter's section 6 (per block of 256 threads).
+pub fn reductions() -> Vec<Prediction> {
+    use Expect::*;
+    let p = |kernel, column, expect, source| Prediction {
+        kernel,
+        column,
+        expect,
+        source,
+        if_off: None,
+    };
+    let per_warp = |kernel| Prediction {
+        kernel,
+        column: "inst_per_warp",
+        expect: Near(88.0, Tol::Rel(0.15)),
+        source: "chapter §6: 88 instructions per warp in v1, v2, v3",
+        if_off: Some(NVCC_SASS),
+    };
+    let two = Tol::Abs(2.0);
+    vec![
+        p(
+            "reduce_v1",
+            "sh_ld_req_per_block",
+            Near(94.0, two),
+            "chapter §6 (v1): 94 shared-load requests per block",
+        ),
+        p(
+            "reduce_v1",
+            "sh_ld_conflicts_per_block",
+            Near(0.0, Tol::Abs(1.0)),
+            "chapter §6 (v1): zero bank conflicts",
+        ),
+        p(
+            "reduce_v1",
+            "sh_ld_wavefronts_per_block",
+            Near(94.0, two),
+            "chapter §6 (v1): each request a single pass",
+        ),
+        p(
+            "reduce_v1",
+            "top_stall",
+            DominantStall("barrier"),
+            "chapter §6 (v1): barrier dominates",
+        ),
+        p(
+            "reduce_v1",
+            "inst",
+            SameAs {
+                kernel: "reduce_v3",
+                rel: 0.05,
+            },
+            "chapter §6: v1-v3 issue the same number of instructions",
+        ),
+        per_warp("reduce_v1"),
+        p(
+            "reduce_v2",
+            "sh_ld_req_per_block",
+            Near(24.0, two),
+            "chapter §6 (v2): requests drop from 94 to 24 per block",
+        ),
+        p(
+            "reduce_v2",
+            "sh_ld_conflicts_per_block",
+            Near(70.0, Tol::Rel(0.15)),
+            "chapter §6 (v2): about 70 conflicts per block",
+        ),
+        p(
+            "reduce_v2",
+            "sh_ld_wavefronts_per_block",
+            Near(94.0, Tol::Abs(3.0)),
+            "chapter §6 (v2): wavefronts stay at v1's 94",
+        ),
+        p(
+            "reduce_v2",
+            "top_stall",
+            DominantStall("barrier"),
+            "chapter §6: barrier dominates with 8 barriers per 256 values",
+        ),
+        p(
+            "reduce_v2",
+            "inst",
+            SameAs {
+                kernel: "reduce_v3",
+                rel: 0.05,
+            },
+            "chapter §6: v1-v3 issue the same number of instructions",
+        ),
+        per_warp("reduce_v2"),
+        p(
+            "reduce_v3",
+            "sh_ld_req_per_block",
+            Near(24.0, two),
+            "chapter §6 (v3): 24 requests per block",
+        ),
+        p(
+            "reduce_v3",
+            "sh_ld_conflicts_per_block",
+            Near(0.0, Tol::Abs(1.0)),
+            "chapter §6 (v3): no conflicts",
+        ),
+        p(
+            "reduce_v3",
+            "sh_ld_wavefronts_per_block",
+            Near(24.0, two),
+            "chapter §6 (v3): 24 passes per block",
+        ),
+        p(
+            "reduce_v3",
+            "top_stall",
+            DominantStall("barrier"),
+            "chapter §6: barrier dominates with 8 barriers per 256 values",
+        ),
+        per_warp("reduce_v3"),
+        p(
+            "reduce_v4",
+            "sh_ld_req_per_block",
+            Near(24.0, two),
+            "chapter §6 (v4): v3's tree after the private sums",
+        ),
+        p(
+            "reduce_v4",
+            "dram_pct",
+            Above {
+                kernel: "reduce_v3",
+            },
+            "chapter §6 (v4): DRAM throughput jumps toward the ceiling",
+        ),
+        p(
+            "reduce_v4",
+            "stall_barrier",
+            Below {
+                kernel: "reduce_v3",
+                factor: 1.0,
+            },
+            "chapter §6 (v4): barrier stalls shrink",
+        ),
+        p(
+            "reduce_v4",
+            "top_stall",
+            DominantStall("long_scoreboard"),
+            "chapter §6 (v4): long_scoreboard becomes the dominant stall",
+        ),
+        p(
+            "reduce_v4",
+            "inst",
+            Below {
+                kernel: "reduce_v3",
+                factor: 0.5,
+            },
+            "chapter §6 (v4): total instructions drop sharply",
+        ),
+        p(
+            "reduce_v5",
+            "sh_ld_wavefronts_per_block",
+            Below {
+                kernel: "reduce_v4",
+                factor: 1.0,
+            },
+            "chapter §6 (v5): fewer shared-memory wavefronts",
+        ),
+        p(
+            "reduce_v5",
+            "stall_barrier",
+            Below {
+                kernel: "reduce_v4",
+                factor: 1.0,
+            },
+            "chapter §6 (v5): fewer barrier stalls",
+        ),
+        p(
+            "reduce_v5",
+            "sh_ld_req_per_block",
+            Near(14.0, two),
+            "derived: levels 128 and 64 in shared memory (8 + 4 requests), then warp 0 reads 2 values",
+        ),
+        p(
+            "reduce_v6",
+            "top_stall",
+            DominantStall("long_scoreboard"),
+            "chapter §6 (v6): long_scoreboard the main stall",
+        ),
+        p(
+            "reduce_v6",
+            "inst",
+            Lowest,
+            "chapter §6 (v6): the fewest instructions of any version",
+        ),
+        p(
+            "reduce_v6",
+            "dram_pct",
+            AtLeast(70.0),
+            "chapter §6 (v6): it should sit at the ceiling",
+        ),
+    ]
+}
+
+/// The transpose predictions of the chapter's section 7, for a `rows × cols` input
+/// (per warp-wide request; totals scale with the matrix).
+pub fn transposes(rows: u64, cols: u64) -> Vec<Prediction> {
+    use Expect::*;
+    // Each element is read out of the tile once, 32 per warp-wide request.
+    let requests = (rows * cols) as f64 / 32.0;
+    let mut v = Vec::new();
+    let mut p = |kernel, column, expect, source, if_off| {
+        v.push(Prediction {
+            kernel,
+            column,
+            expect,
+            source,
+            if_off,
+        })
+    };
+    let coalesced = Near(4.0, Tol::Abs(0.5));
+    p(
+        "transpose_naive",
+        "gld_sectors_per_req",
+        coalesced,
+        "chapter §7: rows are read coalesced, 4 sectors per request",
+        None,
+    );
+    p(
+        "transpose_naive",
+        "gst_sectors_per_req",
+        Near(32.0, Tol::Abs(1.0)),
+        "chapter §7: each lane stores to another row, 32 sectors per request",
+        None,
+    );
+    p(
+        "transpose_naive",
+        "sh_ld_req",
+        Near(0.0, Tol::Abs(0.5)),
+        "chapter §7: no shared memory",
+        None,
+    );
+    for (kernel, wavefronts, conflicts, what) in [
+        (
+            "transpose_tiled",
+            32.0,
+            31.0 * requests,
+            "chapter §7: 32 lanes on one bank, 32 passes, 31 counted as conflicts",
+        ),
+        (
+            "transpose_padded",
+            1.0,
+            0.0,
+            "chapter §7: the padding puts each row one bank later, one pass",
+        ),
+    ] {
+        p(
+            kernel,
+            "sh_ld_req",
+            Near(requests, Tol::Rel(0.01)),
+            "chapter §7: rows × cols / 32 shared-load requests (524,288 at 4096²)",
+            None,
+        );
+        p(
+            kernel,
+            "sh_ld_wavefronts_per_req",
+            Near(
+                wavefronts,
+                Tol::Abs(if wavefronts > 1.0 { 1.0 } else { 0.1 }),
+            ),
+            what,
+            None,
+        );
+        let tol = if conflicts > 0.0 {
+            Tol::Rel(0.05)
+        } else {
+            Tol::Abs(0.01 * requests)
+        };
+        p(kernel, "sh_ld_conflicts", Near(conflicts, tol), what, None);
+        p(
+            kernel,
+            "gld_sectors_per_req",
+            coalesced,
+            "chapter §7: the tile is read along rows",
+            None,
+        );
+        p(
+            kernel,
+            "gst_sectors_per_req",
+            coalesced,
+            "chapter §7: the tile is written back along rows",
+            None,
+        );
+        p(
+            kernel,
+            "sh_st_wavefronts_per_req",
+            Near(1.0, Tol::Abs(0.1)),
+            "derived: the tile is stored along its rows, consecutive banks",
+            None,
+        );
+    }
+    p(
+        "transpose_padded",
+        "duration_us",
+        Lowest,
+        "chapter §7: neither uncoalesced stores nor conflicts in the padded one",
+        None,
+    );
+    v
+}
+
+/// Did the prediction hold?
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Held,
+    Off,
+    /// The value (or the kernel it is compared with) was not measured.
+    Missing,
+}
+
+/// One prediction checked against one row.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Check {
+    pub label: String,
+    pub kernel: String,
+    pub backend: String,
+    pub column: String,
+    /// The column's header, for printing.
+    pub header: String,
+    pub measured: Option<f64>,
+    /// Measured value as printed (stall reasons are text).
+    pub measured_text: String,
+    /// What was expected, with its tolerance: `94 ±2`, `= reduce_v3 ±5%`.
+    pub expected: String,
+    pub status: Status,
+    pub source: String,
+    /// Known reason, when the check did not hold and one is known.
+    pub reason: Option<String>,
+}
+
+/// Decimal places that show a value without noise.
+pub fn fmt_value(x: f64) -> String {
+    if x == x.trunc() && x.abs() < 1e15 {
+        group_thousands(x as i64)
+    } else if x.abs() >= 1000.0 {
+        group_thousands(x.round() as i64)
+    } else if x.abs() >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// `16252928` → `16,252,928`.
+pub fn group_thousands(v: i64) -> String {
+    let s = v.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < 0 { format!("-{out}") } else { out }
+}
+
+impl Expect {
+    /// The expectation in words, with its tolerance.
+    pub fn describe(&self) -> String {
+        match *self {
+            Expect::Near(v, Tol::Abs(t)) => format!("{} ±{}", fmt_value(v), fmt_value(t)),
+            Expect::Near(v, Tol::Rel(r)) => format!("{} ±{:.0}%", fmt_value(v), r * 100.0),
+            Expect::AtLeast(v) => format!("≥ {}", fmt_value(v)),
+            Expect::SameAs { kernel, rel } => format!("= {kernel} ±{:.0}%", rel * 100.0),
+            Expect::Above { kernel } => format!("> {kernel}"),
+            Expect::Below {
+                kernel,
+                factor: 1.0,
+            } => format!("< {kernel}"),
+            Expect::Below { kernel, factor } => format!("≤ {factor}× {kernel}"),
+            Expect::Lowest => "lowest".to_string(),
+            Expect::DominantStall(r) => format!("top stall {r}"),
+        }
+    }
+}
+
+/// Checks every prediction against every row of its kernel (each backend separately).
+pub fn evaluate(rows: &[Row], columns: &[Column], preds: &[Prediction]) -> Vec<Check> {
+    let value = |row: &Row, key: &str| {
+        columns
+            .iter()
+            .find(|c| c.key == key)
+            .and_then(|c| (c.get)(row))
+    };
+    let header = |key: &str| {
+        if key == "top_stall" {
+            "top stall".to_string()
+        } else {
+            columns
+                .iter()
+                .find(|c| c.key == key)
+                .map_or(key.to_string(), |c| c.header.to_string())
+        }
+    };
+    let mut out = Vec::new();
+    for pred in preds {
+        for row in rows.iter().filter(|r| r.kernel == pred.kernel) {
+            let other = |k: &str| {
+                rows.iter()
+                    .find(|r| r.kernel == k && r.backend == row.backend)
+                    .and_then(|r| value(r, pred.column))
+            };
+            let (measured, measured_text, held) = if let Expect::DominantStall(want) = pred.expect {
+                match row.dominant_stall() {
+                    Some((r, _, share)) => (
+                        None,
+                        format!("{r} ({:.0}%)", share * 100.0),
+                        Some(r == want),
+                    ),
+                    None => (None, "n/a".into(), None),
+                }
+            } else {
+                let m = value(row, pred.column);
+                let held = m.and_then(|m| match pred.expect {
+                    Expect::Near(v, Tol::Abs(t)) => Some((m - v).abs() <= t),
+                    Expect::Near(v, Tol::Rel(r)) => Some((m - v).abs() <= r * v.abs()),
+                    Expect::AtLeast(v) => Some(m >= v),
+                    Expect::SameAs { kernel, rel } => {
+                        other(kernel).map(|o| o != 0.0 && (m / o - 1.0).abs() <= rel)
+                    }
+                    Expect::Above { kernel } => other(kernel).map(|o| m > o),
+                    Expect::Below { kernel, factor } => other(kernel).map(|o| m <= factor * o),
+                    Expect::Lowest => {
+                        let peers: Vec<f64> = rows
+                            .iter()
+                            .filter(|r| r.backend == row.backend && preds_mention(preds, &r.kernel))
+                            .filter_map(|r| value(r, pred.column))
+                            .collect();
+                        (peers.len() > 1).then(|| peers.iter().all(|&p| m <= p))
+                    }
+                    Expect::DominantStall(_) => unreachable!("handled above"),
+                });
+                (m, m.map_or("n/a".into(), fmt_value), held)
+            };
+            let status = match held {
+                Some(true) => Status::Held,
+                Some(false) => Status::Off,
+                None => Status::Missing,
+            };
+            out.push(Check {
+                label: row.label.clone(),
+                kernel: row.kernel.clone(),
+                backend: row.backend.clone(),
+                column: pred.column.to_string(),
+                header: header(pred.column),
+                measured,
+                measured_text,
+                expected: pred.expect.describe(),
+                status,
+                source: pred.source.to_string(),
+                reason: (status == Status::Off)
+                    .then_some(pred.if_off)
+                    .flatten()
+                    .map(str::to_string),
+            });
+        }
+    }
+    out
+}
+
+/// Kernels the predictions talk about (the peers of a `Lowest` comparison).
+fn preds_mention(preds: &[Prediction], kernel: &str) -> bool {
+    preds.iter().any(|p| p.kernel == kernel)
+}
+
+/// `held 21, off 3, not measured 0`.
+pub fn tally(checks: &[Check]) -> (usize, usize, usize) {
+    let n = |s| checks.iter().filter(|c| c.status == s).count();
+    (n(Status::Held), n(Status::Off), n(Status::Missing))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands() {
+        assert_eq!(group_thousands(16_252_928), "16,252,928");
+        assert_eq!(group_thousands(-1000), "-1,000");
+        assert_eq!(group_thousands(999), "999");
+        assert_eq!(fmt_value(94.0), "94");
+        assert_eq!(fmt_value(1.23456), "1.23");
+        assert_eq!(fmt_value(31.25), "31.2");
+    }
+
+    #[test]
+    fn descriptions_state_the_tolerance() {
+        assert_eq!(Expect::Near(94.0, Tol::Abs(2.0)).describe(), "94 ±2");
+        assert_eq!(Expect::Near(70.0, Tol::Rel(0.15)).describe(), "70 ±15%");
+        assert_eq!(
+            Expect::Below {
+                kernel: "reduce_v3",
+                factor: 0.5
+            }
+            .describe(),
+            "≤ 0.5× reduce_v3"
+        );
+    }
+}

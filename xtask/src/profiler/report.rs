@@ -1,0 +1,422 @@
+//! What the ncu subcommands print: one result struct per table, and one printer per format
+//! (fixed-width text, JSON, CSV), plus `profile`'s per-kernel summary.
+
+use super::diagnose::{self, Finding};
+use super::metrics::{self as m, Column, Row};
+use super::ncu_csv::Value;
+use super::predict::{self, Check, Expect, Prediction, Status, fmt_value};
+use std::collections::BTreeMap;
+
+/// Fixed-width text: first column left-aligned, the others right-aligned.
+pub fn render_table(headers: &[String], rows: &[Vec<String>]) -> String {
+    let cols = headers.len();
+    let width = |c: usize| {
+        rows.iter()
+            .filter_map(|r| r.get(c))
+            .chain(std::iter::once(&headers[c]))
+            .map(|s| s.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..cols).map(width).collect();
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (c, w) in widths.iter().enumerate() {
+            let cell = cells.get(c).map(String::as_str).unwrap_or("");
+            let pad = w.saturating_sub(cell.chars().count());
+            if c > 0 {
+                s += "  ";
+            }
+            if c == 0 {
+                s += cell;
+                s += &" ".repeat(pad);
+            } else {
+                s += &" ".repeat(pad);
+                s += cell;
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(headers);
+    out += &line(
+        &widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<String>>(),
+    );
+    for r in rows {
+        out += &line(r);
+    }
+    out
+}
+
+/// A column as the report keeps it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ColumnInfo {
+    pub key: &'static str,
+    pub header: &'static str,
+    pub digits: usize,
+}
+
+/// One row of a table report.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TableRow {
+    pub label: String,
+    pub kernel: String,
+    pub backend: String,
+    /// `lab run` checked the result (None: not known, e.g. read back with `--from`).
+    pub verified: Option<bool>,
+    pub values: BTreeMap<&'static str, Option<f64>>,
+    pub top_stall: Option<String>,
+    pub regime: Option<String>,
+    pub findings: Vec<Finding>,
+    /// Every metric ncu reported for this launch.
+    pub metrics: BTreeMap<String, Value>,
+}
+
+/// A whole table: `ncu-table` or `ncu-transpose`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TableReport {
+    pub kind: String,
+    pub title: String,
+    pub notes: Vec<String>,
+    pub columns: Vec<ColumnInfo>,
+    pub rows: Vec<TableRow>,
+    pub checks: Vec<Check>,
+}
+
+impl TableReport {
+    pub fn build(
+        kind: &str,
+        title: String,
+        notes: Vec<String>,
+        rows: &[Row],
+        columns: &[Column],
+        preds: &[Prediction],
+    ) -> TableReport {
+        let checks = predict::evaluate(rows, columns, preds);
+        TableReport {
+            kind: kind.to_string(),
+            title,
+            notes,
+            columns: columns
+                .iter()
+                .map(|c| ColumnInfo {
+                    key: c.key,
+                    header: c.header,
+                    digits: c.digits,
+                })
+                .collect(),
+            rows: rows
+                .iter()
+                .map(|r| TableRow {
+                    label: r.label.clone(),
+                    kernel: r.kernel.clone(),
+                    backend: r.backend.clone(),
+                    verified: r.verified,
+                    values: columns.iter().map(|c| (c.key, (c.get)(r))).collect(),
+                    top_stall: r.dominant_stall().map(|(s, _, _)| s.to_string()),
+                    regime: diagnose::regime_of(r),
+                    findings: diagnose::diagnose(r),
+                    metrics: r.profiled.metrics.clone(),
+                })
+                .collect(),
+            checks,
+        }
+    }
+
+    fn check(&self, label: &str, key: &str) -> Option<&Check> {
+        self.checks
+            .iter()
+            .find(|c| c.label == label && c.column == key)
+    }
+
+    /// The text table, the predictions checked, and a one-line diagnosis per kernel.
+    pub fn text(&self, preds: &[Prediction]) -> String {
+        let mut out = format!("{}\n", self.title);
+        for n in &self.notes {
+            out += &format!("{n}\n");
+        }
+        out += "\n";
+        let mut headers = vec!["kernel".to_string()];
+        headers.extend(self.columns.iter().map(|c| c.header.to_string()));
+        headers.extend(["top stall".to_string(), "regime".to_string()]);
+        let rows: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let mut cells = vec![match r.verified {
+                    Some(false) => format!("{} FAILED", r.label),
+                    _ => r.label.clone(),
+                }];
+                for c in &self.columns {
+                    let v = r.values.get(c.key).copied().flatten();
+                    let mut cell = v.map_or("n/a".to_string(), |x| fmt_digits(x, c.digits));
+                    if let Some(ch) = self.check(&r.label, c.key) {
+                        if let Some(p) = predicted(preds, &r.kernel, c.key) {
+                            cell += &format!(" ({})", fmt_value(p));
+                        }
+                        if ch.status == Status::Off {
+                            cell += "!";
+                        }
+                    }
+                    cells.push(cell);
+                }
+                let mut stall = r.top_stall.clone().unwrap_or_else(|| "n/a".into());
+                if self
+                    .check(&r.label, "top_stall")
+                    .is_some_and(|c| c.status == Status::Off)
+                {
+                    stall += "!";
+                }
+                cells.push(stall);
+                cells.push(r.regime.clone().unwrap_or_else(|| "n/a".into()));
+                cells
+            })
+            .collect();
+        out += &render_table(&headers, &rows);
+        out += &checks_text(&self.checks);
+        out += "\nDiagnosis (regime, then each cause the rules found; `cargo xtask profile --kernel K` explains one kernel):\n";
+        for r in &self.rows {
+            let causes: Vec<String> = r
+                .findings
+                .iter()
+                .filter(|f| f.rule != "regime")
+                .map(|f| f.verdict.clone())
+                .collect();
+            out += &format!(
+                "  {}: {}{}\n",
+                r.label,
+                r.regime.clone().unwrap_or_else(|| "regime n/a".into()),
+                if causes.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {}", causes.join("; "))
+                }
+            );
+        }
+        out
+    }
+
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reports serialize")
+    }
+
+    /// Long format: one line per (kernel, column), with its prediction where there is one.
+    pub fn csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let header = [
+            "table", "label", "kernel", "backend", "column", "value", "expected", "status",
+            "source", "reason",
+        ];
+        w.write_record(header).expect("writing to memory");
+        let mut record = |r: &TableRow, key: &str, value: String| {
+            let ch = self.check(&r.label, key);
+            w.write_record([
+                self.kind.as_str(),
+                &r.label,
+                &r.kernel,
+                &r.backend,
+                key,
+                &value,
+                ch.map_or("", |c| &c.expected),
+                ch.map_or("", |c| status_word(c.status)),
+                ch.map_or("", |c| &c.source),
+                ch.and_then(|c| c.reason.as_deref()).unwrap_or(""),
+            ])
+            .expect("writing to memory");
+        };
+        for r in &self.rows {
+            for c in &self.columns {
+                let v = r.values.get(c.key).copied().flatten();
+                record(r, c.key, v.map_or(String::new(), |x| x.to_string()));
+            }
+            record(r, "top_stall", r.top_stall.clone().unwrap_or_default());
+            record(r, "regime", r.regime.clone().unwrap_or_default());
+        }
+        drop(record);
+        String::from_utf8(w.into_inner().expect("in memory")).expect("utf-8")
+    }
+}
+
+/// The number a `Near` prediction expects, for the cell annotation.
+fn predicted(preds: &[Prediction], kernel: &str, key: &str) -> Option<f64> {
+    preds
+        .iter()
+        .find(|p| p.kernel == kernel && p.column == key)
+        .and_then(|p| match p.expect {
+            Expect::Near(v, _) => Some(v),
+            _ => None,
+        })
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Held => "held",
+        Status::Off => "OFF",
+        Status::Missing => "n/a",
+    }
+}
+
+/// `94.0` with `digits` decimals; integers grouped by thousands.
+pub fn fmt_digits(x: f64, digits: usize) -> String {
+    if digits == 0 {
+        predict::group_thousands(x.round() as i64)
+    } else {
+        format!("{x:.digits$}")
+    }
+}
+
+/// Every check, one per line, deviations with their known reason.
+pub fn checks_text(checks: &[Check]) -> String {
+    if checks.is_empty() {
+        return String::new();
+    }
+    let (held, off, missing) = predict::tally(checks);
+    let mut out = format!(
+        "\nPredictions vs measured: {held} held, {off} off, {missing} not measured \
+         (value (prediction) in the table; ! = outside the stated tolerance)\n"
+    );
+    // Deviations first: they are the findings.
+    let mut sorted: Vec<&Check> = checks.iter().collect();
+    sorted.sort_by_key(|c| match c.status {
+        Status::Off => 0,
+        Status::Missing => 1,
+        Status::Held => 2,
+    });
+    let rows: Vec<Vec<String>> = sorted
+        .iter()
+        .map(|c| {
+            vec![
+                format!("  {}", status_word(c.status)),
+                c.label.clone(),
+                c.header.clone(),
+                c.measured_text.clone(),
+                format!("expected {}", c.expected),
+                match &c.reason {
+                    Some(r) => format!("{} — {r}", c.source),
+                    None => c.source.clone(),
+                },
+            ]
+        })
+        .collect();
+    // Left-aligned throughout: this is a list, not a numeric table.
+    let widths: Vec<usize> = (0..6)
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    for r in rows {
+        let mut line = String::new();
+        for (i, cell) in r.iter().enumerate() {
+            line += cell;
+            if i < 5 {
+                line += &" ".repeat(widths[i] - cell.chars().count() + 2);
+            }
+        }
+        out += line.trim_end();
+        out += "\n";
+    }
+    out
+}
+
+/// `profile`'s summary of one kernel: SOL, occupancy, stalls, memory workload, launch, and
+/// the diagnosis.
+pub fn profile_text(row: &Row) -> String {
+    let num = |name: &str| row.m(name);
+    let show =
+        |x: Option<f64>, unit: &str| x.map_or("n/a".into(), |v| format!("{}{unit}", fmt_value(v)));
+    let pct = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:.1} %"));
+    let mut out = format!(
+        "== {}{}  ({}: grid {}, block {}, {} registers/thread)\n",
+        row.label,
+        match row.verified {
+            Some(false) => " — result FAILED verification",
+            _ => "",
+        },
+        row.profiled.kernel,
+        row.profiled.grid,
+        row.profiled.block,
+        show(num(m::REGISTERS), "")
+    );
+    out += &format!(
+        "  Speed of Light   compute (SM) {}  memory {}  DRAM {}  L1 {}  L2 {}\n",
+        pct(num(m::SM_PCT)),
+        pct(num(m::MEM_PCT)),
+        pct(num(m::DRAM_PCT)),
+        pct(num(m::L1_PCT)),
+        pct(num(m::L2_PCT))
+    );
+    let limits: Vec<(&str, f64)> = m::OCC_LIMITS
+        .iter()
+        .filter_map(|(w, n)| Some((*w, num(n)?)))
+        .collect();
+    let limiter = limits
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or("n/a".to_string(), |(w, n)| {
+            format!("{w} ({} blocks/SM)", fmt_value(*n))
+        });
+    out += &format!(
+        "  Occupancy        achieved {} of theoretical {}; limiter: {}\n",
+        pct(num(m::ACHIEVED_OCC)),
+        pct(num(m::THEORETICAL_OCC)),
+        limiter
+    );
+    out += &format!(
+        "  Launch           {} blocks, {} waves per SM, {} SMs\n",
+        show(row.blocks(), ""),
+        show(num(m::WAVES), ""),
+        show(num(m::SM_COUNT), "")
+    );
+    let stalls: Vec<String> = row
+        .stalls()
+        .iter()
+        .filter(|(s, v)| *s != "selected" && *v > 0.0)
+        .take(4)
+        .map(|(s, v)| format!("{s} {v:.2}"))
+        .collect();
+    out += &format!(
+        "  Warp stalls      {} (warps stalled per issued instruction)\n",
+        if stalls.is_empty() {
+            "n/a".into()
+        } else {
+            stalls.join(", ")
+        }
+    );
+    out += &format!(
+        "  Global memory    loads {} sectors/request ({} of 32 B used per sector), stores {} sectors/request ({} B used)\n",
+        show(row.ratio(m::GLD_SECTORS, m::GLD_REQ), ""),
+        show(num(m::GLD_BYTES_PER_SECTOR), ""),
+        show(row.ratio(m::GST_SECTORS, m::GST_REQ), ""),
+        show(num(m::GST_BYTES_PER_SECTOR), "")
+    );
+    out += &format!(
+        "  Shared memory    loads {} requests, {} wavefronts/request, {} conflicts; stores {} requests, {} wavefronts/request, {} conflicts\n",
+        show(num(m::SH_LD_REQ), ""),
+        show(row.ratio(m::SH_LD_WAVEFRONTS, m::SH_LD_REQ), ""),
+        show(num(m::SH_LD_CONFLICTS), ""),
+        show(num(m::SH_ST_REQ), ""),
+        show(row.ratio(m::SH_ST_WAVEFRONTS, m::SH_ST_REQ), ""),
+        show(num(m::SH_ST_CONFLICTS), "")
+    );
+    let local = num(m::LOCAL_LD_BYTES).unwrap_or(0.0) + num(m::LOCAL_ST_BYTES).unwrap_or(0.0);
+    out += &format!(
+        "  Local memory     {} bytes (spills)\n",
+        if num(m::LOCAL_LD_BYTES).is_some() {
+            fmt_value(local)
+        } else {
+            "n/a".into()
+        }
+    );
+    out += &format!(
+        "  Time under ncu   {} µs (replayed with clock/cache control: compare kernels, not a speed)\n",
+        num(m::DURATION).map_or("n/a".into(), |ns| format!("{:.1}", ns / 1e3))
+    );
+    out += "  Diagnosis\n";
+    for f in diagnose::diagnose(row) {
+        out += &format!("    [{}] {}\n        {}\n", f.rule, f.verdict, f.evidence);
+        if !f.fix.is_empty() {
+            out += &format!("        fix: {}\n", f.fix);
+        }
+    }
+    out
+}

@@ -48,7 +48,7 @@ impl Progress {
         };
         bar.set_style(
             ProgressStyle::with_template(
-                "{spinner} {elapsed_precise} [{bar:30}] {percent:>3}% ETA {eta:>4} {msg}",
+                "{spinner} {elapsed_precise} [{bar:30}] {percent:>3}% ETA {eta:>4} {wide_msg}",
             )
             .expect("a valid template")
             .progress_chars("=> "),

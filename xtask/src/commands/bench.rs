@@ -3,11 +3,13 @@
 //! `results/bench/` (unless `--out DIR` is given). Works from `dist/` on a GPU machine
 //! without cargo: `dist/xtask bench --sweep`.
 //!
-//! `cargo xtask bench --help` shows `lab bench --help`: the flags are lab's, except
-//! `--record "change; hypothesis"`, which appends the measured rows to the experiment log
-//! (`cargo xtask log`).
+//! `cargo xtask bench --help` shows `lab bench --help`: the flags are lab's, except xtask's
+//! own, taken out before lab sees them:
+//! - `--record "change; hypothesis"` appends the measured rows to the experiment log
+//!   (`cargo xtask log`);
+//! - `--plot DIR` draws the run's charts into DIR (`cargo xtask plot`).
 
-use crate::commands::log;
+use crate::commands::{log, plot};
 use crate::util;
 use anyhow::{Context, Result, bail};
 use std::path::PathBuf;
@@ -30,7 +32,7 @@ pub const RESULTS_DIR: &str = "results/bench";
 
 pub fn run(args: &Args) -> Result<()> {
     let root = util::root();
-    let (record, lab_args) = take_record(&args.args)?;
+    let (own, lab_args) = take_own(&args.args)?;
     let lab = lab_binary()?;
     let mut cmd = Command::new(&lab);
     cmd.current_dir(&root).arg("bench").args(&lab_args);
@@ -43,8 +45,20 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let started = std::time::SystemTime::now();
     util::run(&mut cmd)?;
-    if let Some((change, hypothesis)) = record {
-        let file = newest_json(&out, started)?;
+    if help {
+        print!("{OWN_FLAGS_HELP}");
+        return Ok(());
+    }
+    if own.record.is_none() && own.plot.is_none() {
+        return Ok(());
+    }
+    let file = newest_json(&out, started)?;
+    if let Some(dir) = &own.plot {
+        // On stderr: stdout carries the bench's own output (`--format json` included).
+        let charts = plot::plot(&file, dir)?;
+        eprintln!("plotted {} chart(s) into {}", charts.len(), dir.display());
+    }
+    if let Some((change, hypothesis)) = own.record {
         let entries = log_entries(&file, &change, &hypothesis)?;
         log::append(&log::path(&root), &entries)?;
         eprintln!(
@@ -59,24 +73,60 @@ pub fn run(args: &Args) -> Result<()> {
 /// `--record`'s (change, hypothesis).
 type Record = (String, String);
 
-/// Splits `--record "change; hypothesis"` (xtask's own flag) from the flags for lab.
-fn take_record(args: &[String]) -> Result<(Option<Record>, Vec<String>)> {
+/// Printed after lab's `--help`: the flags xtask takes out before lab sees them.
+const OWN_FLAGS_HELP: &str = "
+xtask's own flags (cargo xtask bench / dist/xtask bench):
+      --record <\"CHANGE; HYPOTHESIS\">
+          Append the measured rows to the experiment log (cargo xtask log)
+      --plot <DIR>
+          Draw the run's charts into DIR (as cargo xtask plot RESULTS.json --out DIR)
+
+Examples:
+  cargo xtask bench --sweep --plot docs/plots
+  cargo xtask bench --kernel v7 --record \"unroll x4; more loads in flight\"
+";
+
+/// xtask's own flags of `cargo xtask bench`, which lab never sees.
+#[derive(Debug, Default, PartialEq)]
+struct Own {
+    /// `--record "change; hypothesis"`: append the rows to the experiment log.
+    record: Option<Record>,
+    /// `--plot DIR`: draw the run's charts into DIR.
+    plot: Option<PathBuf>,
+}
+
+/// Splits xtask's own flags (`--record`, `--plot`; `--flag value` or `--flag=value`) from the
+/// flags for lab.
+fn take_own(args: &[String]) -> Result<(Own, Vec<String>)> {
     let mut rest = Vec::new();
-    let mut record = None;
+    let mut own = Own::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        if let Some(v) = a.strip_prefix("--record=") {
-            record = Some(log::parse_record(v)?);
-        } else if a == "--record" {
-            let v = it
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (a.as_str(), None),
+        };
+        let what = match name {
+            "--record" => "\"change; hypothesis\"",
+            "--plot" => "a folder for the charts",
+            _ => {
+                rest.push(a.clone());
+                continue;
+            }
+        };
+        let v = match inline {
+            Some(v) => v,
+            None => it
                 .next()
-                .context("--record needs a value: \"change; hypothesis\"")?;
-            record = Some(log::parse_record(v)?);
+                .with_context(|| format!("{name} needs a value: {what}"))?,
+        };
+        if name == "--record" {
+            own.record = Some(log::parse_record(v)?);
         } else {
-            rest.push(a.clone());
+            own.plot = Some(PathBuf::from(v));
         }
     }
-    Ok((record, rest))
+    Ok((own, rest))
 }
 
 /// The `--out DIR` the user gave, if any.
@@ -198,19 +248,32 @@ mod tests {
     }
 
     #[test]
-    fn record_is_taken_out_of_the_lab_flags() {
+    fn record_and_plot_are_taken_out_of_the_lab_flags() {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        let (r, rest) = take_record(&s(&[
+        let (own, rest) = take_own(&s(&[
             "--kernel",
             "v7",
             "--record",
             "unroll; more in flight",
+            "--size=2^20",
+            "--plot",
+            "docs/plots",
         ]))
         .unwrap();
-        assert_eq!(r, Some(("unroll".into(), "more in flight".into())));
-        assert_eq!(rest, s(&["--kernel", "v7"]));
-        assert!(take_record(&s(&["--record"])).is_err());
-        assert!(take_record(&s(&["--record=no hypothesis"])).is_err());
+        assert_eq!(own.record, Some(("unroll".into(), "more in flight".into())));
+        assert_eq!(own.plot, Some(PathBuf::from("docs/plots")));
+        assert_eq!(rest, s(&["--kernel", "v7", "--size=2^20"]));
+        let (own, rest) = take_own(&s(&["--plot=out", "--sweep"])).unwrap();
+        assert_eq!((own.plot, own.record), (Some(PathBuf::from("out")), None));
+        assert_eq!(rest, s(&["--sweep"]));
+        assert_eq!(take_own(&[]).unwrap(), (Own::default(), Vec::new()));
+        assert!(take_own(&s(&["--record"])).is_err());
+        let e = take_own(&s(&["--plot"])).unwrap_err().to_string();
+        assert!(e.contains("--plot needs a value"), "{e}");
+        assert!(take_own(&s(&["--record=no hypothesis"])).is_err());
+        // A lab flag that only starts like ours stays lab's.
+        let (own, rest) = take_own(&s(&["--plotting", "x"])).unwrap();
+        assert_eq!((own, rest), (Own::default(), s(&["--plotting", "x"])));
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub struct Args {
     kernel: Option<String>,
 }
 
+/// Version of the JSON document `--format json` prints (`docs/json-schema.md`).
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Where the log lives.
 pub fn path(root: &Path) -> PathBuf {
     root.join("results/experiment-log.csv")
@@ -86,7 +89,10 @@ pub fn run(args: &Args) -> Result<()> {
         })
         .collect();
     match args.format {
-        util::Format::Json => println!("{}", serde_json::to_string_pretty(&rows)?),
+        util::Format::Json => {
+            let doc = serde_json::json!({ "schema_version": SCHEMA_VERSION, "entries": rows });
+            println!("{}", serde_json::to_string_pretty(&doc)?)
+        }
         util::Format::Csv => {
             let mut w = csv::Writer::from_writer(std::io::stdout());
             for e in &rows {

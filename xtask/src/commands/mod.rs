@@ -5,6 +5,7 @@ pub mod dist;
 pub mod log;
 pub mod ncu;
 pub mod nsys;
+pub mod plot;
 pub mod profile;
 pub mod ptx;
 pub mod sanitize;

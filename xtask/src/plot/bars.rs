@@ -6,7 +6,7 @@
 //! reductions) or backend and shape (the transposes). CUB is its own group.
 
 use super::results::{Results, Row, file_label};
-use super::{Chart, Drawn, FONT, READ_CEILING, COPY_CEILING, backend_color, frame, lighter};
+use super::{COPY_CEILING, Chart, Drawn, FONT, READ_CEILING, Ticks, backend_color, frame, lighter};
 use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -100,9 +100,15 @@ pub fn transposes(r: &Results) -> Option<Bars> {
     let (groups, series) = group(&rows, series_of, color_of);
     let mut levels: Vec<Level> = shapes
         .iter()
-        .filter_map(|s| {
+        .enumerate()
+        .filter_map(|(i, s)| {
             let v = r.best_gbps("transpose", "d2d_copy", s)?;
-            Some(level(format!("D2D copy {s}"), v, COPY_CEILING))
+            let c = if i == 0 {
+                COPY_CEILING
+            } else {
+                lighter(COPY_CEILING)
+            };
+            Some(level(format!("D2D copy {s}"), v, c))
         })
         .collect();
     // The read stream at the largest size measured: a bound from reads alone.
@@ -113,7 +119,11 @@ pub fn transposes(r: &Results) -> Option<Bars> {
     if let Some(row) = read
         && let Some(v) = r.best_gbps("ceiling", "read_stream", &row.size)
     {
-        levels.push(level(format!("read stream {} (reads only)", row.size), v, READ_CEILING));
+        levels.push(level(
+            format!("read stream {} (reads only)", row.size),
+            v,
+            READ_CEILING,
+        ));
     }
     Some(Bars {
         name: "bandwidth-transpose.svg".into(),
@@ -142,7 +152,12 @@ fn group(
     color_of: impl Fn(&Row) -> RGBColor,
 ) -> (Vec<String>, Vec<BarSeries>) {
     let groups = distinct(rows.iter().map(|x| x.kernel.clone()));
-    let rank = |b: &str| ["llvm", "nvvm", "cub"].iter().position(|x| *x == b).unwrap_or(3);
+    let rank = |b: &str| {
+        ["llvm", "nvvm", "cub"]
+            .iter()
+            .position(|x| *x == b)
+            .unwrap_or(3)
+    };
     let mut keyed: Vec<&&Row> = rows.iter().collect();
     keyed.sort_by_key(|x| rank(&x.backend));
     let mut series: Vec<BarSeries> = Vec::new();
@@ -152,7 +167,10 @@ fn group(
         } else {
             series_of(x)
         };
-        let i = groups.iter().position(|g| *g == x.kernel).expect("a row's own kernel");
+        let i = groups
+            .iter()
+            .position(|g| *g == x.kernel)
+            .expect("a row's own kernel");
         let s = match series.iter_mut().find(|s| s.name == name) {
             Some(s) => s,
             None => {
@@ -196,14 +214,22 @@ pub fn draw(b: &Bars) -> Result<Drawn> {
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(70)
-            .build_cartesian_2d((0.0..n).with_key_points(centers), 0.0..top * 1.32)?;
+            .build_cartesian_2d(
+                Ticks {
+                    range: 0.0..n,
+                    ticks: centers,
+                },
+                0.0..top * 1.32,
+            )?;
         let names = b.groups.clone();
         let label = move |x: &f64| names.get(x.floor() as usize).cloned().unwrap_or_default();
         chart
             .configure_mesh()
             .disable_x_mesh()
             .x_label_formatter(&label)
+            .y_label_formatter(&|y| format!("{y:.0}"))
             .y_desc("GB/s")
+            .light_line_style(WHITE)
             .label_style((FONT, 14))
             .axis_desc_style((FONT, 15))
             .draw()?;
@@ -217,18 +243,28 @@ pub fn draw(b: &Bars) -> Result<Drawn> {
             for (i, v) in s.values.iter().enumerate() {
                 let Some(v) = *v else { continue };
                 // Only the series with a bar in this group share its width.
-                let here: Vec<&BarSeries> = b.series.iter().filter(|t| t.values[i].is_some()).collect();
+                let here: Vec<&BarSeries> =
+                    b.series.iter().filter(|t| t.values[i].is_some()).collect();
                 let j = here.iter().position(|t| t.name == s.name).unwrap_or(0) as f64;
                 let w = 0.8 / here.len() as f64;
                 let x0 = i as f64 + 0.1 + j * w;
-                rects.push(Rectangle::new([(x0, 0.0), (x0 + w * 0.92, v)], s.color.filled()));
-                texts.push(Text::new(format!("{v:.0}"), (x0 + w * 0.46, v), value_style.clone()));
+                rects.push(Rectangle::new(
+                    [(x0, 0.0), (x0 + w * 0.92, v)],
+                    s.color.filled(),
+                ));
+                texts.push(Text::new(
+                    format!("{v:.0}"),
+                    (x0 + w * 0.46, v),
+                    value_style.clone(),
+                ));
             }
             let color = s.color;
             chart
                 .draw_series(rects)?
                 .label(s.name.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled())
+                });
             chart.draw_series(texts)?;
         }
         for l in &b.levels {
@@ -241,7 +277,9 @@ pub fn draw(b: &Bars) -> Result<Drawn> {
                     color.stroke_width(2),
                 ))?
                 .label(l.name.clone())
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 14, y)], color.stroke_width(2))
+                });
         }
         chart
             .configure_series_labels()
@@ -282,16 +320,35 @@ mod tests {
         assert_eq!(charts.len(), 3);
         let b = &charts[2];
         assert_eq!(b.name, "bandwidth-reduce-2pow28.svg");
-        assert_eq!(b.groups, ["reduce_v1", "reduce_v6", "reduce_v7", "cub_reduce_sum"]);
+        assert_eq!(
+            b.groups,
+            ["reduce_v1", "reduce_v6", "reduce_v7", "cub_reduce_sum"]
+        );
         let names: Vec<&str> = b.series.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["llvm f32", "llvm i32", "nvvm f32", "nvvm i32", "cub_reduce_sum f32", "cub_reduce_sum i32"]);
+        assert_eq!(
+            names,
+            [
+                "llvm f32",
+                "llvm i32",
+                "nvvm f32",
+                "nvvm i32",
+                "cub_reduce_sum f32",
+                "cub_reduce_sum i32"
+            ]
+        );
         // CUB's bars stand only in CUB's group; the failed v2 row is not a group at all.
         let cub = &b.series[4];
         assert_eq!(cub.values[..3], [None, None, None]);
         assert_eq!(cub.values[3], Some(4100.0));
         assert_eq!(b.series[0].values[1], Some(4000.0));
         let levels: Vec<&str> = b.levels.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(levels, ["read stream 2^28: 4400 GB/s", "D2D copy 2^28 (read + write): 3900 GB/s"]);
+        assert_eq!(
+            levels,
+            [
+                "read stream 2^28: 4400 GB/s",
+                "D2D copy 2^28 (read + write): 3900 GB/s"
+            ]
+        );
         assert_eq!(b.series[1].color, lighter(super::super::LLVM));
     }
 
@@ -300,8 +357,20 @@ mod tests {
         let b = transposes(&synthetic()).unwrap();
         assert_eq!(b.groups, ["transpose_naive", "transpose_padded"]);
         let names: Vec<&str> = b.series.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["llvm 4096x4096", "llvm 8192x8192", "nvvm 4096x4096", "nvvm 8192x8192"]);
+        assert_eq!(
+            names,
+            [
+                "llvm 4096x4096",
+                "llvm 8192x8192",
+                "nvvm 4096x4096",
+                "nvvm 8192x8192"
+            ]
+        );
         assert_eq!(b.levels.len(), 3);
-        assert!(b.levels[2].name.starts_with("read stream 2^28 (reads only)"));
+        assert!(
+            b.levels[2]
+                .name
+                .starts_with("read stream 2^28 (reads only)")
+        );
     }
 }

@@ -17,8 +17,6 @@ pub struct Results {
     pub commit: String,
     #[serde(default)]
     pub device: Device,
-    #[serde(default)]
-    pub config: Config,
     pub rows: Vec<Row>,
 }
 
@@ -29,13 +27,6 @@ pub struct Device {
     /// L2 cache size, in bytes.
     #[serde(default)]
     pub l2_bytes: u64,
-}
-
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-pub struct Config {
-    /// `default`, `sweep` or `custom`.
-    #[serde(default)]
-    pub mode: String,
 }
 
 /// One measurement (see `host::bench::Row`).
@@ -83,8 +74,13 @@ impl Row {
 
     /// FLOPs of an f32 reduction: the file's count, else `n − 1`.
     pub fn reduction_flops(&self) -> Option<u64> {
-        (self.section == "reduce" && self.dtype == "f32")
-            .then(|| if self.flops > 0 { self.flops } else { self.n.saturating_sub(1) })
+        (self.section == "reduce" && self.dtype == "f32").then(|| {
+            if self.flops > 0 {
+                self.flops
+            } else {
+                self.n.saturating_sub(1)
+            }
+        })
     }
 
     /// `reduce_v6 [llvm]`, `cub_reduce_sum` (CUB's backend is in its name).

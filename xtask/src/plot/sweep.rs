@@ -1,0 +1,266 @@
+//! The size sweep: GB/s against n (log2 x axis, log y axis), one line per kernel and backend,
+//! CUB, and the read stream as the ceiling; a vertical line where the input fills the L2
+//! (n · 4 bytes = the L2 size of the device in the results file). One chart per element type,
+//! from any results file with three reduction sizes or more (`--sweep` has 21).
+//!
+//! Left of the L2 line the input can stay in L2 between launches, and at the smallest sizes
+//! one launch's fixed cost dominates; right of it every version reads DRAM.
+
+use super::results::{Results, Row};
+use super::{Chart, Drawn, FONT, READ_CEILING, Ticks, frame, kernel_color};
+use anyhow::Result;
+use plotters::prelude::*;
+
+/// Fewest sizes that make a sweep chart.
+const MIN_SIZES: usize = 3;
+
+/// One sweep chart, ready to draw.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    pub name: String,
+    pub title: String,
+    pub subtitle: String,
+    pub caption: String,
+    pub lines: Vec<Line>,
+    /// log2 of the n at which n × 4 bytes = L2, and the L2 size in bytes.
+    pub l2: Option<(f64, u64)>,
+}
+
+/// One line: (log2 n, GB/s) points, ascending.
+#[derive(Debug, Clone)]
+pub struct Line {
+    pub name: String,
+    pub color: RGBColor,
+    /// Drawn dashed (the nvvm backend, the ceiling).
+    pub dashed: bool,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// One chart per element type of the reductions, when the file has enough sizes.
+pub fn sweeps(r: &Results) -> Vec<Sweep> {
+    if r.reduce_sizes().len() < MIN_SIZES {
+        return Vec::new();
+    }
+    let reduce: Vec<&Row> = r.ok_rows("reduce").collect();
+    let mut dtypes: Vec<&str> = reduce.iter().map(|x| x.dtype.as_str()).collect();
+    dtypes.dedup();
+    dtypes.sort();
+    dtypes.dedup();
+    let kernels: Vec<String> = {
+        let mut k: Vec<String> = Vec::new();
+        for x in &reduce {
+            if !k.contains(&x.kernel) {
+                k.push(x.kernel.clone());
+            }
+        }
+        k
+    };
+    let l2 = (r.device.l2_bytes > 0)
+        .then(|| ((r.device.l2_bytes as f64 / 4.0).log2(), r.device.l2_bytes));
+    dtypes
+        .into_iter()
+        .map(|dtype| {
+            let mut lines: Vec<Line> = Vec::new();
+            for x in reduce.iter().filter(|x| x.dtype == dtype) {
+                let Some(g) = x.ok_gbps() else { continue };
+                let name = x.series_name();
+                let point = ((x.n as f64).log2(), g);
+                match lines.iter_mut().find(|l| l.name == name) {
+                    Some(l) => l.points.push(point),
+                    None => lines.push(Line {
+                        color: kernel_color(&x.kernel, &kernels),
+                        dashed: x.backend == "nvvm",
+                        name,
+                        points: vec![point],
+                    }),
+                }
+            }
+            // The read stream: the best backend at each size.
+            let mut read: Vec<(f64, f64)> = r
+                .reduce_sizes()
+                .into_iter()
+                .filter_map(|n| {
+                    let size = r.rows.iter().find(|x| x.n == n && x.kernel == "read_stream")?.size.clone();
+                    Some(((n as f64).log2(), r.best_gbps("ceiling", "read_stream", &size)?))
+                })
+                .collect();
+            read.sort_by(|a, b| a.0.total_cmp(&b.0));
+            if !read.is_empty() {
+                lines.push(Line {
+                    name: "read stream (ceiling)".into(),
+                    color: READ_CEILING,
+                    dashed: true,
+                    points: read,
+                });
+            }
+            for l in &mut lines {
+                l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            }
+            Sweep {
+                name: format!("sweep-{dtype}.svg"),
+                title: format!("Reductions ({dtype}): bandwidth against n"),
+                subtitle: r.provenance(),
+                caption: "GB/s = bytes read / median time; solid: llvm, dashed: nvvm; left of the L2 line the input fits in L2, at the left edge one launch's fixed cost dominates".into(),
+                lines,
+                l2,
+            }
+        })
+        .collect()
+}
+
+/// Draws the chart: lines with markers, the L2 size as a vertical line, a legend.
+pub fn draw(s: &Sweep) -> Result<Drawn> {
+    let mut svg = String::new();
+    let l2_label = s.l2.map(|(k, bytes)| {
+        format!(
+            "L2 {:.1} MiB (n = 2^{k:.1})",
+            bytes as f64 / (1u64 << 20) as f64
+        )
+    });
+    {
+        let f = frame(&mut svg, &s.title, &s.subtitle, &s.caption)?;
+        let xs = s.lines.iter().flat_map(|l| l.points.iter().map(|p| p.0));
+        let ys = s.lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
+        let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+        let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
+        let (y0, y1) = (y0.max(1e-3) / 1.5, y1 * 2.5);
+        let keys: Vec<f64> = (x0.floor() as i64..=x1.ceil() as i64)
+            .map(|k| k as f64)
+            .collect();
+        let decades: Vec<f64> = (y0.log10().floor() as i32..=y1.log10().ceil() as i32)
+            .flat_map(|e| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(e)))
+            .filter(|y| (y0..=y1).contains(y))
+            .collect();
+        let mut chart = ChartBuilder::on(&f.chart)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(
+                Ticks {
+                    range: (x0 - 0.5)..(x1 + 0.5),
+                    ticks: keys,
+                },
+                (y0..y1).log_scale().with_key_points(decades),
+            )?;
+        chart
+            .configure_mesh()
+            .x_label_formatter(&|x| format!("2^{}", x.round()))
+            .y_label_formatter(&|y| format!("{y}"))
+            .x_desc("n (elements)")
+            .y_desc("GB/s")
+            .label_style((FONT, 13))
+            .axis_desc_style((FONT, 15))
+            .light_line_style(WHITE)
+            .draw()?;
+        if let (Some((k, _)), Some(label)) = (s.l2, &l2_label) {
+            let c = RGBColor(120, 120, 120);
+            chart
+                .draw_series(DashedLineSeries::new(
+                    [(k, y0), (k, y1)],
+                    4,
+                    4,
+                    c.stroke_width(2),
+                ))?
+                .label(label.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new([(x + 7, y - 6), (x + 7, y + 6)], c.stroke_width(2))
+                });
+            chart.draw_series([Text::new(
+                label.clone(),
+                (k + 0.1, y1 / 1.6),
+                (FONT, 13).into_font().color(&c),
+            )])?;
+        }
+        for l in &s.lines {
+            let color = l.color;
+            let width = if l.name.starts_with("cub") || l.name.starts_with("read") {
+                3
+            } else {
+                2
+            };
+            let style = color.stroke_width(width);
+            let anno = if l.dashed {
+                chart.draw_series(DashedLineSeries::new(l.points.clone(), 8, 5, style))?
+            } else {
+                chart.draw_series(LineSeries::new(l.points.clone(), style))?
+            };
+            // The legend's sample: two strokes, with a gap when the line is dashed.
+            let gap = if l.dashed { 3 } else { 0 };
+            anno.label(l.name.clone()).legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new([(0, 0), (8 - gap, 0)], color.stroke_width(width))
+                    + PathElement::new([(8 + gap, 0), (16, 0)], color.stroke_width(width))
+            });
+            chart.draw_series(l.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .label_font((FONT, 12))
+            .draw()?;
+        f.root.present()?;
+    }
+    let series = l2_label
+        .into_iter()
+        .chain(s.lines.iter().map(|l| l.name.clone()))
+        .collect();
+    Ok(Drawn {
+        name: s.name.clone(),
+        svg,
+        chart: Chart {
+            file: s.name.clone().into(),
+            kind: "sweep",
+            title: s.title.clone(),
+            series,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::tests::synthetic;
+
+    #[test]
+    fn one_line_per_kernel_and_backend_per_dtype_with_the_l2_marked() {
+        let sweeps = sweeps(&synthetic());
+        let names: Vec<&str> = sweeps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["sweep-f32.svg", "sweep-i32.svg"]);
+        let f = &sweeps[0];
+        let lines: Vec<&str> = f.lines.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(
+            lines,
+            [
+                "reduce_v1 [llvm]",
+                "reduce_v1 [nvvm]",
+                "reduce_v6 [llvm]",
+                "reduce_v6 [nvvm]",
+                "reduce_v7 [llvm]",
+                "reduce_v7 [nvvm]",
+                "cub_reduce_sum",
+                "read stream (ceiling)"
+            ]
+        );
+        // The failed v2 row makes no line; every line has the three sizes, ascending.
+        assert!(
+            f.lines
+                .iter()
+                .all(|l| l.points.iter().map(|p| p.0).eq([20.0, 24.0, 28.0]))
+        );
+        let (k, bytes) = f.l2.unwrap();
+        assert_eq!(bytes, 60 << 20);
+        // n · 4 bytes = 60 MiB at n = 15 · 2^20 = 2^23.9.
+        assert!((k - 20.0 - 15f64.log2()).abs() < 1e-12, "{k}");
+        assert!(f.lines[1].dashed && !f.lines[0].dashed);
+    }
+
+    #[test]
+    fn a_file_with_one_size_has_no_sweep() {
+        let mut r = synthetic();
+        r.rows
+            .retain(|x| x.n == 1 << 28 || x.section == "transpose");
+        assert!(sweeps(&r).is_empty());
+    }
+}

@@ -44,11 +44,20 @@ pub fn grid_dim_x() -> u32 {
 
 /// `bar.sync 0`.
 ///
+/// `barrier.sync 0`: the non-`.aligned` form of `bar.sync`.
+///
+/// Not `cuda_std::thread::sync_threads()` (`llvm.nvvm.barrier0` → `bar.sync 0`, which is
+/// `barrier.sync.aligned`): libnvvm 11.8 tail-duplicates that barrier into both arms of the
+/// trees' `if tid < stride` (v3, v4, v5), so lanes of one warp wait at *different* aligned
+/// barrier instructions — undefined in PTX, and on the H200 reduce_v3 deadlocked. The
+/// non-aligned form lets a warp's lanes arrive through different instructions; each thread
+/// still executes the same barriers in the same order.
+///
 /// # Safety
-/// Every non-exited thread of the block must reach the same barrier.
+/// Every non-exited thread of the block must reach the same number of barriers.
 #[inline(always)]
 pub unsafe fn sync_threads() {
-    cuda_std::thread::sync_threads()
+    asm!("barrier.sync 0;", options(nostack));
 }
 
 extern "C" {

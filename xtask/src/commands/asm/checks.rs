@@ -55,7 +55,15 @@ pub const KNOWN: &[(Backend, &str, &str)] = &[
         Backend::Nvvm,
         "barriers as written",
         "same cause, in v3, v4 and v5: libnvvm duplicates the tree's barrier onto the path of \
-         the threads that dropped out; see docs/asm-walkthrough.md",
+         the threads that dropped out; with aligned `bar.sync` that deadlocked on the H200, so \
+         the nvvm device layer uses non-aligned `barrier.sync`, which ptxas expands into a \
+         WARPSYNC + BAR retry sequence; see docs/backends.md",
+    ),
+    (
+        Backend::Nvvm,
+        "tree loops unrolled",
+        "the trees are unrolled; the loops are ptxas's WARPSYNC + BAR sequence for the \
+         non-aligned `barrier.sync` the nvvm device layer needs (see `barriers as written`)",
     ),
 ];
 

@@ -410,10 +410,10 @@ pub unsafe fn reduce_v7<T: WarpTotal>(input: *const T, n: u64, out: *mut T) {
     let body = input.add(head as usize) as *const Vec4<T>;
     let mut i = gtid;
     while i + (V7_UNROLL - 1) * threads < groups {
-        let a = load4_stream(body.add(i as usize));
-        let b = load4_stream(body.add((i + threads) as usize));
-        let c = load4_stream(body.add((i + 2 * threads) as usize));
-        let d = load4_stream(body.add((i + 3 * threads) as usize));
+        let a = load4_nc(body.add(i as usize));
+        let b = load4_nc(body.add((i + threads) as usize));
+        let c = load4_nc(body.add((i + 2 * threads) as usize));
+        let d = load4_nc(body.add((i + 3 * threads) as usize));
         sum = sum.plus(sum4(a).plus(sum4(b)).plus(sum4(c).plus(sum4(d))));
         i += V7_UNROLL * threads;
     }
@@ -421,10 +421,10 @@ pub unsafe fn reduce_v7<T: WarpTotal>(input: *const T, n: u64, out: *mut T) {
         // Groups i+T.. may be past the end: load the last group instead, add zero for it.
         let last = groups - 1;
         let (j1, j2, j3) = (i + threads, i + 2 * threads, i + 3 * threads);
-        let a = load4_stream(body.add(i as usize));
-        let b = load4_stream(body.add(j1.min(last) as usize));
-        let c = load4_stream(body.add(j2.min(last) as usize));
-        let d = load4_stream(body.add(j3.min(last) as usize));
+        let a = load4_nc(body.add(i as usize));
+        let b = load4_nc(body.add(j1.min(last) as usize));
+        let c = load4_nc(body.add(j2.min(last) as usize));
+        let d = load4_nc(body.add(j3.min(last) as usize));
         let b = if j1 < groups { sum4(b) } else { T::ZERO };
         let c = if j2 < groups { sum4(c) } else { T::ZERO };
         let d = if j3 < groups { sum4(d) } else { T::ZERO };

@@ -35,7 +35,7 @@ fn main() {
             ));
         }
         code += &format!(
-            "pub const {}: Option<&str> = Some(include_str!({:?}));\n",
+            "pub const {}: &str = include_str!({:?});\n",
             backend.to_uppercase(),
             ptx.display().to_string()
         );

@@ -16,8 +16,6 @@ pub enum HostError {
         "the CUDA driver is not usable ({0}): check that the NVIDIA driver is installed and `nvidia-smi` works"
     )]
     Driver(CudaError),
-    #[error("{backend} PTX was not built into this binary: run `cargo xtask ptx` and rebuild")]
-    MissingPtx { backend: &'static str },
     #[error("the driver rejected the {backend} PTX module: {source}")]
     ModuleLoad {
         backend: &'static str,

@@ -47,8 +47,8 @@ impl Backend {
         }
     }
 
-    /// This compiler's PTX, if the binary was built with it.
-    pub fn ptx(self) -> Option<&'static str> {
+    /// This compiler's PTX, embedded at build time (a missing one fails the build).
+    pub fn ptx(self) -> &'static str {
         match self {
             Backend::Llvm => crate::ptx::LLVM,
             Backend::Nvvm => crate::ptx::NVVM,
@@ -218,7 +218,7 @@ pub struct LaunchConfig {
 impl Lab {
     /// Looks up a kernel by its PTX name.
     pub fn function(&self, backend: Backend, entry: &str) -> Result<Function<'_>> {
-        self.module(backend)?
+        self.module(backend)
             .get_function(entry)
             .map_err(|_| HostError::KernelNotFound {
                 name: entry.to_string(),

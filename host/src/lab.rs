@@ -25,7 +25,8 @@ pub struct DeviceInfo {
 }
 
 pub struct Lab {
-    modules: [Option<Module>; 2],
+    /// One per backend, indexed by `Backend as usize`.
+    modules: Vec<Module>,
     /// Non-blocking so graph capture works on it and it never syncs with the legacy stream.
     pub stream: Stream,
     pub info: DeviceInfo,
@@ -49,17 +50,15 @@ impl Lab {
         let info = device_info(device).ctx(|| "reading device attributes".into())?;
         let stream =
             Stream::new(StreamFlags::NON_BLOCKING, None).ctx(|| "creating a stream".into())?;
-        let mut modules = [None, None];
-        for backend in Backend::ALL {
-            if let Some(ptx) = backend.ptx() {
-                let module =
-                    Module::from_ptx(ptx, &[]).map_err(|source| HostError::ModuleLoad {
-                        backend: backend.name(),
-                        source,
-                    })?;
-                modules[backend as usize] = Some(module);
-            }
-        }
+        let modules = Backend::ALL
+            .into_iter()
+            .map(|b| {
+                Module::from_ptx(b.ptx(), &[]).map_err(|source| HostError::ModuleLoad {
+                    backend: b.name(),
+                    source,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(Lab {
             modules,
             stream,
@@ -70,20 +69,13 @@ impl Lab {
     }
 
     /// The loaded module of one compiler's PTX.
-    pub fn module(&self, backend: Backend) -> Result<&Module> {
-        self.modules[backend as usize]
-            .as_ref()
-            .ok_or(HostError::MissingPtx {
-                backend: backend.name(),
-            })
+    pub fn module(&self, backend: Backend) -> &Module {
+        &self.modules[backend as usize]
     }
 
-    /// Which backends this binary can launch.
+    /// The backends this binary launches: both compilers' PTX are always embedded.
     pub fn backends(&self) -> Vec<Backend> {
-        Backend::ALL
-            .into_iter()
-            .filter(|b| self.modules[*b as usize].is_some())
-            .collect()
+        Backend::ALL.to_vec()
     }
 
     /// Free and total device memory, in bytes.

@@ -5,7 +5,7 @@ use clap::Parser;
 #[derive(Parser)]
 #[command(name = "lab", about = "Runs the kernel lab's kernels on the GPU")]
 enum Cmd {
-    /// Print the GPU and the backends built into this binary
+    /// Print the GPU's facts and the two backends
     Info,
     /// Launch kernels once each for a profiler (ncu, nsys): an untimed warm-up, then exactly
     /// one launch inside the NVTX range `profile`, then a check of the result (ok / FAILED)
@@ -24,7 +24,7 @@ struct RunArgs {
     /// NAME[,NAME...], all, reductions or transposes (`--list` shows every name)
     #[arg(long, required_unless_present = "list")]
     kernel: Option<String>,
-    /// Which compiler's PTX; both = every backend built into this binary
+    /// Which compiler's PTX: llvm (rustc's NVPTX backend), nvvm (rust-cuda), or both
     #[arg(long, value_enum, default_value_t = host::profile::Which::Both)]
     backend: host::profile::Which,
     /// Elements of the reductions and of bump

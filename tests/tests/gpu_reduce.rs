@@ -6,6 +6,7 @@
 mod common;
 
 use common::{lab_or_skip, seed};
+use host::bench::verify::{SumRef, check_f32};
 use host::{Backend, HostError, Lab, Version, cpu};
 
 /// The sizes every version must get right: 1, below a warp, one block, one past a block,
@@ -38,29 +39,21 @@ fn check_all<T: host::Elem>(
     failures
 }
 
+/// The f32 check every caller shares (`host::bench::verify::check_f32`): within
+/// depth · 2^-24 · Σ|x| of the f64 sum, depth from the version's launch for `x.len()`.
 fn float_check<'a>(
     lab: &'a Lab,
-    n: usize,
-    exact: f64,
-    abs: f64,
+    x: &[f32],
 ) -> impl Fn(Backend, Version, f32) -> Result<(), String> + 'a {
+    let reference = SumRef::f32(x);
+    let n = x.len() as u64;
     move |backend, version, got| {
         let blocks = lab
-            .reduce_config::<f32>(backend, version, n as u64)
+            .reduce_config::<f32>(backend, version, n)
             .map_err(|e| e.to_string())?
             .grid
             .0;
-        let bound = version.addition_depth(n as u64, blocks as u64) as f64 * f32::EPSILON as f64
-            / 2.0
-            * abs;
-        let err = (got as f64 - exact).abs();
-        if err <= bound {
-            Ok(())
-        } else {
-            Err(format!(
-                "got {got}, want {exact} (error {err:.3e} > bound {bound:.3e})"
-            ))
-        }
+        check_f32(got, &reference, version.addition_depth(n, blocks as u64)).map(|_| ())
     }
 }
 
@@ -109,13 +102,12 @@ fn reduce_f32_within_error_bound_all_sizes() {
     let mut failures = Vec::new();
     for n in SIZES {
         let x = cpu::random::f32s(n, seed ^ n as u64);
-        let (exact, abs) = (cpu::sum_f64(&x), cpu::sum_abs_f64(&x));
         let d = lab.upload(&x).unwrap();
         failures.extend(check_all(
             &lab,
             &d,
             &format!("n={n}"),
-            float_check(&lab, n, exact, abs),
+            float_check(&lab, &x),
         ));
     }
     assert!(
@@ -156,7 +148,7 @@ fn reduce_misaligned_starts() {
                 },
             ));
             let s = &xf[offset..offset + n];
-            let check = float_check(&lab, n, cpu::sum_f64(s), cpu::sum_abs_f64(s));
+            let check = float_check(&lab, s);
             failures.extend(check_all(
                 &lab,
                 &df.index(offset..offset + n),
@@ -255,12 +247,11 @@ fn reduce_f32_special_values() {
     let tiny = f32::from_bits(1 << 19); // 2^-130 < 2^-126, the smallest normal
     let x = vec![tiny; 4096];
     let d = lab.upload(&x).unwrap();
-    let exact = cpu::sum_f64(&x);
     failures.extend(check_all(
         &lab,
         &d,
         "subnormal inputs",
-        float_check(&lab, x.len(), exact, exact),
+        float_check(&lab, &x),
     ));
     // A subnormal total: `atom/red.global.add.f32` flushes subnormal inputs and results to
     // zero (PTX ISA, "atom"), so the per-block atomic makes it 0. Pinned here as a known fact.

@@ -56,8 +56,18 @@ pub fn git_commit(root: &Path) -> String {
             format!("{c}-dirty")
         }
         Some(c) => c,
-        None => "unknown".into(),
+        // A copied dist/ on a machine without the repository: the commit it was built from.
+        None => dist_commit().unwrap_or_else(|| "unknown".into()),
     }
+}
+
+/// `commit:` from the `MANIFEST.txt` that `cargo xtask dist` writes beside this binary.
+fn dist_commit() -> Option<String> {
+    let manifest = std::env::current_exe().ok()?.with_file_name("MANIFEST.txt");
+    let text = std::fs::read_to_string(manifest).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("commit: "))
+        .map(|c| c.trim().to_string())
 }
 
 /// The current UTC time as `2026-11-29T12:00:00Z`.

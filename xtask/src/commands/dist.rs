@@ -17,6 +17,8 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<()> {
     let root = util::root();
     let out = root.join(&args.out);
+    // Fresh PTX first: the host embeds it, and a stale one is a build error.
+    super::ptx::build_all(&root)?;
     util::run(Command::new("cargo").current_dir(&root).args([
         "build",
         "--release",

@@ -21,13 +21,21 @@ enum Which {
 }
 
 pub fn run(args: &Args) -> Result<()> {
-    let root = util::root();
-    if args.backend != Which::Nvvm {
-        let ptx = build_llvm(&root)?;
+    build(&util::root(), args.backend)
+}
+
+/// Both PTX sets, as the host build needs them.
+pub fn build_all(root: &Path) -> Result<()> {
+    build(root, Which::Both)
+}
+
+fn build(root: &Path, which: Which) -> Result<()> {
+    if which != Which::Nvvm {
+        let ptx = build_llvm(root)?;
         eprintln!("llvm PTX: {}", ptx.display());
     }
-    if args.backend != Which::Llvm {
-        let ptx = crate::nvvm::build(&root)?;
+    if which != Which::Llvm {
+        let ptx = crate::nvvm::build(root)?;
         eprintln!("nvvm PTX: {}", ptx.display());
     }
     Ok(())

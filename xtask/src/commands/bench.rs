@@ -276,6 +276,30 @@ mod tests {
         assert_eq!((own, rest), (Own::default(), s(&["--plotting", "x"])));
     }
 
+    /// `--record` on a real results file (the H200's v7 follow-up run): one log row per Rust
+    /// kernel row, none for the ceilings or CUB, with the measured numbers.
+    #[test]
+    fn record_rows_come_from_a_real_results_file() {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../results/bench/nvidia-h200-custom-20261129T134514Z.json");
+        let rows = log_entries(&file, "drop L2::256B", "the hint costs bandwidth").unwrap();
+        // v6 and v7 × f32/i32 × llvm/nvvm × 2^20/2^28.
+        assert_eq!(rows.len(), 16, "{rows:#?}");
+        assert!(
+            rows.iter()
+                .all(|r| !r.kernel.contains("cub") && !r.kernel.contains("read_stream"))
+        );
+        let v7 = rows
+            .iter()
+            .find(|r| r.kernel == "reduce_v7 f32 [llvm] 2^28")
+            .expect("v7 row");
+        assert!(
+            v7.result.starts_with("4388.") && v7.result.contains("x reference"),
+            "{v7:?}"
+        );
+        assert_eq!(v7.commit, "e89b38e72de495ffd2158a3ce307d32c4771a96b");
+    }
+
     #[test]
     fn every_flag_passes_through_unchanged() {
         let argv = [

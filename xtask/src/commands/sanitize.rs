@@ -22,6 +22,27 @@ pub struct Args {
     /// The lab binary (default: beside this executable)
     #[arg(long)]
     lab: Option<PathBuf>,
+    /// Output format of the per kernel × tool lines
+    #[arg(long, value_enum, default_value_t = util::Format::Table)]
+    format: util::Format,
+}
+
+/// The label of the launch-gap demo's run (it has no kernel list of its own).
+const GRAPH_DEMO: &str = "launch-gap graph demo";
+
+/// One kernel × tool result.
+#[derive(serde::Serialize)]
+struct Row {
+    kernel: String,
+    tool: String,
+    clean: bool,
+    first_error: Option<String>,
+}
+
+/// Whether a finding's kernel (a PTX entry such as `reduce_v3_f32`, or a run label) is the
+/// listed kernel `name` (`reduce_v3` is the f32 entry).
+fn same_kernel(finding: &str, name: &str) -> bool {
+    finding == name || finding == format!("{name}_f32") || finding.starts_with(&format!("{name} ["))
 }
 
 const TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"];
@@ -148,7 +169,7 @@ pub fn run(args: &Args) -> Result<()> {
             "0",
             "-q",
         ]);
-        jobs.push((tool.clone(), "launch-gap graph demo".into(), cmd));
+        jobs.push((tool.clone(), GRAPH_DEMO.into(), cmd));
     }
 
     let results = run_parallel(jobs, 4);
@@ -190,40 +211,66 @@ pub fn run(args: &Args) -> Result<()> {
         }
     }
 
+    // One row per kernel × tool: clean, or the first finding.
+    let mut rows: Vec<Row> = Vec::new();
+    for tool in &args.tool {
+        for k in kernels.iter().map(String::as_str).chain([GRAPH_DEMO]) {
+            let first = table
+                .iter()
+                .find(|((f, t), _)| t == tool && same_kernel(f, k))
+                .map(|(_, v)| v[0].clone());
+            rows.push(Row {
+                kernel: k.into(),
+                tool: tool.clone(),
+                clean: first.is_none(),
+                first_error: first,
+            });
+        }
+    }
+    // Findings in kernels not on the list (CUB's internal kernels) or from a failed run.
+    for ((f, tool), msgs) in &table {
+        if !kernels
+            .iter()
+            .map(String::as_str)
+            .chain([GRAPH_DEMO])
+            .any(|k| same_kernel(f, k))
+        {
+            rows.push(Row {
+                kernel: f.clone(),
+                tool: tool.clone(),
+                clean: false,
+                first_error: Some(msgs[0].clone()),
+            });
+        }
+    }
     let mut summary = format!(
         "# cargo xtask sanitize — {} — commit {}\n# cases: reductions n = 1, 31, 257, 2^20+3 (offsets 0..3), transposes 1x1, 33x31, 1000x777, 64x64; bump; CUB; launch-gap graph demo; backends llvm and nvvm\n",
         util::now_utc(),
         util::git_commit(&root)
     );
-    for tool in &args.tool {
-        for k in kernels
-            .iter()
-            .map(String::as_str)
-            .chain(["launch-gap graph demo"])
-        {
-            let hits: Vec<&String> = table
-                .iter()
-                .filter(|((kk, t), _)| t == tool && (kk == k || kk.starts_with(&format!("{k} ["))))
-                .flat_map(|(_, v)| v)
-                .collect();
-            match hits.first() {
-                None => summary += &format!("{k:<24} {tool:<10} clean\n"),
-                Some(first) => summary += &format!("{k:<24} {tool:<10} FAILED  {first}\n"),
+    for r in &rows {
+        match &r.first_error {
+            None => summary += &format!("{:<24} {:<10} clean\n", r.kernel, r.tool),
+            Some(e) => summary += &format!("{:<24} {:<10} FAILED  {e}\n", r.kernel, r.tool),
+        }
+    }
+    summary += &format!("{failures} finding(s)\n");
+    match args.format {
+        util::Format::Table => print!("{summary}"),
+        util::Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"schema_version": 1, "findings": failures, "rows": rows})
+            )?
+        ),
+        util::Format::Csv => {
+            let mut w = csv::Writer::from_writer(std::io::stdout());
+            for r in &rows {
+                w.serialize(r)?;
             }
+            w.flush()?;
         }
     }
-    // Findings in kernels not on the list (CUB's internal kernels) or from a failed run.
-    for ((k, tool), msgs) in &table {
-        if !kernels
-            .iter()
-            .any(|n| k == n || k.starts_with(&format!("{n} [")))
-            && k != "launch-gap graph demo"
-        {
-            summary += &format!("{k:<24} {tool:<10} FAILED  {}\n", msgs[0]);
-        }
-    }
-    summary += &format!("{} finding(s)\n", failures);
-    print!("{summary}");
     tools::write_atomic(&out.join("sanitize.log"), log.as_bytes())?;
     tools::write_atomic(&out.join("sanitize.txt"), summary.as_bytes())?;
     if failures > 0 {
@@ -399,6 +446,15 @@ fn kernel_of(at: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn findings_are_matched_to_listed_kernels() {
+        assert!(same_kernel("reduce_v3_f32", "reduce_v3"));
+        assert!(same_kernel("reduce_v3_i32", "reduce_v3_i32"));
+        assert!(!same_kernel("reduce_v3_i32", "reduce_v3"));
+        assert!(same_kernel("n=257 offset=0 1000x777", "n=257 offset=0 1000x777"));
+        assert!(!same_kernel("transpose_v4_f32", "transpose_v"));
+    }
 
     #[test]
     fn clean_output_has_no_findings() {

@@ -1,13 +1,15 @@
 //! The profiling subcommands end to end, with stand-ins for ncu, nsys and lab (small shell
-//! scripts that answer like the real tools, from the fixtures): what gets run, what gets
-//! written where, and the one clear line each known failure ends with.
+//! scripts that answer like the real tools did on the H200: they hand back the real capture
+//! in `tests/fixtures/`): what gets run, what gets written where, that the committed tables
+//! come out again, and the one clear line each known failure ends with.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const FAKE_LAB: &str = r#"#!/bin/bash
-# lab run --plan: the canned plan; lab run ... --manifest F: the canned manifest of its backend.
+# lab run --plan: the plan the test wrote; lab run ... --manifest F: the H200 manifest of that
+# backend (CUB's for --kernel cub).
 plan=0; manifest=""; backend=""; kernel=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -23,7 +25,8 @@ if [ "$kernel" = "nope" ]; then
   exit 1
 fi
 if [ $plan = 1 ]; then cat "$FAKE_PLAN"; exit 0; fi
-[ -n "$manifest" ] && cp "$FAKE_DIR/synthetic-$FAKE_BASE-$backend.launches.json" "$manifest"
+[ "$kernel" = "cub" ] && backend=cub
+[ -n "$manifest" ] && cp "$FAKE_DIR/$FAKE_BASE-$backend.launches.json" "$manifest"
 echo "lab run (fake): $kernel [$backend]"
 "#;
 
@@ -47,9 +50,14 @@ while [ $# -gt 0 ]; do
   shift
 done
 "${app[@]}"
-b=""
-for ((i = 0; i < ${#app[@]}; i++)); do [ "${app[$i]}" = "--backend" ] && b=${app[$((i + 1))]}; done
-cp "$FAKE_DIR/synthetic-$FAKE_BASE-$b.raw.csv" "$out.ncu-rep"
+b=""; k=""
+for ((i = 0; i < ${#app[@]}; i++)); do
+  [ "${app[$i]}" = "--backend" ] && b=${app[$((i + 1))]}
+  [ "${app[$i]}" = "--kernel" ] && k=${app[$((i + 1))]}
+done
+[ "$k" = "cub" ] && b=cub
+# The "report" is the raw page ncu exported from the real one; --import hands it back.
+cp "$FAKE_DIR/$FAKE_BASE-$b.raw.csv" "$out.ncu-rep"
 echo "==PROF== Report: $out.ncu-rep"
 "#;
 
@@ -72,10 +80,63 @@ fi
 if [ "$cmd" = "stats" ]; then
   while [ $# -gt 0 ]; do case "$1" in --output) out=$2; shift;; esac; shift; done
   for r in nvtx_sum cuda_api_sum cuda_gpu_kern_sum; do
-    cp "$FAKE_NSYS_DIR/synthetic-nsys-launch-gap_$r.csv" "${out}_$r.csv"
+    cp "$FAKE_NSYS_DIR/nsys-launch-gap_$r.csv" "${out}_$r.csv"
   done
 fi
 "#;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn committed(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../results/profile")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// What `lab run --plan` printed on the H200, rebuilt from the plans kept in the manifests
+/// (`<name>.launches.json`), kernel by kernel with the backends side by side.
+fn plan_json(names: &[&str]) -> String {
+    let mut launches: Vec<serde_json::Value> = Vec::new();
+    for name in names {
+        let text =
+            std::fs::read_to_string(fixtures().join(format!("ncu/{name}.launches.json"))).unwrap();
+        let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+        launches.extend(manifest["plan"]["launches"].as_array().unwrap().clone());
+    }
+    let mut kernels: Vec<String> = Vec::new();
+    for l in &launches {
+        let k = l["kernel"].as_str().unwrap().to_string();
+        if !kernels.contains(&k) {
+            kernels.push(k);
+        }
+    }
+    launches.sort_by_key(|l| {
+        kernels
+            .iter()
+            .position(|k| k == l["kernel"].as_str().unwrap())
+    });
+    serde_json::json!({ "notes": [], "launches": launches }).to_string()
+}
+
+fn reductions_plan() -> String {
+    plan_json(&["ncu-table-llvm", "ncu-table-nvvm", "ncu-table-cub"])
+}
+
+/// The lines of a printed table from its header row (`kernel …`) on: what does not depend on
+/// where and how ncu ran.
+fn from_header(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("kernel "))
+        .expect("a table header");
+    lines[start..].join("\n")
+}
 
 struct Sandbox {
     dir: PathBuf,
@@ -102,22 +163,32 @@ impl Sandbox {
         self.dir.join("out")
     }
 
-    /// `xtask <args>` with the stand-ins: NCU/NSYS point at them, PATH has no real profiler.
-    fn xtask(&self, base: &str, plan: &str, args: &[&str]) -> Output {
-        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-        Command::new(env!("CARGO_BIN_EXE_xtask"))
-            .args(args)
+    /// Writes the plan `lab run --plan` answers with.
+    fn plan(&self, json: &str) -> PathBuf {
+        let p = self.dir.join("plan.json");
+        std::fs::write(&p, json).unwrap();
+        p
+    }
+
+    /// `xtask <args>` with the stand-ins: NCU/NSYS point at them, PATH has no real profiler,
+    /// the fake ncu hands back `<base>-<backend>.raw.csv`, the fake lab `plan`.
+    fn command(&self, base: &str, plan: &str, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        c.args(args)
             .env("NCU", self.dir.join("bin/ncu"))
             .env("NSYS", self.dir.join("bin/nsys"))
             .env("PATH", "/usr/bin:/bin")
-            .env("FAKE_DIR", fixtures.join("ncu"))
-            .env("FAKE_NSYS_DIR", fixtures.join("nsys"))
-            .env("FAKE_PLAN", fixtures.join("ncu").join(plan))
+            .env("FAKE_DIR", fixtures().join("ncu"))
+            .env("FAKE_NSYS_DIR", fixtures().join("nsys"))
+            .env("FAKE_PLAN", self.plan(plan))
             .env("FAKE_BASE", base)
             .env("FAKE_LOG", self.dir.join("ncu-args.log"))
-            .env_remove("CARGO")
-            .output()
-            .unwrap()
+            .env_remove("CARGO");
+        c
+    }
+
+    fn xtask(&self, base: &str, plan: &str, args: &[&str]) -> Output {
+        self.command(base, plan, args).output().unwrap()
     }
 
     fn lab(&self) -> String {
@@ -144,12 +215,12 @@ fn last_stderr_line(o: &Output) -> String {
 }
 
 #[test]
-fn ncu_table_runs_one_ncu_per_backend_and_writes_every_file() {
+fn ncu_table_runs_one_ncu_per_backend_and_prints_the_committed_table() {
     let sb = Sandbox::new("table");
     let out = sb.out();
     let o = sb.xtask(
         "ncu-table",
-        "synthetic-plan-reductions.json",
+        &reductions_plan(),
         &[
             "ncu-table",
             "--lab",
@@ -161,15 +232,12 @@ fn ncu_table_runs_one_ncu_per_backend_and_writes_every_file() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = stdout(&o);
     assert!(
-        text.contains("reduce_v1 [llvm]") && text.contains("reduce_v1 [nvvm]"),
+        text.contains("--clock-control none --cache-control all, --select nvtx"),
         "{text}"
     );
-    assert!(text.contains("104.0 (88)!"), "{text}");
-    assert!(
-        text.contains("ncu") && text.contains("--clock-control none --cache-control all"),
-        "{text}"
-    );
-    for b in ["llvm", "nvvm"] {
+    // The H200's table, checks and diagnosis, as committed.
+    assert_eq!(from_header(&text), from_header(&committed("ncu-table.txt")));
+    for b in ["llvm", "nvvm", "cub"] {
         for ext in ["ncu-rep", "raw.csv", "launches.json", "ncu.log"] {
             assert!(
                 out.join(format!("ncu-table-{b}.{ext}")).is_file(),
@@ -187,15 +255,21 @@ fn ncu_table_runs_one_ncu_per_backend_and_writes_every_file() {
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
-    // Two ncu runs, each selecting the NVTX range and naming its backend.
+    // Three ncu runs (llvm, nvvm, CUB), each selecting the NVTX range.
     let log = std::fs::read_to_string(sb.dir.join("ncu-args.log")).unwrap();
-    assert_eq!(log.lines().count(), 2, "{log}");
+    assert_eq!(log.lines().count(), 3, "{log}");
     assert!(
         log.lines()
             .all(|l| l.contains("--nvtx --nvtx-include kernel-lab@profile/"))
     );
     assert!(
-        log.contains("--backend nvvm --size 16777216 --manifest"),
+        log.contains(
+            "run --kernel reduce_v1,reduce_v2,reduce_v3,reduce_v4,reduce_v5,reduce_v6,reduce_v7 --backend nvvm --size 16777216 --manifest"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains("run --kernel cub --backend both --size 16777216"),
         "{log}"
     );
 }
@@ -206,7 +280,7 @@ fn launch_skip_runs_one_ncu_per_kernel() {
     let out = sb.out();
     let o = sb.xtask(
         "ncu-transpose",
-        "synthetic-plan-transposes.json",
+        &plan_json(&["ncu-transpose-llvm"]),
         &[
             "ncu-transpose",
             "--lab",
@@ -221,7 +295,7 @@ fn launch_skip_runs_one_ncu_per_kernel() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let log = std::fs::read_to_string(sb.dir.join("ncu-args.log")).unwrap();
-    assert_eq!(log.lines().count(), 3, "{log}");
+    assert_eq!(log.lines().count(), 4, "{log}");
     assert!(
         log.contains("--kernel-name transpose_naive_f32 --launch-skip 1 --launch-count 1"),
         "{log}"
@@ -230,7 +304,7 @@ fn launch_skip_runs_one_ncu_per_kernel() {
         out.join("ncu-transpose-transpose_padded-llvm.raw.csv")
             .is_file()
     );
-    // The stand-in's report holds all three kernels: each job keeps only its own.
+    // The stand-in's report holds all four kernels: each job keeps only its own.
     let rows = stdout(&o)
         .lines()
         .filter(|l| {
@@ -238,16 +312,19 @@ fn launch_skip_runs_one_ncu_per_kernel() {
         })
         .count();
     assert_eq!(rows, 1);
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("ncu also profiled transpose_tiled_f32, which the plan did not launch")
+    );
 }
 
 #[test]
 fn csv_and_json_formats_come_from_the_same_report() {
     let sb = Sandbox::new("formats");
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ncu");
-    let csv = fixtures.join("synthetic-ncu-transpose-llvm.raw.csv");
+    let csv = fixtures().join("ncu/ncu-transpose-llvm.raw.csv");
     let o = sb.xtask(
         "x",
-        "x",
+        "{}",
         &[
             "ncu-transpose",
             "--from",
@@ -264,13 +341,19 @@ fn csv_and_json_formats_come_from_the_same_report() {
     );
     assert!(
         text.contains(
-            "ncu-transpose,transpose_tiled [llvm],transpose_tiled,llvm,sh_ld_conflicts,16252928,"
+            "ncu-transpose,transpose_tiled [llvm],transpose_tiled,llvm,sh_ld_conflicts,16442013,\"16,252,928 ±5%\",held,"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "ncu-transpose,transpose_padded [llvm],transpose_padded,llvm,sh_ld_conflicts,48799,"
         ),
         "{text}"
     );
     let o = sb.xtask(
         "x",
-        "x",
+        "{}",
         &[
             "ncu-transpose",
             "--from",
@@ -281,32 +364,57 @@ fn csv_and_json_formats_come_from_the_same_report() {
     );
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(json["kind"], "ncu-transpose");
+    assert_eq!(json["rows"].as_array().unwrap().len(), 4);
+    assert_eq!(json["rows"][1]["label"], "transpose_tiled [llvm]");
+    assert_eq!(json["rows"][1]["values"]["sh_ld_req"], 524288.0);
     // Read back without --output: nothing written.
     assert!(!sb.out().exists());
 }
 
 #[test]
+fn ncu_transpose_reads_back_the_committed_table() {
+    let sb = Sandbox::new("transposefrom");
+    let files: Vec<String> = ["llvm", "nvvm"]
+        .iter()
+        .map(|b| {
+            fixtures()
+                .join(format!("ncu/ncu-transpose-{b}.raw.csv"))
+                .display()
+                .to_string()
+        })
+        .collect();
+    let mut args = vec!["ncu-transpose", "--from"];
+    args.extend(files.iter().map(String::as_str));
+    let o = sb.xtask("x", "{}", &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = stdout(&o);
+    let upto = |t: &str| {
+        let t = from_header(t);
+        t[..t.find("\nDiagnosis").unwrap()].to_string()
+    };
+    assert_eq!(upto(&text), upto(&committed("ncu-transpose.txt")));
+    assert!(text.contains("transpose_tiled [llvm]: memory-bound (L1/L2, DRAM well below); shared-memory bank conflicts"));
+    assert!(text.contains("transpose_v4 [llvm]: latency-bound; dominant stall: long_scoreboard"));
+}
+
+#[test]
 fn counter_permission_is_one_clear_line() {
     let sb = Sandbox::new("perm");
-    let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args([
-            "profile",
-            "--kernel",
-            "reduce_v3",
-            "--lab",
-            &sb.lab(),
-            "--output",
-        ])
-        .arg(sb.out())
-        .env("NCU", sb.dir.join("bin/ncu"))
-        .env("PATH", "/usr/bin:/bin")
-        .env(
-            "FAKE_PLAN",
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/fixtures/ncu/synthetic-plan-reductions.json"),
+    let o = sb
+        .command(
+            "ncu-table",
+            &reductions_plan(),
+            &[
+                "profile",
+                "--kernel",
+                "reduce_v3",
+                "--lab",
+                &sb.lab(),
+                "--output",
+                sb.out().to_str().unwrap(),
+            ],
         )
         .env("FAKE_NCU_MODE", "perm")
-        .env_remove("CARGO")
         .output()
         .unwrap();
     assert!(!o.status.success());
@@ -330,17 +438,19 @@ fn nothing_profiled_and_no_report_are_clear_errors() {
         ("noreport", "ncu wrote no report"),
     ] {
         let sb = Sandbox::new(mode);
-        let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
-            .args(["ncu-table", "--lab", &sb.lab(), "--output"])
-            .arg(sb.out())
-            .env("NCU", sb.dir.join("bin/ncu"))
-            .env(
-                "FAKE_PLAN",
-                Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("tests/fixtures/ncu/synthetic-plan-reductions.json"),
+        let o = sb
+            .command(
+                "ncu-table",
+                &reductions_plan(),
+                &[
+                    "ncu-table",
+                    "--lab",
+                    &sb.lab(),
+                    "--output",
+                    sb.out().to_str().unwrap(),
+                ],
             )
             .env("FAKE_NCU_MODE", mode)
-            .env_remove("CARGO")
             .output()
             .unwrap();
         assert!(!o.status.success());
@@ -357,24 +467,34 @@ fn nothing_profiled_and_no_report_are_clear_errors() {
 
 #[test]
 fn missing_profiler_is_one_clear_line() {
+    // A real ncu where xtask looks (a GPU machine) would be found: this test needs its absence.
+    let installed = ["/opt/nvidia/nsight-compute", "/usr/local/cuda/bin/ncu"]
+        .iter()
+        .any(|p| Path::new(p).exists())
+        || std::fs::read_dir("/usr/local/cuda").is_ok_and(|d| {
+            d.flatten().any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("nsight-compute")
+            })
+        });
     let sb = Sandbox::new("missing");
-    let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["ncu-table", "--lab", &sb.lab()])
-        .env_remove("NCU")
-        .env("PATH", "/usr/bin:/bin")
-        .env(
-            "FAKE_PLAN",
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/fixtures/ncu/synthetic-plan-reductions.json"),
+    let o = sb
+        .command(
+            "ncu-table",
+            &reductions_plan(),
+            &["ncu-table", "--lab", &sb.lab()],
         )
-        .env_remove("CARGO")
+        .env_remove("NCU")
         .output()
         .unwrap();
-    if Path::new("/opt/nvidia/nsight-compute").exists() {
-        return; // a real ncu is installed where xtask looks: nothing to test here
-    }
     assert!(!o.status.success());
     let line = last_stderr_line(&o);
+    if installed {
+        // Found, and run on this machine without the stand-in's answers: it fails otherwise.
+        assert!(!line.contains("not found on PATH"), "{line}");
+        return;
+    }
     assert!(
         line.starts_with(
             "error: ncu (Nsight Compute) not found on PATH nor in /opt/nvidia/nsight-compute/*/ncu"
@@ -389,7 +509,7 @@ fn a_wrong_kernel_name_lists_the_valid_ones() {
     let sb = Sandbox::new("name");
     let o = sb.xtask(
         "x",
-        "synthetic-plan-reductions.json",
+        &reductions_plan(),
         &["profile", "--kernel", "nope", "--lab", &sb.lab()],
     );
     assert!(!o.status.success());
@@ -403,7 +523,7 @@ fn a_wrong_kernel_name_lists_the_valid_ones() {
 #[test]
 fn a_missing_lab_binary_says_how_to_build_it() {
     let sb = Sandbox::new("nolab");
-    let o = sb.xtask("x", "x", &["ncu-table", "--lab", "/nonexistent/lab"]);
+    let o = sb.xtask("x", "{}", &["ncu-table", "--lab", "/nonexistent/lab"]);
     assert!(!o.status.success());
     let line = last_stderr_line(&o);
     assert!(
@@ -413,12 +533,12 @@ fn a_missing_lab_binary_says_how_to_build_it() {
 }
 
 #[test]
-fn nsys_traces_and_prints_the_three_tables() {
+fn nsys_traces_and_prints_the_committed_tables() {
     let sb = Sandbox::new("nsys");
     let out = sb.out();
     let o = sb.xtask(
         "x",
-        "x",
+        "{}",
         &[
             "nsys",
             "--what",
@@ -431,30 +551,37 @@ fn nsys_traces_and_prints_the_three_tables() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = stdout(&o);
-    for r in [
-        "nvtx_sum:",
-        "cuda_api_sum:",
-        "cuda_gpu_kern_sum:",
-        "cuLaunchKernel: 2,000 calls",
-    ] {
-        assert!(text.contains(r), "{r}: {text}");
-    }
+    // The launch-gap part of results/profile/nsys.txt, word for word.
+    let committed = committed("nsys.txt");
+    let gap = &committed[..committed.find("\n== nsys-bench").unwrap()];
+    assert_eq!(text, gap);
+    assert!(text.contains("cuLaunchKernel: 94,000 calls"), "{text}");
     for r in ["nvtx_sum", "cuda_api_sum", "cuda_gpu_kern_sum"] {
         assert!(out.join(format!("nsys-launch-gap_{r}.csv")).is_file());
     }
     assert!(out.join("nsys-launch-gap.nsys-rep").is_file());
+    assert!(out.join("nsys-launch-gap.nsys.log").is_file());
     assert!(out.join("nsys.txt").is_file());
 }
 
 #[test]
 fn nsys_importer_without_libdw_is_one_clear_line() {
     let sb = Sandbox::new("libdw");
-    let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["nsys", "--what", "bench", "--lab", &sb.lab(), "--output"])
-        .arg(sb.out())
-        .env("NSYS", sb.dir.join("bin/nsys"))
+    let o = sb
+        .command(
+            "x",
+            "{}",
+            &[
+                "nsys",
+                "--what",
+                "bench",
+                "--lab",
+                &sb.lab(),
+                "--output",
+                sb.out().to_str().unwrap(),
+            ],
+        )
         .env("FAKE_NSYS_MODE", "libdw")
-        .env_remove("CARGO")
         .output()
         .unwrap();
     assert!(!o.status.success());
@@ -468,31 +595,56 @@ fn nsys_importer_without_libdw_is_one_clear_line() {
 #[test]
 fn nsys_reads_back_captured_tables() {
     let sb = Sandbox::new("nsysfrom");
-    let prefix =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nsys/synthetic-nsys-launch-gap");
-    let o = sb.xtask("x", "x", &["nsys", "--from", prefix.to_str().unwrap()]);
+    let prefix = |p: &str| fixtures().join("nsys").join(p).display().to_string();
+    let (gap, bench) = (prefix("nsys-launch-gap"), prefix("nsys-bench"));
+    let o = sb.xtask("x", "{}", &["nsys", "--from", &gap, &bench]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(stdout(&o).contains("kernel bump: 3,000 launches"));
+    let text = stdout(&o);
+    assert!(
+        text.contains("== nsys-launch-gap (read back from"),
+        "{text}"
+    );
+    assert!(text.contains("kernel bump: 138,000 launches, 0.92 µs of GPU time each"));
+    assert!(text.contains("cudaLaunchKernel: 92 calls"), "{text}");
+    let o = sb.xtask("x", "{}", &["nsys", "--from", &gap, "--format", "csv"]);
+    let csv = stdout(&o);
+    assert!(
+        csv.contains("nsys-launch-gap,cuda_api_sum,57.3,501340176,94000,"),
+        "{csv}"
+    );
 }
 
 #[test]
-fn profile_summarises_a_full_report() {
+fn profile_summarises_the_full_reports() {
     let sb = Sandbox::new("profile");
-    let csv = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/ncu/synthetic-profile-reduce_v3-llvm.raw.csv");
-    let o = sb.xtask("x", "x", &["profile", "--from", csv.to_str().unwrap()]);
+    let csv = |b: &str| {
+        fixtures()
+            .join(format!("ncu/profile-reduce_v3-{b}.raw.csv"))
+            .display()
+            .to_string()
+    };
+    let (llvm, nvvm) = (csv("llvm"), csv("nvvm"));
+    let o = sb.xtask("x", "{}", &["profile", "--from", &llvm, &nvvm]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = stdout(&o);
+    let committed = committed("profile-reduce_v3.txt");
     for want in [
-        "== reduce_v3 [llvm]",
-        "Speed of Light   compute (SM) 50.2 %  memory 55.1 %",
-        "Occupancy        achieved 92.2 % of theoretical 100.0 %; limiter: warps",
-        "[regime] latency-bound",
-        "[stall] dominant stall: barrier",
+        "== reduce_v3 [llvm]  (reduce_v3_f32: grid (65536, 1, 1), block (256, 1, 1), 16 registers/thread)",
+        "  Speed of Light   compute (SM) 46.2 %  memory 50.2 %  DRAM 12.3 %  L1 53.3 %  L2 15.4 %",
+        "  Occupancy        achieved 87.3 % of theoretical 100.0 %; limiter: warps (8 blocks/SM)",
+        "  Warp stalls      long_scoreboard 19.15, barrier 14.12, short_scoreboard 6.31, wait 2.08 (warps stalled per issued instruction)",
+        "== reduce_v3 [nvvm]",
+        "  Warp stalls      barrier 21.79, long_scoreboard 9.02, wait 2.82, branch_resolving 1.87 (warps stalled per issued instruction)",
+        "    [regime] latency-bound",
+        "    [stall] dominant stall: barrier",
+        "    [divergence] divergence / predication: lanes sit idle",
         "not a speed",
     ] {
         assert!(text.contains(want), "{want}: {text}");
+        assert!(committed.contains(want), "{want} not committed");
     }
-    let o = sb.xtask("x", "x", &["profile", "--rules"]);
+    // The one finding the committed summary had and the fix removed.
+    assert!(!text.contains("[coalescing]"), "{text}");
+    let o = sb.xtask("x", "{}", &["profile", "--rules"]);
     assert!(stdout(&o).contains("[tail]"));
 }

@@ -1,62 +1,256 @@
-//! The nsys side of `cargo xtask nsys`: `nsys stats --format csv` tables, parsed and printed.
+//! The nsys side of `cargo xtask nsys`: `nsys stats --format csv` tables, parsed and printed,
+//! on the real H200 capture (`gpu/profile.sh`, nsys 2025.3.1): the launch-gap demo
+//! (`lab bench --kernel launch_gap`) and the whole bench (`lab bench`).
 //!
-//! Fixtures in `tests/fixtures/nsys/`: `synthetic-*` files are hand-made in nsys's format, to
-//! be joined by the H200 capture of `gpu/profile.sh` (`nsys-launch-gap_<report>.csv`,
-//! `nsys-bench_<report>.csv`).
+//! Fixtures in `tests/fixtures/nsys/` (see its README): `nsys-launch-gap_<report>.csv`,
+//! `nsys-bench_<report>.csv`, and `synthetic-nsys-empty_nvtx_sum.csv` (a report nsys skips,
+//! which the real capture does not contain).
 
 #[allow(dead_code)]
 #[path = "../src/profiler/mod.rs"]
 mod profiler;
 
-use profiler::nsys_csv::{self, REPORTS};
+use profiler::nsys_csv::{self, REPORTS, StatsTable};
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nsys")
 }
 
-fn table(prefix: &str, report: &str) -> nsys_csv::StatsTable {
+fn text(prefix: &str, report: &str) -> String {
     let path = fixtures().join(format!("{prefix}_{report}.csv"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    nsys_csv::parse_stats(report, &text).unwrap()
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-#[test]
-fn kernel_summary_columns_and_values() {
-    let t = table("synthetic-nsys-launch-gap", "cuda_gpu_kern_sum");
-    assert_eq!(t.headers.last().unwrap(), "Name");
-    assert_eq!(t.rows.len(), 1);
-    let inst = t.column("Instances").unwrap();
-    let avg = t.column("Avg").unwrap(); // matches "Avg (ns)"
-    assert_eq!(t.num(0, inst), Some(3000.0));
-    assert_eq!(t.num(0, avg), Some(1603.7));
-    assert_eq!(t.find("bump"), Some(0));
+fn table(prefix: &str, report: &str) -> StatsTable {
+    nsys_csv::parse_stats(report, &text(prefix, report)).unwrap()
 }
 
-#[test]
-fn notices_before_the_header_are_skipped() {
-    let t = table("synthetic-nsys-launch-gap", "cuda_api_sum");
-    assert_eq!(t.headers[0], "Time (%)");
-    assert_eq!(t.rows.len(), 4);
-    let calls = t.column("Num Calls").unwrap();
-    let row = t.find("cuLaunchKernel").unwrap();
-    assert_eq!(t.num(row, calls), Some(2000.0));
-    // "6,981,220" with separators.
-    assert_eq!(t.num(0, t.column("Total Time").unwrap()), Some(6_981_220.0));
+/// A numeric cell of the row whose name (last column) is exactly `name`.
+fn cell(t: &StatsTable, name: &str, column: &str) -> f64 {
+    let row = t
+        .rows
+        .iter()
+        .position(|r| r.last().map(String::as_str) == Some(name))
+        .unwrap_or_else(|| panic!("{}: no row {name}", t.report));
+    let col = t
+        .column(column)
+        .unwrap_or_else(|| panic!("{}: no column {column}", t.report));
+    t.num(row, col)
+        .unwrap_or_else(|| panic!("{}: {name} {column} is not a number", t.report))
 }
 
+/// The launch-gap demo's shape (host/src/bench/measure.rs): per backend, 1000 `bump`
+/// launches three ways, each way run 3 times untimed then 20 times timed.
+const LAUNCHES: f64 = 1000.0;
+const BACKENDS: f64 = 2.0; // llvm, nvvm
+const WARMUP: f64 = 3.0;
+const REPS: f64 = 20.0;
+const WAYS: f64 = 3.0; // A sync after each, B back-to-back, C graph
+
 #[test]
-fn render_shows_microseconds() {
-    let t = table("synthetic-nsys-launch-gap", "nvtx_sum");
-    let text = t.render();
-    assert!(text.contains("Total Time (µs)"), "{text}");
-    assert!(text.contains("9630.41"), "{text}");
-    assert!(
-        text.contains(":launch-gap C: graph replay [llvm]"),
-        "{text}"
+fn every_real_table_parses_with_its_columns() {
+    for prefix in ["nsys-launch-gap", "nsys-bench"] {
+        for report in REPORTS {
+            let t = table(prefix, report);
+            assert!(!t.rows.is_empty(), "{prefix} {report}: no rows");
+            assert_eq!(t.note, None, "{prefix} {report}");
+            assert_eq!(t.headers[0], "Time (%)");
+            let name = if report == "nvtx_sum" {
+                "Range"
+            } else {
+                "Name"
+            };
+            assert_eq!(t.headers.last().unwrap(), name, "{prefix} {report}");
+            for c in ["Total Time", "Avg", "Med", "Min", "Max", "StdDev"] {
+                assert!(t.column(c).is_some(), "{prefix} {report}: {c}");
+            }
+            // Every row as wide as the header (quoted names with commas stay one cell).
+            assert!(
+                t.rows.iter().all(|r| r.len() == t.headers.len()),
+                "{prefix} {report}"
+            );
+        }
+    }
+}
+
+/// cuda_api_sum of the launch-gap demo, call by call: what each way costs in API calls.
+#[test]
+fn launch_gap_api_calls_per_variant() {
+    let api = table("nsys-launch-gap", "cuda_api_sum");
+    let calls = |name: &str| cell(&api, name, "Num Calls");
+    let runs = BACKENDS * (WARMUP + REPS); // of each way
+    // A and B launch 1000 kernels per run; C's capture records 1000 more launches once per
+    // backend, and each run of C is one graph launch.
+    let a_launches = runs * LAUNCHES;
+    let b_launches = runs * LAUNCHES;
+    let c_captured = BACKENDS * LAUNCHES;
+    assert_eq!(
+        calls("cuLaunchKernel"),
+        a_launches + b_launches + c_captured
+    );
+    assert_eq!(calls("cuLaunchKernel"), 94_000.0);
+    assert_eq!(calls("cuGraphLaunch"), runs);
+    assert_eq!(calls("cuStreamBeginCapture_v2"), BACKENDS);
+    assert_eq!(calls("cuGraphInstantiateWithFlags"), BACKENDS);
+    // A synchronizes after every launch; each way's warm-up ends with one more.
+    assert_eq!(
+        calls("cuStreamSynchronize"),
+        runs * LAUNCHES + BACKENDS * WAYS
+    );
+    assert_eq!(calls("cuStreamSynchronize"), 46_006.0);
+    // Timed runs are bracketed by two events and waited on once; every run is reset first.
+    assert_eq!(calls("cuEventSynchronize"), BACKENDS * WAYS * REPS);
+    assert_eq!(calls("cuEventRecord"), 2.0 * BACKENDS * WAYS * REPS);
+    assert_eq!(calls("cuMemsetD32Async"), BACKENDS * WAYS * (WARMUP + REPS));
+    // CPU cost per call (ns): a launch and a synchronize each cost microseconds, one graph
+    // launch of 1000 kernels about a millisecond.
+    assert_eq!(cell(&api, "cuLaunchKernel", "Avg"), 5333.4);
+    assert_eq!(cell(&api, "cuStreamSynchronize", "Avg"), 5452.1);
+    assert_eq!(cell(&api, "cuGraphLaunch", "Avg"), 1_097_953.4);
+    // Launching is the largest cost of the demo.
+    assert_eq!(api.rows[0].last().unwrap(), "cuLaunchKernel");
+}
+
+/// Graphs traced per node (`--cuda-graph-trace=node`): the graph's 1000 kernels appear one by
+/// one, so every way's every run shows up as kernels, each under a microsecond of GPU time.
+#[test]
+fn launch_gap_kernels_are_traced_per_graph_node() {
+    let k = table("nsys-launch-gap", "cuda_gpu_kern_sum");
+    assert_eq!(k.rows.len(), 1);
+    assert_eq!(
+        cell(&k, "bump", "Instances"),
+        BACKENDS * WAYS * (WARMUP + REPS) * LAUNCHES
+    );
+    assert_eq!(cell(&k, "bump", "Instances"), 138_000.0);
+    assert_eq!(cell(&k, "bump", "Avg"), 921.6);
+    assert!(cell(&k, "bump", "Max") < 2000.0);
+}
+
+/// nvtx_sum: the three ways in order of cost, on both backends. A (sync after each) takes
+/// the longest, then B (back-to-back), then C (one graph launch).
+#[test]
+fn launch_gap_ranges_order_the_three_ways() {
+    let nvtx = table("nsys-launch-gap", "nvtx_sum");
+    let total = |range: &str| cell(&nvtx, &format!("kernel-lab:{range}"), "Total Time");
+    assert_eq!(total("launch gap A: sync after each [llvm]"), 269_793_394.0);
+    for b in ["llvm", "nvvm"] {
+        let a = total(&format!("launch gap A: sync after each [{b}]"));
+        let bb = total(&format!("launch gap B: back-to-back [{b}]"));
+        let c = total(&format!("launch gap C: CUDA graph [{b}]"));
+        assert!(a > 2.0 * bb && bb > c, "{b}: {a} {bb} {c}");
+        let timed = |row: &str| total(&format!("{row} [{b}] f32 1000x4096: timed"));
+        assert!(timed("bump_sync_each") > timed("bump_back_to_back"));
+        assert!(timed("bump_back_to_back") > timed("bump_graph"));
+        // The capture lies inside C's range.
+        assert!(total(&format!("launch gap C: capture + instantiate [{b}]")) < c);
+    }
+    // Every range is one push/pop.
+    let inst = nvtx.column("Instances").unwrap();
+    assert!((0..nvtx.rows.len()).all(|r| nvtx.num(r, inst) == Some(1.0)));
+    assert!(nvtx.rows.iter().all(|r| r[r.len() - 2] == "PushPop"));
+}
+
+/// "Launch overhead at a glance", as `cargo xtask nsys` prints it for the demo.
+#[test]
+fn launch_summary_of_the_launch_gap_demo() {
+    let tables: Vec<StatsTable> = REPORTS
+        .iter()
+        .map(|r| table("nsys-launch-gap", r))
+        .collect();
+    assert_eq!(
+        nsys_csv::launch_summary(&tables),
+        [
+            "cuLaunchKernel: 94,000 calls, 5.33 µs of CPU time each",
+            "cuGraphLaunch: 46 calls, 1097.95 µs of CPU time each",
+            "cuStreamSynchronize: 46,006 calls, 5.45 µs of CPU time each",
+            "cuEventSynchronize: 120 calls, 347.35 µs of CPU time each",
+            "kernel bump: 138,000 launches, 0.92 µs of GPU time each",
+        ]
     );
 }
 
+/// The whole bench: where its GPU time goes, and CUB's kernels under their full names.
+#[test]
+fn bench_kernel_and_api_tables() {
+    let k = table("nsys-bench", "cuda_gpu_kern_sum");
+    // The workflow's step 2 ("pick the kernel with the largest total time"): in the bench
+    // that is the FMA ceiling kernel, then the launch-gap demo's 138,000 bumps.
+    assert_eq!(k.rows[0].last().unwrap(), "fma_peak_f32");
+    assert_eq!(k.rows[1].last().unwrap(), "bump");
+    assert_eq!(cell(&k, "bump", "Instances"), 138_000.0);
+    let runs = BACKENDS * (WARMUP + REPS);
+    for v in 1..=7 {
+        assert_eq!(cell(&k, &format!("reduce_v{v}_f32"), "Instances"), runs);
+    }
+    // Transposes at two sizes.
+    assert_eq!(cell(&k, "transpose_tiled_f32", "Instances"), 2.0 * runs);
+    // CUB: a tile kernel and a single-block finish per call, f32 and i32, one backend.
+    let cub: Vec<&Vec<String>> = k
+        .rows
+        .iter()
+        .filter(|r| r.last().unwrap().starts_with("void cub::"))
+        .collect();
+    assert_eq!(cub.len(), 4);
+    assert!(cub.iter().all(|r| r[2] == "23"));
+    assert_eq!(
+        cub.iter()
+            .filter(|r| r.last().unwrap().contains("DeviceReduceSingleTileKernel<"))
+            .count(),
+        2
+    );
+    // v1, v2, v3 and v5 (f32) take the same GPU time, within 0.1 %: the chapter's point.
+    let avg = |name: &str| cell(&k, name, "Avg");
+    let v3 = avg("reduce_v3_f32");
+    for v in ["reduce_v1_f32", "reduce_v2_f32", "reduce_v5_f32"] {
+        assert!((avg(v) / v3 - 1.0).abs() < 0.001, "{v}");
+    }
+    // CUB's four kernels go through the runtime (cudaLaunchKernel), ours through the driver.
+    let api = table("nsys-bench", "cuda_api_sum");
+    assert_eq!(cell(&api, "cudaLaunchKernel", "Num Calls"), 4.0 * 23.0);
+    assert_eq!(cell(&api, "cuLaunchKernel", "Num Calls"), 95_104.0);
+}
+
+#[test]
+fn render_shows_microseconds_and_matches_the_committed_text() {
+    let committed = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/profile/nsys.txt"),
+    )
+    .unwrap();
+    for prefix in ["nsys-launch-gap", "nsys-bench"] {
+        for report in REPORTS {
+            let rendered = table(prefix, report).render();
+            assert!(
+                committed.contains(&rendered),
+                "{prefix} {report} not in results/profile/nsys.txt:\n{rendered}"
+            );
+        }
+    }
+    let t = table("nsys-launch-gap", "nvtx_sum").render();
+    assert!(t.contains("Total Time (µs)"), "{t}");
+    assert!(t.contains("269793.39"), "{t}");
+    assert!(
+        t.contains("kernel-lab:launch gap C: CUDA graph [llvm]"),
+        "{t}"
+    );
+}
+
+/// nsys may print notices above a table (on the console it does: `Generating SQLite file`);
+/// the parser skips to the header.
+#[test]
+fn notices_before_the_header_are_skipped() {
+    let real = text("nsys-launch-gap", "cuda_api_sum");
+    let noisy = format!(
+        "Generating SQLite file nsys-launch-gap.sqlite from nsys-launch-gap.nsys-rep\n\
+         Processing [nsys-launch-gap.sqlite] with [cuda_api_sum.py]... PROCESSED\n{real}"
+    );
+    let t = nsys_csv::parse_stats("cuda_api_sum", &noisy).unwrap();
+    let clean = table("nsys-launch-gap", "cuda_api_sum");
+    assert_eq!(t.headers, clean.headers);
+    assert_eq!(t.rows, clean.rows);
+}
+
+/// nsys skips a report that has no data; the real capture has none, so this one is made.
 #[test]
 fn a_skipped_report_is_an_empty_table_that_says_why() {
     let t = table("synthetic-nsys-empty", "nvtx_sum");
@@ -68,54 +262,6 @@ fn a_skipped_report_is_an_empty_table_that_says_why() {
             .contains("does not contain NV Tools Extension")
     );
     assert!(t.render().contains("(empty: SKIPPED"));
-}
-
-#[test]
-fn launch_summary_reads_launches_syncs_and_the_demo_kernel() {
-    let tables: Vec<_> = REPORTS
-        .iter()
-        .map(|r| table("synthetic-nsys-launch-gap", r))
-        .collect();
-    let lines = nsys_csv::launch_summary(&tables);
-    assert!(
-        lines.contains(&"cuLaunchKernel: 2,000 calls, 2.24 µs of CPU time each".to_string()),
-        "{lines:#?}"
-    );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("cuStreamSynchronize: 1,002 calls")),
-        "{lines:#?}"
-    );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("cuGraphLaunch: 3 calls")),
-        "{lines:#?}"
-    );
-    assert!(
-        lines.contains(&"kernel bump: 3,000 launches, 1.60 µs of GPU time each".to_string()),
-        "{lines:#?}"
-    );
-}
-
-/// The H200 capture, once committed: every table parses and has rows.
-#[test]
-fn real_captures_parse() {
-    let Ok(dir) = std::fs::read_dir(fixtures()) else {
-        return;
-    };
-    for e in dir.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.starts_with("synthetic-") || !name.ends_with(".csv") {
-            continue;
-        }
-        let report = REPORTS
-            .iter()
-            .find(|r| name.ends_with(&format!("_{r}.csv")));
-        let Some(report) = report else { continue };
-        let text = std::fs::read_to_string(e.path()).unwrap();
-        let t = nsys_csv::parse_stats(report, &text).unwrap();
-        assert!(!t.headers.is_empty(), "{name}: no header");
-    }
+    // Printed summary of an empty set: nothing to say.
+    assert!(nsys_csv::launch_summary(&[t]).is_empty());
 }

@@ -15,7 +15,11 @@ pub const HIGH_PCT: f64 = 70.0;
 pub const DRAM_SHARE: f64 = 0.8;
 /// Uncoalesced when a warp uses fewer than this many bytes of every 32-byte sector it moves.
 pub const MIN_BYTES_PER_SECTOR: f64 = 16.0;
-/// Bank conflicts when shared-memory requests take more passes than this on average.
+/// Bank conflicts when shared-memory requests take more extra passes (ncu's bank-conflict
+/// count: wavefronts beyond the access's minimum) than this on average.
+pub const MAX_CONFLICTS_PER_REQUEST: f64 = 0.5;
+/// Without the conflict counter: bank conflicts when requests take more passes than this on
+/// average (right for 4-byte accesses; a 16-byte access needs 4 passes without any conflict).
 pub const MAX_WAVEFRONTS_PER_REQUEST: f64 = 1.5;
 /// Occupancy is a problem below this theoretical occupancy (%), or when achieved falls below
 /// [`ACHIEVED_SHARE`] of theoretical.
@@ -78,7 +82,9 @@ pub const RULES: [Rule; 8] = [
     },
     Rule {
         id: "bank-conflicts",
-        when: "shared-memory requests take > 1.5 wavefronts (passes through the banks) on average",
+        when: "shared-memory requests take > 0.5 extra wavefronts (bank conflicts: passes through \
+               the banks beyond the access's minimum) on average; without the conflict counter, \
+               > 1.5 wavefronts per request",
         fix: "pad the tile (+1 column), swizzle, or address so a warp's active lanes sit on \
               different banks (sequential addressing)",
         eval: bank_conflicts,
@@ -211,6 +217,11 @@ fn coalescing(r: &Row) -> Option<Verdict> {
             m::GST_REQ,
         ),
     ] {
+        // No requests of this kind (a reduction stores nothing but its atomic): nothing to
+        // judge, whatever the bytes-per-sector ratio reads (ncu prints 0 for it).
+        if r.m(requests) == Some(0.0) {
+            continue;
+        }
         let per_req = r.ratio(sectors, requests);
         let used = r.m(bytes);
         let uncoalesced = match used {
@@ -220,14 +231,14 @@ fn coalescing(r: &Row) -> Option<Verdict> {
             None => per_req.is_some_and(|s| s > 16.0),
         };
         if uncoalesced {
-            let mut e = format!("global {op}:");
+            let mut facts = Vec::new();
             if let Some(s) = per_req {
-                e += &format!(" {} sectors/request", fmt_value(s));
+                facts.push(format!("{} sectors/request", fmt_value(s)));
             }
             if let Some(b) = used {
-                e += &format!(", {} of 32 bytes used per sector", fmt_value(b));
+                facts.push(format!("{} of 32 bytes used per sector", fmt_value(b)));
             }
-            bad.push(e);
+            bad.push(format!("global {op}: {}", facts.join(", ")));
         }
     }
     (!bad.is_empty()).then(|| Verdict {
@@ -256,17 +267,30 @@ fn bank_conflicts(r: &Row) -> Option<Verdict> {
         let Some(w) = r.ratio(wavefronts, requests) else {
             continue;
         };
-        if w > MAX_WAVEFRONTS_PER_REQUEST {
+        // ncu counts as conflicts the wavefronts beyond what the access needs at best (1 for
+        // 4-byte lanes, 4 for 16-byte ones), so conflicts per request judge vector accesses
+        // too; wavefronts per request only stand in when the counter was not collected.
+        let extra = r.ratio(conflicts, requests);
+        let conflicted = match extra {
+            Some(x) => x > MAX_CONFLICTS_PER_REQUEST,
+            None => w > MAX_WAVEFRONTS_PER_REQUEST,
+        };
+        if conflicted {
             let mut e = format!("shared {op}: {} wavefronts/request", fmt_value(w));
-            if let Some(c) = r.m(conflicts) {
-                e += &format!(", {} conflicts", fmt_value(c));
+            if let (Some(c), Some(x)) = (r.m(conflicts), extra) {
+                e += &format!(
+                    ", {} conflicts ({} extra wavefronts/request)",
+                    fmt_value(c),
+                    fmt_value(x)
+                );
             }
             bad.push(e);
         }
     }
     (!bad.is_empty()).then(|| Verdict {
         verdict: "shared-memory bank conflicts".into(),
-        evidence: bad.join("; ") + " (conflict-free: 1 wavefront/request)",
+        evidence: bad.join("; ")
+            + " (conflict-free: 0 extra, 1 wavefront/request for 4-byte lanes)",
         fix: None,
     })
 }

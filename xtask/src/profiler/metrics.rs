@@ -3,8 +3,9 @@
 //! Names follow ncu's grammar `unit__counter.rollup.suffix` (`dram__throughput` over all DRAM
 //! channels, `.avg`, `.pct_of_peak_sustained_elapsed`). Every name passed to `--metrics` here
 //! exists for the H200 in `ncu --query-metrics --chip gh100` (checked by a test against
-//! `ncu-metrics-gh100.txt`). The `launch__*` and `sm__maximum_warps_per_active_cycle_pct`
-//! values come from ncu's LaunchStats and Occupancy sections, not from `--metrics`.
+//! `xtask/tests/fixtures/ncu/metrics-gh100.txt`). The `launch__*` and
+//! `sm__maximum_warps_per_active_cycle_pct` values come from ncu's LaunchStats and Occupancy
+//! sections, not from `--metrics`.
 
 use super::ncu_csv::Profiled;
 

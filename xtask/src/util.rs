@@ -30,15 +30,8 @@ pub fn run(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
-/// A command line as a user would type it.
-pub fn show(cmd: &Command) -> String {
-    let mut s = cmd.get_program().to_string_lossy().into_owned();
-    for a in cmd.get_args() {
-        s.push(' ');
-        s.push_str(&a.to_string_lossy());
-    }
-    s
-}
+/// A command line as a user would type it (arguments with spaces quoted).
+pub use crate::profiler::tools::show;
 
 /// `git rev-parse --short HEAD`, with `-dirty` when the tree has changes; "unknown" outside git.
 pub fn git_commit(root: &Path) -> String {
@@ -150,4 +143,38 @@ pub enum Format {
     Json,
     /// CSV with a header row
     Csv,
+}
+
+/// The `lab` binary: `explicit` (`--lab PATH`), else the one beside this executable. Under
+/// `cargo xtask` in a source tree (cargo sets `CARGO`) it is rebuilt first so it is never
+/// stale; from a copied `dist/` it is used as it is.
+pub fn lab_binary(explicit: Option<&Path>) -> Result<PathBuf> {
+    let root = root();
+    if explicit.is_none()
+        && let Some(cargo) = std::env::var_os("CARGO")
+        && root.join("Cargo.toml").exists()
+    {
+        run(Command::new(cargo).current_dir(&root).args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "host",
+            "--bin",
+            "lab",
+        ]))?;
+    }
+    let lab = match explicit {
+        Some(p) => p.to_path_buf(),
+        None => std::env::current_exe()
+            .context("locating the xtask binary")?
+            .with_file_name("lab"),
+    };
+    if !lab.is_file() {
+        bail!(
+            "the lab binary is not at {}: build it (`cargo build --release -p host`, or `cargo xtask dist`) or pass --lab PATH",
+            lab.display()
+        );
+    }
+    Ok(lab)
 }

@@ -11,7 +11,7 @@
 
 use crate::commands::{log, plot};
 use crate::util;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -33,7 +33,7 @@ pub const RESULTS_DIR: &str = "results/bench";
 pub fn run(args: &Args) -> Result<()> {
     let root = util::root();
     let (own, lab_args) = take_own(&args.args)?;
-    let lab = lab_binary()?;
+    let lab = util::lab_binary(None)?;
     let mut cmd = Command::new(&lab);
     cmd.current_dir(&root).arg("bench").args(&lab_args);
     let help = lab_args.iter().any(|a| a == "--help" || a == "-h");
@@ -193,35 +193,6 @@ fn log_entries(file: &std::path::Path, change: &str, hypothesis: &str) -> Result
             ),
         })
         .collect())
-}
-
-/// The `lab` binary beside this executable. Under `cargo xtask` (cargo sets `CARGO`) in a
-/// source tree, it is built first so it is never stale; from `dist/` it is used as it is.
-fn lab_binary() -> Result<PathBuf> {
-    let lab = std::env::current_exe()
-        .context("locating the xtask binary")?
-        .with_file_name("lab");
-    let root = util::root();
-    if let Some(cargo) = std::env::var_os("CARGO")
-        && root.join("Cargo.toml").exists()
-    {
-        util::run(Command::new(cargo).current_dir(&root).args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "host",
-            "--bin",
-            "lab",
-        ]))?;
-    }
-    if !lab.is_file() {
-        bail!(
-            "the lab binary is not at {}: build it (`cargo build --release -p host`, or `cargo xtask dist`)",
-            lab.display()
-        );
-    }
-    Ok(lab)
 }
 
 /// Whether the user chose the output folder (`--out DIR` or `--out=DIR`).

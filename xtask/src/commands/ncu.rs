@@ -14,12 +14,7 @@ use anyhow::{Result, bail};
 use std::path::{Path, PathBuf};
 
 /// What to print on stdout (every format is also written to the output folder).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Table,
-    Json,
-    Csv,
-}
+pub use crate::util::Format;
 
 /// ncu's `--clock-control`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -114,7 +109,7 @@ impl NcuOptions {
             let files: Vec<String> = self.from.iter().map(|p| p.display().to_string()).collect();
             return Ok((rows, format!("read back from {}", files.join(", "))));
         }
-        let lab = lab_binary(self.lab.as_deref())?;
+        let lab = util::lab_binary(self.lab.as_deref())?;
         let plan = capture::plan(&lab, kernels, &value_name(self.backend), &size_args)?;
         let ncu = NCU.find()?;
         let version = tools::output(std::process::Command::new(&ncu).arg("--version"))
@@ -147,28 +142,6 @@ impl NcuOptions {
         );
         Ok((rows, how))
     }
-}
-
-/// The `lab` binary: `--lab`, else the one beside this executable. Under `cargo xtask` in a
-/// source tree (cargo sets `CARGO`) it is built first, so it is never stale; from `dist/` it
-/// is used as it is.
-pub fn lab_binary(explicit: Option<&Path>) -> Result<PathBuf> {
-    let root = util::root();
-    if explicit.is_none()
-        && let Some(cargo) = std::env::var_os("CARGO")
-        && root.join("Cargo.toml").exists()
-    {
-        util::run(std::process::Command::new(cargo).current_dir(&root).args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "host",
-            "--bin",
-            "lab",
-        ]))?;
-    }
-    capture::find_lab(explicit)
 }
 
 /// Writes `text`, `json` and `csv` as `<dir>/<base>.{txt,json,csv}` and prints the chosen one.

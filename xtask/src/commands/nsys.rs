@@ -71,7 +71,7 @@ pub fn run(args: &Args) -> Result<()> {
         .clone()
         .unwrap_or_else(|| util::root().join("results/profile"));
     let traces = if args.from.is_empty() {
-        let lab = super::ncu::lab_binary(args.lab.as_deref())?;
+        let lab = util::lab_binary(args.lab.as_deref())?;
         let nsys = NSYS.find()?;
         std::fs::create_dir_all(&out_dir)
             .with_context(|| format!("creating {}", out_dir.display()))?;

@@ -3,7 +3,6 @@
 //! synccheck and initcheck, at sizes that exercise the edges. One line per kernel × tool:
 //! clean, or the first error. Any finding fails the command.
 
-use crate::profiler::capture::find_lab;
 use crate::profiler::tools::{self, SANITIZER};
 use crate::util;
 use anyhow::{Context, Result, bail};
@@ -125,7 +124,7 @@ pub fn run(args: &Args) -> Result<()> {
         }
     }
     let sanitizer = SANITIZER.find()?;
-    let lab = find_lab(args.lab.as_deref())?;
+    let lab = util::lab_binary(args.lab.as_deref())?;
     let kernels = kernel_names(&lab)?;
     let root = util::root();
     let out = root.join(&args.output);
@@ -452,7 +451,10 @@ mod tests {
         assert!(same_kernel("reduce_v3_f32", "reduce_v3"));
         assert!(same_kernel("reduce_v3_i32", "reduce_v3_i32"));
         assert!(!same_kernel("reduce_v3_i32", "reduce_v3"));
-        assert!(same_kernel("n=257 offset=0 1000x777", "n=257 offset=0 1000x777"));
+        assert!(same_kernel(
+            "n=257 offset=0 1000x777",
+            "n=257 offset=0 1000x777"
+        ));
         assert!(!same_kernel("transpose_v4_f32", "transpose_v"));
     }
 

@@ -103,23 +103,6 @@ pub struct Job {
     pub launches: Vec<Planned>,
 }
 
-/// The `lab` binary beside this executable (or `--lab`).
-pub fn find_lab(explicit: Option<&Path>) -> Result<PathBuf> {
-    let lab = match explicit {
-        Some(p) => p.to_path_buf(),
-        None => std::env::current_exe()
-            .context("locating the xtask binary")?
-            .with_file_name("lab"),
-    };
-    if !lab.is_file() {
-        bail!(
-            "the lab binary is not at {}: build it (`cargo build --release -p host`, or `cargo xtask dist`) or pass --lab PATH",
-            lab.display()
-        );
-    }
-    Ok(lab)
-}
-
 /// `lab run --plan`: resolves names without touching the GPU.
 pub fn plan(lab: &Path, kernels: &str, backend: &str, size_args: &[String]) -> Result<Plan> {
     let mut cmd = Command::new(lab);

@@ -365,7 +365,8 @@ fn sum4<T: Elem>(v: Vec4<T>) -> T {
 
 /// v7: v6's one-wave grid-stride shape, with [`V7_UNROLL`] = 4 independent 16-byte loads in
 /// flight per thread per trip instead of one, read through the non-coherent path without L1
-/// allocation and with a 256-byte L2 prefetch hint (`ld.global.nc.L1::no_allocate.L2::256B.v4`).
+/// allocation (`ld.global.nc.L1::no_allocate.v4`; an added `L2::256B` prefetch hint measured
+/// ~6 % slower on the H200, docs/experiments.md E3).
 ///
 /// - Main loop: trips where all four groups `i, i+T, i+2T, i+3T` (T = threads in the grid) are
 ///   in range: four unguarded loads, then the adds (the loads never wait for each other).

@@ -159,26 +159,6 @@ pub unsafe fn load4_nc<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
     core::mem::transmute_copy(&[a, b, c, d])
 }
 
-/// As [`load4_nc`], plus an L2 prefetch-size hint: on a miss, L2 fetches the whole aligned
-/// 256-byte block (`ld.global.nc.L1::no_allocate.L2::256B.v4.b32`). For streams read once,
-/// start to end.
-///
-/// # Safety
-/// As [`load4_nc`].
-#[inline(always)]
-pub unsafe fn load4_stream<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
-    if core::mem::size_of::<T>() != 4 {
-        return *p;
-    }
-    let (a, b, c, d): (u32, u32, u32, u32);
-    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
-          ld.global.nc.L1::no_allocate.L2::256B.v4.b32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
-         a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-         p = in(reg64) p, options(pure, readonly, nostack));
-    // SAFETY: as in `load4_nc`.
-    core::mem::transmute_copy(&[a, b, c, d])
-}
-
 /// `redux.sync.add.s32` over the full warp (sm_80+): every lane gets the wrapping sum of all
 /// 32 lanes' `v`, in one instruction instead of five shuffle-and-add steps.
 ///

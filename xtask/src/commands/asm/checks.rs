@@ -48,8 +48,8 @@ pub const KNOWN: &[(Backend, &str, &str)] = &[
         Backend::Nvvm,
         "v1-v3 same shape",
         "libnvvm 11.8 compiles v3's `if tid < stride` levels as branches, not predication, and \
-         gives the threads that dropped out a second ladder of barriers (16 BAR in v3's code, \
-         9 executed per thread); see docs/asm-walkthrough.md",
+         gives the threads that dropped out a second ladder of barriers (each thread still executes \
+         9; `results/asm/stats.txt` has the BAR counts); see docs/asm-walkthrough.md",
     ),
     (
         Backend::Nvvm,
@@ -57,7 +57,7 @@ pub const KNOWN: &[(Backend, &str, &str)] = &[
         "same cause, in v3, v4 and v5: libnvvm duplicates the tree's barrier onto the path of \
          the threads that dropped out; with aligned `bar.sync` that deadlocked on the H200, so \
          the nvvm device layer uses non-aligned `barrier.sync`, which ptxas expands into a \
-         WARPSYNC + BAR retry sequence; see docs/backends.md",
+         `BRA.DIV` test with an out-of-line WARPSYNC + BAR path; see docs/backends.md",
     ),
     (
         Backend::Nvvm,

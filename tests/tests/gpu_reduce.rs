@@ -39,6 +39,17 @@ fn check_all<T: host::Elem>(
     failures
 }
 
+/// Integers: exactly the wrapping sum.
+fn exact(want: i32) -> impl Fn(Backend, Version, i32) -> Result<(), String> {
+    move |_, _, got| {
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("got {got}, want {want}"))
+        }
+    }
+}
+
 /// The f32 check every caller shares (`host::bench::verify::check_f32`): within
 /// depth · 2^-24 · Σ|x| of the f64 sum, depth from the version's launch for `x.len()`.
 fn float_check<'a>(
@@ -77,13 +88,7 @@ fn reduce_i32_exact_all_sizes() {
         let x = cpu::random::i32s(n, -1000, 1000, seed ^ n as u64);
         let want = cpu::sum_i32_wrapping(&x);
         let d = lab.upload(&x).unwrap();
-        failures.extend(check_all(&lab, &d, &format!("n={n}"), |_, _, got| {
-            if got == want {
-                Ok(())
-            } else {
-                Err(format!("got {got}, want {want}"))
-            }
-        }));
+        failures.extend(check_all(&lab, &d, &format!("n={n}"), exact(want)));
     }
     assert!(
         failures.is_empty(),
@@ -139,13 +144,7 @@ fn reduce_misaligned_starts() {
                 &lab,
                 &di.index(offset..offset + n),
                 &label,
-                |_, _, got| {
-                    if got == want {
-                        Ok(())
-                    } else {
-                        Err(format!("got {got}, want {want}"))
-                    }
-                },
+                exact(want),
             ));
             let s = &xf[offset..offset + n];
             let check = float_check(&lab, s);
@@ -194,13 +193,7 @@ fn reduce_i32_overflow_wraps() {
         "the test input must overflow"
     );
     let d = lab.upload(&x).unwrap();
-    let failures = check_all(&lab, &d, &format!("n={n} overflowing"), |_, _, got| {
-        if got == want {
-            Ok(())
-        } else {
-            Err(format!("got {got}, want {want}"))
-        }
-    });
+    let failures = check_all(&lab, &d, &format!("n={n} overflowing"), exact(want));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -283,13 +276,7 @@ fn reduce_past_2_pow_31_elements() {
     let want = cpu::sum_i32_wrapping(&x);
     let d = lab.upload(&x).unwrap();
     drop(x);
-    let failures = check_all(&lab, &d, &format!("n={n}"), |_, _, got| {
-        if got == want {
-            Ok(())
-        } else {
-            Err(format!("got {got}, want {want}"))
-        }
-    });
+    let failures = check_all(&lab, &d, &format!("n={n}"), exact(want));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

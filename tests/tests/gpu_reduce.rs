@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{lab_or_skip, seed};
+use common::{assert_no_failures, lab_or_skip, seed};
 use host::bench::verify::{SumRef, check_f32};
 use host::{Backend, HostError, Lab, Version, cpu};
 
@@ -90,12 +90,7 @@ fn reduce_i32_exact_all_sizes() {
         let d = lab.upload(&x).unwrap();
         failures.extend(check_all(&lab, &d, &format!("n={n}"), exact(want)));
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures);
 }
 
 #[test]
@@ -115,12 +110,7 @@ fn reduce_f32_within_error_bound_all_sizes() {
             float_check(&lab, &x),
         ));
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures);
 }
 
 /// Starts 1, 2 and 3 elements past a 16-byte boundary: v6 peels a scalar head; the others
@@ -156,12 +146,7 @@ fn reduce_misaligned_starts() {
             ));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures);
 }
 
 /// n = 0 launches nothing and returns 0.
@@ -194,7 +179,7 @@ fn reduce_i32_overflow_wraps() {
     );
     let d = lab.upload(&x).unwrap();
     let failures = check_all(&lab, &d, &format!("n={n} overflowing"), exact(want));
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_no_failures(&failures);
 }
 
 /// NaN and ±inf propagate as IEEE 754 says; subnormal inputs are summed, not flushed, except
@@ -257,7 +242,7 @@ fn reduce_f32_special_values() {
             Err(format!("got {got:e}: the atomic no longer flushes to zero"))
         }
     }));
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_no_failures(&failures);
 }
 
 /// Past 2^31 elements (8 GiB of i32): every index is 64-bit. Skipped if the GPU lacks memory.
@@ -277,7 +262,7 @@ fn reduce_past_2_pow_31_elements() {
     let d = lab.upload(&x).unwrap();
     drop(x);
     let failures = check_all(&lab, &d, &format!("n={n}"), exact(want));
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_no_failures(&failures);
 }
 
 /// A length past what the grid can cover is refused with the limit named, not launched.

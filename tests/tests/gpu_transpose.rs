@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{lab_or_skip, seed};
+use common::{assert_no_failures, lab_or_skip, seed};
 use cust::memory::CopyDestination;
 use host::{HostError, Variant, cpu};
 
@@ -74,12 +74,7 @@ fn transposes_element_exact() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures);
 }
 
 /// Zero rows or columns: nothing to do, nothing launched, no error.

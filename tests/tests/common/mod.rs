@@ -31,3 +31,14 @@ pub fn seed() -> u64 {
     eprintln!("LAB_SEED={seed}");
     seed
 }
+
+/// Fails with every collected case line (not just the first), so one run shows all that broke.
+#[track_caller]
+pub fn assert_no_failures(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -17,7 +17,8 @@
 #
 # Environment:
 #   OUT           output folder (the device runner sets it)
-#   STEPS         steps to run, default "ncu-table ncu-transpose profile-v3 profile-all nsys"
+#   STEPS         steps to run, default "ncu-table ncu-transpose profile-v3 profile-all nsys";
+#                 also: ncu-table-nvcc, profile-2p28, progress-pty
 #   STEP_TIMEOUT  seconds per step (default 420)
 #   LIBDW_DEBS    folder with Debian's libdw1_*.deb and libelf1_*.deb for nsys's importer
 #                 (default: the first of .tools/debs, dist/debs, gpu/debs holding them;
@@ -115,6 +116,14 @@ for step in $steps; do
         ncu-transpose) ncu_step ncu-transpose ncu-transpose ;;
         profile-v3) ncu_step profile-v3 profile --kernel reduce_v3 ;;
         profile-all) ncu_step profile-all profile --kernel all ;;
+        # The chapter's kernels as nvcc compiles them, beside ncu-table's Rust rows.
+        ncu-table-nvcc) ncu_step ncu-table-nvcc ncu-table --backend nvcc ;;
+        # What stops the best reduction at 2^28: DRAM bytes and throughput of v7 and CUB.
+        profile-2p28) ncu_step profile-2p28 profile --kernel reduce_v7,cub --size 268435456 --backend llvm ;;
+        # The progress line as a terminal shows it (script(1) gives xtask a pty).
+        progress-pty)
+            run progress-pty script -qefc "dist/xtask profile --kernel reduce_v3,reduce_v6 --backend llvm --output $res/pty" "$res/progress-pty.typescript" || failed+=(progress-pty)
+            ;;
         nsys)
             run nsys "${nsys_env[@]}" dist/xtask nsys --output "$res" || failed+=(nsys)
             ;;
@@ -144,7 +153,7 @@ for f in "$res"/ncu-table-*.raw.csv "$res"/ncu-table-*.launches.json \
     cp "$f" "$cap/xtask/tests/fixtures/ncu/"
 done
 for f in "$res"/nsys-*_*.csv; do cp "$f" "$cap/xtask/tests/fixtures/nsys/"; done
-for f in "$res"/*.txt "$res"/*.json "$res"/*.csv "$res"/*.log "$res"/*.stdout; do
+for f in "$res"/*.txt "$res"/*.json "$res"/*.csv "$res"/*.log "$res"/*.stdout "$res"/*.typescript; do
     cp "$f" "$cap/results/profile/"
 done
 tar czf "$out/profile-capture.tar.gz" -C "$cap" .

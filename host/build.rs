@@ -1,23 +1,29 @@
 //! Embeds the kernels' PTX (written by `cargo xtask ptx`) into the host library, so the `lab`
-//! binary needs only a CUDA driver where it runs. A missing or stale PTX is a build error that
-//! names the command that fixes it.
+//! binary needs only a CUDA driver where it runs: both Rust compilers' and nvcc's (the CUDA C++
+//! twins in `gpu-kernels/cuda/`). A missing or stale PTX is a build error that names the
+//! command that fixes it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
 
-const BACKENDS: [&str; 2] = ["llvm", "nvvm"];
+const BACKENDS: [&str; 3] = ["llvm", "nvvm", "nvcc"];
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let sources = kernel_sources(&root.join("gpu-kernels"));
-    for s in &sources {
+    let rust = kernel_sources(&root.join("gpu-kernels"));
+    let cuda = vec![root.join("gpu-kernels/cuda/kernels.cu")];
+    for s in rust.iter().chain(&cuda) {
         println!("cargo:rerun-if-changed={}", s.display());
     }
-    let newest_source = sources.iter().map(|p| modified(p)).max().unwrap();
 
     let mut code = String::new();
     for backend in BACKENDS {
+        let (sources, dir) = match backend {
+            "nvcc" => (&cuda, "gpu-kernels/cuda/"),
+            _ => (&rust, "gpu-kernels/"),
+        };
+        let newest_source = sources.iter().map(|p| modified(p)).max().unwrap();
         let ptx = root
             .join("target/ptx")
             .join(backend)
@@ -31,7 +37,7 @@ fn main() {
         }
         if modified(&ptx) < newest_source {
             fail(&format!(
-                "{backend} PTX is older than the kernel sources in gpu-kernels/: run `cargo xtask ptx`"
+                "{backend} PTX is older than the kernel sources in {dir}: run `cargo xtask ptx`"
             ));
         }
         code += &format!(

@@ -26,7 +26,8 @@ pub const MAX_GRID_X: u64 = (1 << 31) - 1;
 /// Largest grid y dimension.
 pub const MAX_GRID_Y: u64 = 65_535;
 
-/// The two Rust GPU compilers whose PTX the lab carries.
+/// The compilers whose PTX the lab carries: the two Rust GPU compilers, and nvcc compiling
+/// the same algorithms written in CUDA C++ (the reference the Rust versions are held to).
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, clap::ValueEnum,
 )]
@@ -35,15 +36,21 @@ pub enum Backend {
     Llvm = 0,
     /// rust-cuda's rustc_codegen_nvvm (libnvvm 11.8), nightly-2021-12-04, sm_80 PTX JIT-compiled.
     Nvvm = 1,
+    /// nvcc 13 -O3 -arch=sm_90 on `gpu-kernels/cuda/kernels.cu`: the chapter's kernels in
+    /// CUDA C++ (not the issue-7 ones, see [`Backend::carries`]).
+    Nvcc = 2,
 }
 
 impl Backend {
-    pub const ALL: [Backend; 2] = [Backend::Llvm, Backend::Nvvm];
+    pub const ALL: [Backend; 3] = [Backend::Llvm, Backend::Nvvm, Backend::Nvcc];
+    /// The Rust compilers: what the headline ratios ("best reduction / CUB") are about.
+    pub const RUST: [Backend; 2] = [Backend::Llvm, Backend::Nvvm];
 
     pub fn name(self) -> &'static str {
         match self {
             Backend::Llvm => "llvm",
             Backend::Nvvm => "nvvm",
+            Backend::Nvcc => "nvcc",
         }
     }
 
@@ -52,7 +59,18 @@ impl Backend {
         match self {
             Backend::Llvm => crate::ptx::LLVM,
             Backend::Nvvm => crate::ptx::NVVM,
+            Backend::Nvcc => crate::ptx::NVCC,
         }
+    }
+
+    pub fn is_rust(self) -> bool {
+        self != Backend::Nvcc
+    }
+
+    /// Whether this backend's PTX has `kernel` (a family name such as `reduce_v7`): the C++
+    /// file has every chapter kernel, not the Rust-only experiments of issue 7.
+    pub fn carries(self, kernel: &str) -> bool {
+        self.is_rust() || !matches!(kernel, "reduce_v7" | "transpose_v4" | "transpose_v5")
     }
 }
 
@@ -133,10 +151,18 @@ pub enum Variant {
     Padded,
     /// Issue 7: 64×64 tile, 16-byte global accesses, XOR-swizzled shared memory.
     V4,
+    /// Issue 7: v4 with blocks handed out in bands of 32 tile rows (DRAM locality).
+    V5,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 4] = [Variant::Naive, Variant::Tiled, Variant::Padded, Variant::V4];
+    pub const ALL: [Variant; 5] = [
+        Variant::Naive,
+        Variant::Tiled,
+        Variant::Padded,
+        Variant::V4,
+        Variant::V5,
+    ];
 
     /// `transpose_tiled`.
     pub fn name(self) -> &'static str {
@@ -145,6 +171,7 @@ impl Variant {
             "transpose_tiled",
             "transpose_padded",
             "transpose_v4",
+            "transpose_v5",
         ][self as usize]
     }
 
@@ -156,11 +183,11 @@ impl Variant {
         Variant::ALL.into_iter().find(|v| v.name() == name)
     }
 
-    /// Dynamic shared memory per block: none, a 32×32 tile, a 32×33 tile, a 64×64 tile (v4).
+    /// Dynamic shared memory per block: none, a 32×32 tile, a 32×33 tile, a 64×64 tile (v4, v5).
     pub fn shared_bytes(self) -> u32 {
         let pitch = match self {
             Variant::Naive => return 0,
-            Variant::V4 => return V4_TILE * V4_TILE * 4,
+            Variant::V4 | Variant::V5 => return V4_TILE * V4_TILE * 4,
             Variant::Tiled => TILE,
             Variant::Padded => TILE + 1,
         };
@@ -170,7 +197,7 @@ impl Variant {
     /// Tile edge: the elements each block covers in x and y.
     pub fn tile(self) -> u32 {
         match self {
-            Variant::V4 => V4_TILE,
+            Variant::V4 | Variant::V5 => V4_TILE,
             _ => TILE,
         }
     }
@@ -178,7 +205,7 @@ impl Variant {
     /// Block shape.
     pub fn block(self) -> (u32, u32) {
         match self {
-            Variant::V4 => (V4_THREADS, 1),
+            Variant::V4 | Variant::V5 => (V4_THREADS, 1),
             _ => (TILE, ROWS_PER_PASS),
         }
     }

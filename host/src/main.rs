@@ -5,7 +5,7 @@ use clap::Parser;
 #[derive(Parser)]
 #[command(name = "lab", about = "Runs the kernel lab's kernels on the GPU")]
 enum Cmd {
-    /// Print the GPU's facts and the two backends
+    /// Print the GPU's facts and the backends (llvm, nvvm, nvcc)
     Info,
     /// Launch kernels once each for a profiler (ncu, nsys): an untimed warm-up, then exactly
     /// one launch inside the NVTX range `profile`, then a check of the result (ok / FAILED)
@@ -24,7 +24,8 @@ struct RunArgs {
     /// NAME[,NAME...], all, reductions or transposes (`--list` shows every name)
     #[arg(long, required_unless_present = "list")]
     kernel: Option<String>,
-    /// Which compiler's PTX: llvm (rustc's NVPTX backend), nvvm (rust-cuda), or both
+    /// Which compiler's PTX: llvm (rustc's NVPTX backend), nvvm (rust-cuda), both (the two
+    /// Rust compilers), nvcc (the CUDA C++ twins) or all
     #[arg(long, value_enum, default_value_t = host::profile::Which::Both)]
     backend: host::profile::Which,
     /// Elements of the reductions and of bump

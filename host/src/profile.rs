@@ -190,8 +190,12 @@ pub fn select(spec: &str) -> Result<Vec<Kernel>> {
 pub enum Which {
     Llvm,
     Nvvm,
-    /// Both compilers.
+    /// The CUDA C++ twins, compiled by nvcc.
+    Nvcc,
+    /// Both Rust compilers.
     Both,
+    /// Both Rust compilers and nvcc.
+    All,
 }
 
 /// The backends `which` means.
@@ -199,7 +203,21 @@ pub fn backends(which: Which) -> Vec<Backend> {
     match which {
         Which::Llvm => vec![Backend::Llvm],
         Which::Nvvm => vec![Backend::Nvvm],
-        Which::Both => Backend::ALL.to_vec(),
+        Which::Nvcc => vec![Backend::Nvcc],
+        Which::Both => Backend::RUST.to_vec(),
+        Which::All => Backend::ALL.to_vec(),
+    }
+}
+
+impl Kernel {
+    /// Whether `backend`'s PTX has this kernel (CUB has no backend and always can run).
+    fn on(self, backend: Backend) -> bool {
+        let family = match self {
+            Kernel::Reduce(v, _) => v.name(),
+            Kernel::Transpose(v) => v.name(),
+            Kernel::Bump | Kernel::Cub(_) => return true,
+        };
+        backend.carries(family)
     }
 }
 
@@ -293,6 +311,7 @@ pub fn plan(kernels: &[Kernel], which: Which, sizes: Sizes) -> Result<Plan> {
         ));
     }
     let mut launches = Vec::new();
+    let mut skipped = Vec::new();
     for &k in kernels {
         let elements = match k {
             Kernel::Transpose(_) => sizes.rows as u64 * sizes.cols as u64,
@@ -301,8 +320,16 @@ pub fn plan(kernels: &[Kernel], which: Which, sizes: Sizes) -> Result<Plan> {
         // CUB is not compiled from Rust: one launch, whatever the backends.
         let via: Vec<Option<Backend>> = match k {
             Kernel::Cub(_) => vec![None],
-            _ => backends.iter().copied().map(Some).collect(),
+            _ => backends
+                .iter()
+                .copied()
+                .filter(|&b| k.on(b))
+                .map(Some)
+                .collect(),
         };
+        if backends.iter().any(|&b| !k.on(b)) {
+            skipped.push(k.name());
+        }
         for b in via {
             launches.push(Planned {
                 label: format!("{} [{}]", k.name(), b.map_or("cub", Backend::name)),
@@ -314,6 +341,20 @@ pub fn plan(kernels: &[Kernel], which: Which, sizes: Sizes) -> Result<Plan> {
                 which: k,
             });
         }
+    }
+    if !skipped.is_empty() {
+        let why = format!(
+            "{} {} no CUDA C++ twin (Rust-only kernels of issue 7)",
+            skipped.join(", "),
+            if skipped.len() == 1 { "has" } else { "have" }
+        );
+        if launches.is_empty() {
+            return Err(HostError::Invalid {
+                what: "--backend",
+                detail: format!("{why}: use --backend llvm, nvvm or both"),
+            });
+        }
+        notes.push(format!("{why}: not run on nvcc"));
     }
     Ok(Plan {
         sizes,
@@ -743,5 +784,43 @@ mod tests {
             "transpose_padded_f32"
         );
         assert_eq!(Kernel::Reduce(Version::V2, Ty::I32).name(), "reduce_v2_i32");
+    }
+
+    #[test]
+    fn nvcc_runs_the_chapter_kernels_and_refuses_the_rust_only_ones() {
+        let labels = |p: &Plan| {
+            p.launches
+                .iter()
+                .map(|l| l.label.clone())
+                .collect::<Vec<_>>()
+        };
+        let k = select("reduce_v3,reduce_v7,transpose_v4").unwrap();
+        let p = plan(&k, Which::All, Sizes::default()).unwrap();
+        assert_eq!(
+            labels(&p),
+            [
+                "reduce_v3 [llvm]",
+                "reduce_v3 [nvvm]",
+                "reduce_v3 [nvcc]",
+                "reduce_v7 [llvm]",
+                "reduce_v7 [nvvm]",
+                "transpose_v4 [llvm]",
+                "transpose_v4 [nvvm]"
+            ]
+        );
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.contains("reduce_v7, transpose_v4 have no CUDA C++ twin")),
+            "{:?}",
+            p.notes
+        );
+        let e = plan(&k[1..], Which::Nvcc, Sizes::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no CUDA C++ twin") && e.contains("--backend llvm"),
+            "{e}"
+        );
     }
 }

@@ -22,7 +22,10 @@ fn check_all<T: host::Elem>(
 ) -> Vec<String> {
     let mut failures = Vec::new();
     for backend in lab.backends() {
-        for version in Version::ALL {
+        for version in Version::ALL
+            .into_iter()
+            .filter(|v| backend.carries(v.name()))
+        {
             let case = format!("{} [{backend}] {label}", version.entry::<T>());
             match lab.reduce(backend, version, input) {
                 Ok(got) => match ok(backend, version, got) {
@@ -72,7 +75,7 @@ fn all_backends_built(lab: &Lab) {
     assert_eq!(
         lab.backends(),
         Backend::ALL,
-        "this binary must carry both compilers' PTX"
+        "this binary must carry every compiler's PTX (llvm, nvvm, nvcc)"
     );
 }
 
@@ -157,7 +160,10 @@ fn reduce_empty_is_zero() {
     };
     let d = lab.upload(&[7i32, 8]).unwrap();
     for backend in lab.backends() {
-        for version in Version::ALL {
+        for version in Version::ALL
+            .into_iter()
+            .filter(|v| backend.carries(v.name()))
+        {
             assert_eq!(lab.reduce(backend, version, &d.index(0..0)).unwrap(), 0);
         }
     }

@@ -22,14 +22,18 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// No progress bars (they are also off when stderr is not a terminal)
+    #[arg(long, short, global = true)]
+    quiet: bool,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build the kernels' PTX with both Rust GPU compilers (rustc's NVPTX backend, rust-cuda's NVVM)
+    /// Build the kernels' PTX with both Rust GPU compilers (rustc's NVPTX backend, rust-cuda's NVVM) and nvcc (their CUDA C++ twins)
     #[command(after_help = "Examples:
   cargo xtask ptx
-  cargo xtask ptx --backend llvm")]
+  cargo xtask ptx --backend llvm
+  cargo xtask ptx --backend nvcc")]
     Ptx(commands::ptx::Args),
     /// Read what the Rust source became: PTX, SASS for sm_90, counts by class, diffs, checks
     #[command(after_help = "Examples:
@@ -37,6 +41,7 @@ enum Command {
   cargo xtask asm --kernel all --stats
   cargo xtask asm --diff reduce_v1 reduce_v3 --sass
   cargo xtask asm --diff reduce_v6_f32 --backend llvm,nvvm --stats
+  cargo xtask asm --diff reduce_v2_f32 --backend llvm,nvcc --sass
   cargo xtask asm --check")]
     Asm(commands::asm::Args),
     /// Every kernel against CUB and the ceilings measured in the same run, plus the launch gap
@@ -105,10 +110,15 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
+    if cli.quiet {
+        // Read by the profilers' progress line (`profiler::progress`) here and in children.
+        // SAFETY: set before any other thread exists.
+        unsafe { std::env::set_var("LAB_QUIET", "1") };
+    }
     let result = match cli.command {
         Command::Ptx(args) => commands::ptx::run(&args),
         Command::Asm(args) => commands::asm::run(&args),
-        Command::Bench(args) => commands::bench::run(&args),
+        Command::Bench(args) => commands::bench::run(&args, cli.quiet),
         Command::Nsys(args) => commands::nsys::run(&args),
         Command::Profile(args) => commands::profile::run(&args),
         Command::NcuTable(args) => commands::ncu::table(&args),

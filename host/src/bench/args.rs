@@ -22,7 +22,8 @@ pub struct Args {
     /// Transpose matrix edges (square f32 matrices), comma-separated [default: 4096,8192]
     #[arg(long, value_name = "EDGE", value_parser = size::parse, value_delimiter = ',')]
     pub transpose: Vec<u64>,
-    /// Only these compilers' kernels [default: every backend built into this binary]
+    /// Only these compilers' kernels: llvm, nvvm, nvcc (the CUDA C++ twins) [default: every
+    /// backend built into this binary]
     #[arg(long, value_enum, value_delimiter = ',')]
     pub backend: Vec<Backend>,
     /// Only kernels whose name contains one of these (e.g. reduce_v6, v6, cub, transpose,

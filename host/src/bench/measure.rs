@@ -99,25 +99,27 @@ impl<'a> Bench<'a> {
         }
         let wants_reduce = self.wants_reduce();
         if self.wants_bandwidth_ceilings() {
-            let versions = Version::ALL
+            let pairs = Version::ALL
                 .iter()
                 .filter(|v| p.wants(Section::Reduce, v.name()))
-                .count() as u64;
+                .map(|v| p.backends.iter().filter(|b| b.carries(v.name())).count())
+                .sum::<usize>() as u64;
             for &n in &p.sizes {
                 add(nb, 4 * n, 0, 1);
                 add(1, 8 * n, 0, 1);
                 if wants_reduce {
-                    add(p.dtypes.len() as u64 * (versions * nb + 1), 4 * n, n, 1);
+                    add(p.dtypes.len() as u64 * (pairs + 1), 4 * n, n, 1);
                 }
             }
         }
-        let variants = Variant::ALL
+        let pairs = Variant::ALL
             .iter()
             .filter(|v| p.wants(Section::Transpose, v.name()))
-            .count() as u64;
-        if variants > 0 {
+            .map(|v| p.backends.iter().filter(|b| b.carries(v.name())).count())
+            .sum::<usize>() as u64;
+        if pairs > 0 {
             for &edge in &p.transpose {
-                add(1 + variants * nb, 8 * edge * edge, 0, 1);
+                add(1 + pairs, 8 * edge * edge, 0, 1);
             }
         }
         if p.wants(Section::LaunchGap, "bump") {
@@ -424,7 +426,7 @@ impl<'a> Bench<'a> {
             .filter(|v| plan.wants(Section::Reduce, v.name()))
             .collect();
         for v in versions {
-            for &b in &plan.backends {
+            for &b in plan.backends.iter().filter(|b| b.carries(v.name())) {
                 let row = Row::new(
                     Section::Reduce,
                     v.name(),
@@ -517,7 +519,7 @@ impl<'a> Bench<'a> {
             self.copy_row(row, &input, &output, &host);
 
             for &v in &variants {
-                for &b in &plan.backends {
+                for &b in plan.backends.iter().filter(|b| b.carries(v.name())) {
                     let row = Row::new(
                         Section::Transpose,
                         v.name(),

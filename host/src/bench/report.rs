@@ -5,6 +5,7 @@
 
 use super::args::Section;
 use super::env::Clocks;
+use crate::kernels::Backend;
 use crate::timing::Samples;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -374,7 +375,7 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
             .iter()
             .filter(in_group)
             .filter(ok)
-            .filter(|r| r.backend != "cub");
+            .filter(|r| is_rust(&r.backend));
         if let Some(b) = ours
             .clone()
             .max_by(|a, b| a.gbps.partial_cmp(&b.gbps).unwrap())
@@ -401,6 +402,8 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
         {
             out.push(format!("{} {dtype} {size}: {}", r.kernel, ratios(r)));
         }
+        let group: Vec<&Row> = rows.iter().filter(in_group).filter(ok).collect();
+        out.extend(rust_vs_cpp(&group, &format!("{dtype} {size}")));
     }
     let mut shapes: Vec<&str> = rows
         .iter()
@@ -411,7 +414,7 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
     for shape in shapes {
         let ours = rows
             .iter()
-            .filter(|r| r.section == Section::Transpose && r.size == shape && r.backend != "driver")
+            .filter(|r| r.section == Section::Transpose && r.size == shape && is_rust(&r.backend))
             .filter(ok);
         if let Some(b) = ours
             .clone()
@@ -431,6 +434,12 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
                 ratios(r)
             ));
         }
+        let group: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.section == Section::Transpose && r.size == shape)
+            .filter(ok)
+            .collect();
+        out.extend(rust_vs_cpp(&group, shape));
     }
     let mut backends: Vec<&str> = rows
         .iter()
@@ -455,6 +464,29 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
         ));
     }
     out
+}
+
+/// Rows of one of the Rust compilers (not CUB, the driver's copy or the CUDA C++ twins).
+fn is_rust(backend: &str) -> bool {
+    Backend::RUST.iter().any(|b| b.name() == backend)
+}
+
+/// "Rust / C++" for one group of rows (one dtype and size, or one transpose shape): each
+/// kernel's Rust rows as a ratio of its nvcc row's bandwidth (> 1: Rust is faster). None
+/// without nvcc rows.
+fn rust_vs_cpp(group: &[&Row], what: &str) -> Option<String> {
+    let mut cells = Vec::new();
+    for cpp in group.iter().filter(|r| r.backend == Backend::Nvcc.name()) {
+        let ratios: Vec<String> = group
+            .iter()
+            .filter(|r| r.kernel == cpp.kernel && is_rust(&r.backend))
+            .filter_map(|r| Some(format!("{} {:.3}", r.backend, r.gbps? / cpp.gbps?)))
+            .collect();
+        if !ratios.is_empty() {
+            cells.push(format!("{} {}", cpp.kernel, ratios.join(" ")));
+        }
+    }
+    (!cells.is_empty()).then(|| format!("Rust / C++ (nvcc) {what}: {}", cells.join("; ")))
 }
 
 fn ceiling_name(s: Section) -> &'static str {
@@ -886,6 +918,29 @@ mod tests {
             "{h}"
         );
         assert!(!h.contains("i32"), "failed rows are not quoted: {h}");
+    }
+
+    #[test]
+    fn headline_compares_rust_with_the_cpp_twin_but_never_crowns_it() {
+        let mut rows = rows();
+        // The C++ v3 is faster than anything Rust here: it must not be the "best reduction".
+        rows.push(reduce("reduce_v3", "nvcc", "f32", 0.25));
+        rows.push(reduce("reduce_v6", "nvcc", "f32", 1.0));
+        let h = headline(&rows).join("\n");
+        assert!(
+            h.contains("best reduction f32 2^28: reduce_v6 [llvm]"),
+            "the best is a Rust row: {h}"
+        );
+        assert!(
+            h.contains("Rust / C++ (nvcc) f32 2^28: reduce_v3 llvm 0.250; reduce_v6 llvm 2.000"),
+            "{h}"
+        );
+        // Without C++ rows, no comparison line.
+        assert!(
+            !headline(&super::tests::rows())
+                .join("\n")
+                .contains("Rust / C++")
+        );
     }
 
     #[test]

@@ -27,8 +27,9 @@ pub struct Args {
     /// (reduce_v1 = reduce_v1_f32 and reduce_v1_i32; reduce = every reduction), or all
     #[arg(long, short, value_delimiter = ',', default_value = "all")]
     kernel: Vec<String>,
-    /// Which compiler's PTX: llvm (rustc's NVPTX backend), nvvm (rust-cuda), both, or a list
-    /// such as nvvm,llvm [default: both, skipping one that is not built]
+    /// Which compiler's PTX: llvm (rustc's NVPTX backend), nvvm (rust-cuda), nvcc (the CUDA C++
+    /// twins), both (llvm,nvvm), all, or a list such as llvm,nvcc [default: both, skipping one
+    /// that is not built; with --check: all]
     #[arg(long, value_parser = parse_backends)]
     backend: Option<BackendList>,
     /// Print SASS for sm_90 instead of PTX (also what --diff compares)
@@ -57,7 +58,7 @@ pub struct Args {
     ptx: Option<PathBuf>,
 }
 
-/// The two Rust GPU compilers.
+/// The two Rust GPU compilers, and nvcc on the CUDA C++ twins of the chapter's kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
@@ -65,19 +66,38 @@ pub enum Backend {
     Llvm,
     /// rust-cuda's `rustc_codegen_nvvm` through libnvvm 11.8, `.target sm_80`.
     Nvvm,
+    /// nvcc 13 on `gpu-kernels/cuda/kernels.cu`, `.target sm_90`.
+    Nvcc,
 }
 
 impl Backend {
+    pub const ALL: [Backend; 3] = [Backend::Llvm, Backend::Nvvm, Backend::Nvcc];
+    pub const RUST: [Backend; 2] = [Backend::Llvm, Backend::Nvvm];
+
     pub fn name(self) -> &'static str {
         match self {
             Backend::Llvm => "llvm",
             Backend::Nvvm => "nvvm",
+            Backend::Nvcc => "nvcc",
         }
     }
     pub fn ptx_target(self) -> &'static str {
         match self {
-            Backend::Llvm => "sm_90",
+            Backend::Llvm | Backend::Nvcc => "sm_90",
             Backend::Nvvm => "sm_80",
+        }
+    }
+
+    /// Which compiler wrote `ptx`, from its header: nvcc and libnvvm both sign as the "NVIDIA
+    /// NVVM Compiler"; only nvcc adds its toolkit release.
+    pub fn of_ptx(ptx: &str) -> Backend {
+        let header: String = ptx.lines().take(10).collect::<Vec<_>>().join("\n");
+        if header.contains("Cuda compilation tools") {
+            Backend::Nvcc
+        } else if header.contains("NVVM Compiler") {
+            Backend::Nvvm
+        } else {
+            Backend::Llvm
         }
     }
 }
@@ -97,12 +117,24 @@ fn parse_backends(s: &str) -> Result<BackendList, String> {
         match part.trim() {
             "llvm" => list.push(Backend::Llvm),
             "nvvm" => list.push(Backend::Nvvm),
-            "both" => list.extend([Backend::Llvm, Backend::Nvvm]),
-            other => return Err(format!("backend '{other}' is not one of llvm, nvvm, both")),
+            "nvcc" => list.push(Backend::Nvcc),
+            "both" => list.extend(Backend::RUST),
+            "all" => list.extend(Backend::ALL),
+            other => {
+                return Err(format!(
+                    "backend '{other}' is not one of llvm, nvvm, nvcc, both, all"
+                ));
+            }
         }
     }
-    list.dedup();
-    Ok(BackendList(list))
+    // First mention wins: `all,llvm` is llvm, nvvm, nvcc.
+    let mut unique = Vec::new();
+    for b in list {
+        if !unique.contains(&b) {
+            unique.push(b);
+        }
+    }
+    Ok(BackendList(unique))
 }
 
 /// One backend's PTX, parsed, and (once needed) its SASS.
@@ -217,17 +249,13 @@ fn load_builds(args: &Args) -> Result<Vec<Build>> {
     if let Some(path) = &args.ptx {
         let text = std::fs::read_to_string(path)
             .map_err(|e| anyhow::anyhow!("cannot read '{}': {e}", path.display()))?;
-        let backend = if text.contains("NVVM Compiler") {
-            Backend::Nvvm
-        } else {
-            Backend::Llvm
-        };
-        return Ok(vec![Build::load(backend, path)?]);
+        return Ok(vec![Build::load(Backend::of_ptx(&text), path)?]);
     }
     let explicit = args.backend.is_some() || args.check;
     let wanted = match &args.backend {
         Some(BackendList(list)) => list.clone(),
-        None => vec![Backend::Llvm, Backend::Nvvm],
+        None if args.check => Backend::ALL.to_vec(),
+        None => Backend::RUST.to_vec(),
     };
     let root = util::root();
     let mut builds = Vec::new();
@@ -287,6 +315,7 @@ mod tests {
         let p = |s| parse_backends(s).map(|l| l.0);
         assert_eq!(p("both"), Ok(vec![Backend::Llvm, Backend::Nvvm]));
         assert_eq!(p("nvvm,llvm"), Ok(vec![Backend::Nvvm, Backend::Llvm]));
+        assert_eq!(p("all,llvm"), Ok(Backend::ALL.to_vec()));
         assert!(p("cuda").unwrap_err().contains("'cuda'"));
     }
 }

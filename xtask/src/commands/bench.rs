@@ -30,12 +30,17 @@ pub struct Args {
 /// Where results files go, relative to the repository root.
 pub const RESULTS_DIR: &str = "results/bench";
 
-pub fn run(args: &Args) -> Result<()> {
+/// `quiet`: xtask's global `--quiet`, which clap takes before the pass-through flags; it is
+/// handed on to lab.
+pub fn run(args: &Args, quiet: bool) -> Result<()> {
     let root = util::root();
     let (own, lab_args) = take_own(&args.args)?;
     let lab = util::lab_binary(None)?;
     let mut cmd = Command::new(&lab);
     cmd.current_dir(&root).arg("bench").args(&lab_args);
+    if quiet && !lab_args.iter().any(|a| a == "--quiet") {
+        cmd.arg("--quiet");
+    }
     let help = lab_args.iter().any(|a| a == "--help" || a == "-h");
     let out = out_dir(&lab_args)
         .map(PathBuf::from)

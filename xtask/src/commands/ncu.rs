@@ -41,8 +41,12 @@ pub enum CacheControl {
 pub enum Which {
     Llvm,
     Nvvm,
-    /// Every backend built into lab
+    /// The CUDA C++ twins of the chapter's kernels, compiled by nvcc
+    Nvcc,
+    /// Both Rust compilers
     Both,
+    /// Both Rust compilers and nvcc
+    All,
 }
 
 fn value_name<T: clap::ValueEnum>(v: T) -> String {

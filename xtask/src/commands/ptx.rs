@@ -1,5 +1,6 @@
-//! `cargo xtask ptx`: the kernels' PTX, from both Rust GPU compilers, written where the host
-//! build embeds it (`target/ptx/<backend>/gpu_kernels.ptx`).
+//! `cargo xtask ptx`: the kernels' PTX, from both Rust GPU compilers and, for comparison, from
+//! nvcc (the same algorithms in CUDA C++, `gpu-kernels/cuda/kernels.cu`), written where the
+//! host build embeds it (`target/ptx/<backend>/gpu_kernels.ptx`).
 
 use crate::util;
 use anyhow::{Context, Result};
@@ -8,8 +9,9 @@ use std::process::Command;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Which compiler(s): llvm (rustc's NVPTX backend), nvvm (rust-cuda), or both
-    #[arg(long, value_enum, default_value_t = Which::Both)]
+    /// Which compiler(s): llvm (rustc's NVPTX backend), nvvm (rust-cuda), nvcc (the CUDA C++
+    /// twins), or all
+    #[arg(long, value_enum, default_value_t = Which::All)]
     backend: Which,
 }
 
@@ -17,29 +19,61 @@ pub struct Args {
 enum Which {
     Llvm,
     Nvvm,
-    Both,
+    Nvcc,
+    All,
 }
 
 pub fn run(args: &Args) -> Result<()> {
     build(&util::root(), args.backend)
 }
 
-/// Both PTX sets, as the host build needs them.
+/// Every PTX set, as the host build needs them.
 pub fn build_all(root: &Path) -> Result<()> {
-    build(root, Which::Both)
+    build(root, Which::All)
 }
 
 fn build(root: &Path, which: Which) -> Result<()> {
-    if which != Which::Nvvm {
+    if matches!(which, Which::Llvm | Which::All) {
         let ptx = build_llvm(root)?;
         eprintln!("llvm PTX: {}", ptx.display());
     }
-    if which != Which::Llvm {
+    if matches!(which, Which::Nvvm | Which::All) {
         let ptx = crate::nvvm::build(root)?;
         eprintln!("nvvm PTX: {}", ptx.display());
     }
+    if matches!(which, Which::Nvcc | Which::All) {
+        let ptx = build_nvcc(root)?;
+        eprintln!("nvcc PTX: {}", ptx.display());
+    }
     Ok(())
 }
+
+/// The CUDA C++ twins of the chapter's kernels, through nvcc 13 with the flags a CUDA user
+/// would pick: `-O3 -arch=sm_90`, and `-lineinfo` like the llvm build's line tables.
+fn build_nvcc(root: &Path) -> Result<PathBuf> {
+    let dest = ptx_path(root, "nvcc");
+    std::fs::create_dir_all(dest.parent().unwrap())?;
+    let tmp = dest.with_extension("ptx.tmp");
+    util::run(
+        Command::new(util::cuda_tool("nvcc")?)
+            .args([
+                "-ptx",
+                "-O3",
+                "-std=c++17",
+                "-arch=sm_90",
+                "-lineinfo",
+                "-o",
+            ])
+            .arg(&tmp)
+            .arg(root.join(NVCC_SOURCE)),
+    )?;
+    // Renamed into place only when whole, so a failed build never leaves a PTX that looks new.
+    std::fs::rename(&tmp, &dest).with_context(|| format!("writing {}", dest.display()))?;
+    Ok(dest)
+}
+
+/// The CUDA C++ source nvcc compiles (relative to the workspace root).
+pub const NVCC_SOURCE: &str = "gpu-kernels/cuda/kernels.cu";
 
 /// Where the host's build script looks for a backend's PTX.
 pub fn ptx_path(root: &Path, backend: &str) -> PathBuf {

@@ -1,5 +1,5 @@
 //! `cargo xtask sanitize`: every kernel (all reductions f32/i32, transposes, bump, CUB, the
-//! launch-gap graph demo), both backends, under compute-sanitizer's memcheck, racecheck,
+//! launch-gap graph demo), every backend (llvm, nvvm, nvcc), under compute-sanitizer's memcheck, racecheck,
 //! synccheck and initcheck, at sizes that exercise the edges. One line per kernel × tool:
 //! clean, or the first error. Any finding fails the command.
 
@@ -145,7 +145,7 @@ pub fn run(args: &Args) -> Result<()> {
             };
             let mut cmd = sanitizer_cmd(&sanitizer, tool);
             cmd.arg(&lab)
-                .args(["run", "--backend", "both", "--kernel", &list.join(",")]);
+                .args(["run", "--backend", "all", "--kernel", &list.join(",")]);
             cmd.args([
                 "--size",
                 &c.n.to_string(),
@@ -243,7 +243,7 @@ pub fn run(args: &Args) -> Result<()> {
         }
     }
     let mut summary = format!(
-        "# cargo xtask sanitize — {} — commit {}\n# cases: reductions n = 1, 31, 257, 2^20+3 (offsets 0..3), transposes 1x1, 33x31, 1000x777, 64x64; bump; CUB; launch-gap graph demo; backends llvm and nvvm\n",
+        "# cargo xtask sanitize — {} — commit {}\n# cases: reductions n = 1, 31, 257, 2^20+3 (offsets 0..3), transposes 1x1, 33x31, 1000x777, 64x64; bump; CUB; launch-gap graph demo; backends llvm, nvvm and nvcc (the CUDA C++ twins)\n",
         util::now_utc(),
         util::git_commit(&root)
     );

@@ -145,7 +145,7 @@ fn level(name: String, value: f64, color: RGBColor) -> Level {
 }
 
 /// Groups (kernels, in the rows' order) and series (by `series_of`, backends in the order
-/// llvm, nvvm, cub, then others) of `rows`.
+/// llvm, nvvm, nvcc, cub, then others) of `rows`.
 fn group(
     rows: &[&Row],
     series_of: impl Fn(&Row) -> String,
@@ -153,10 +153,10 @@ fn group(
 ) -> (Vec<String>, Vec<BarSeries>) {
     let groups = distinct(rows.iter().map(|x| x.kernel.clone()));
     let rank = |b: &str| {
-        ["llvm", "nvvm", "cub"]
+        ["llvm", "nvvm", "nvcc", "cub"]
             .iter()
             .position(|x| *x == b)
-            .unwrap_or(3)
+            .unwrap_or(4)
     };
     let mut keyed: Vec<&&Row> = rows.iter().collect();
     keyed.sort_by_key(|x| rank(&x.backend));

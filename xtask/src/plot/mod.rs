@@ -165,6 +165,7 @@ impl plotters::coord::ranged1d::Ranged for Ticks {
 pub const LLVM: RGBColor = RGBColor(31, 119, 180);
 pub const NVVM: RGBColor = RGBColor(255, 127, 14);
 pub const CUB: RGBColor = RGBColor(44, 160, 44);
+pub const NVCC: RGBColor = RGBColor(140, 86, 75);
 pub const READ_CEILING: RGBColor = RGBColor(214, 39, 40);
 pub const COPY_CEILING: RGBColor = RGBColor(110, 110, 110);
 pub const COMPUTE_ROOF: RGBColor = RGBColor(148, 103, 189);
@@ -174,6 +175,7 @@ pub fn backend_color(backend: &str) -> RGBColor {
     match backend {
         "llvm" => LLVM,
         "nvvm" => NVVM,
+        "nvcc" => NVCC,
         "cub" => CUB,
         _ => COPY_CEILING,
     }

@@ -55,7 +55,8 @@ pub fn roofline(r: &Results) -> Option<Roofline> {
     };
     let rows: Vec<&Row> = r
         .ok_rows("reduce")
-        .filter(|x| x.n == n && x.reduction_flops().is_some())
+        // The CUDA C++ twins sit on their Rust points (same bytes, same flops): left out.
+        .filter(|x| x.n == n && x.reduction_flops().is_some() && x.backend != "nvcc")
         .collect();
     let size = rows.first()?.size.clone();
     let (bw, bw_size) = match r.best_gbps("ceiling", "read_stream", &size) {

@@ -41,7 +41,11 @@ pub fn sweeps(r: &Results) -> Vec<Sweep> {
     if r.reduce_sizes().len() < MIN_SIZES {
         return Vec::new();
     }
-    let reduce: Vec<&Row> = r.ok_rows("reduce").collect();
+    // Rust versions and CUB; the CUDA C++ twins would double the lines (the bars show them).
+    let reduce: Vec<&Row> = r
+        .ok_rows("reduce")
+        .filter(|x| x.backend != "nvcc")
+        .collect();
     let mut dtypes: Vec<&str> = reduce.iter().map(|x| x.dtype.as_str()).collect();
     dtypes.dedup();
     dtypes.sort();

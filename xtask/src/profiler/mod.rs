@@ -6,6 +6,7 @@
 //! it directly and exercise it on captured ncu and nsys output.
 //!
 //! - `tools`: find ncu/nsys (PATH, then NVIDIA's install folders), run them, known failures.
+//! - `progress`: ncu's and nsys's unfinished progress lines, shown as a bar on a terminal.
 //! - `capture`: `lab run` under ncu so that exactly the profiled launches are collected.
 //! - `ncu_csv`: `ncu --import R --page raw --csv`; `nsys_csv`: `nsys stats --format csv`.
 //! - `metrics`: metric names, metric sets, the tables' derived columns.
@@ -19,5 +20,6 @@ pub mod metrics;
 pub mod ncu_csv;
 pub mod nsys_csv;
 pub mod predict;
+pub mod progress;
 pub mod report;
 pub mod tools;

@@ -45,6 +45,13 @@ pub const BARRIERS_AS_WRITTEN: &[(&str, usize)] = &[
 /// `known` with the reason, not failing the run. Remove an entry when its cause is fixed.
 pub const KNOWN: &[(Backend, &str, &str)] = &[
     (
+        Backend::Nvcc,
+        "v1-v3 same shape",
+        "nvcc merges the first level of v2 (`s[2t] + s[2t+1]`: adjacent words, the pair 8-byte \
+         aligned) into one LDS.64, so v2 has 16 shared-load instructions for the same 17 \
+         words; barriers (9 each) and instruction counts are within the margin",
+    ),
+    (
         Backend::Nvvm,
         "v1-v3 same shape",
         "libnvvm 11.8 compiles v3's `if tid < stride` levels as branches, not predication, and \

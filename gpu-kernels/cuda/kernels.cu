@@ -1,0 +1,275 @@
+// The chapter's kernels in CUDA C++, written the straightforward way, for the third column of
+// every comparison: the same algorithms as gpu-kernels/src (same entry names, parameters and
+// launch shapes, so the host launches them with the same launchers and the same tests check
+// them), compiled by nvcc 13 (`cargo xtask ptx` → target/ptx/nvcc/gpu_kernels.ptx).
+//
+// What "straightforward" means here: the chapter's pseudocode as a CUDA programmer writes it —
+// `extern __shared__`, `__syncthreads()`, `atomicAdd`, `__shfl_down_sync`, `float4` loads through
+// a cast pointer — and no tricks the Rust versions do not also use (no `__restrict__`, no
+// `__ldg`, no `#pragma unroll` beyond what the Rust loops get from constant trip counts).
+// Only the issue-7 kernels (reduce_v7, transpose_v4) have no C++ twin: they are the Rust
+// side's attempt to beat CUB, not chapter material.
+//
+// Integer sums wrap like Rust's `wrapping_add` (added as unsigned: signed overflow is
+// undefined in C++, and the tests check the wrap).
+
+#include <cstdint>
+
+namespace chapter {
+
+constexpr unsigned BLOCK = 256;           // reduce::BLOCK
+constexpr unsigned WARPS = BLOCK / 32;    // reduce::WARPS
+constexpr unsigned COARSEN = 8;           // reduce::COARSEN
+constexpr unsigned TILE = 32;             // transpose::TILE
+constexpr unsigned ROWS_PER_PASS = 8;     // transpose::ROWS_PER_PASS
+constexpr std::uint64_t UNROLL = 4;       // stream::UNROLL
+constexpr unsigned FMA_CHAINS = 8;        // stream::FMA_CHAINS
+constexpr unsigned FMA_UNROLL = 16;       // stream::FMA_UNROLL
+
+__device__ __forceinline__ float plus(float a, float b) { return a + b; }
+__device__ __forceinline__ int plus(int a, int b) {
+    return static_cast<int>(static_cast<unsigned>(a) + static_cast<unsigned>(b));
+}
+
+// The block's dynamic shared memory as T (one `extern __shared__` for every instantiation).
+template <typename T>
+__device__ __forceinline__ T* shared() {
+    extern __shared__ __align__(16) unsigned char smem[];
+    return reinterpret_cast<T*>(smem);
+}
+
+// s[tid] = i < n ? in[i] : 0; __syncthreads();  (v1, v2, v3, v5)
+template <typename T>
+__device__ __forceinline__ void load_to_shared(T* s, const T* in, std::uint64_t n) {
+    std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * BLOCK + threadIdx.x;
+    s[threadIdx.x] = i < n ? in[i] : T(0);
+    __syncthreads();
+}
+
+// v1, interleaved addressing.
+template <typename T>
+__device__ __forceinline__ void reduce_v1(const T* in, std::uint64_t n, T* out) {
+    T* s = shared<T>();
+    unsigned tid = threadIdx.x;
+    load_to_shared(s, in, n);
+    for (unsigned stride = 1; stride < BLOCK; stride *= 2) {
+        if (tid % (2 * stride) == 0) s[tid] = plus(s[tid], s[tid + stride]);
+        __syncthreads();
+    }
+    if (tid == 0) atomicAdd(out, s[0]);
+}
+
+// v2, compact thread index.
+template <typename T>
+__device__ __forceinline__ void reduce_v2(const T* in, std::uint64_t n, T* out) {
+    T* s = shared<T>();
+    unsigned tid = threadIdx.x;
+    load_to_shared(s, in, n);
+    for (unsigned stride = 1; stride < BLOCK; stride *= 2) {
+        unsigned idx = 2 * stride * tid;
+        if (idx < BLOCK) s[idx] = plus(s[idx], s[idx + stride]);
+        __syncthreads();
+    }
+    if (tid == 0) atomicAdd(out, s[0]);
+}
+
+// v3's tree: fold the upper half onto the lower half.
+template <typename T>
+__device__ __forceinline__ void tree_v3(T* s, unsigned tid) {
+    for (unsigned stride = BLOCK / 2; stride > 0; stride >>= 1) {
+        if (tid < stride) s[tid] = plus(s[tid], s[tid + stride]);
+        __syncthreads();
+    }
+}
+
+// v3, sequential addressing.
+template <typename T>
+__device__ __forceinline__ void reduce_v3(const T* in, std::uint64_t n, T* out) {
+    T* s = shared<T>();
+    load_to_shared(s, in, n);
+    tree_v3(s, threadIdx.x);
+    if (threadIdx.x == 0) atomicAdd(out, s[0]);
+}
+
+// v4, coarsening: 8 values per thread, then v3's tree.
+template <typename T>
+__device__ __forceinline__ void reduce_v4(const T* in, std::uint64_t n, T* out) {
+    T* s = shared<T>();
+    unsigned tid = threadIdx.x;
+    std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * BLOCK * COARSEN + tid;
+    T sum = 0;
+    for (unsigned k = 0; k < COARSEN; ++k) {
+        std::uint64_t idx = base + k * BLOCK;
+        if (idx < n) sum = plus(sum, in[idx]);
+    }
+    s[tid] = sum;
+    __syncthreads();
+    tree_v3(s, tid);
+    if (tid == 0) atomicAdd(out, s[0]);
+}
+
+// Sum over the warp, in lane 0.
+template <typename T>
+__device__ __forceinline__ T warp_sum(T v) {
+    for (unsigned offset = 16; offset > 0; offset >>= 1)
+        v = plus(v, __shfl_down_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+// v5: v3's tree down to 64 values, then shuffles in warp 0.
+template <typename T>
+__device__ __forceinline__ void reduce_v5(const T* in, std::uint64_t n, T* out) {
+    T* s = shared<T>();
+    unsigned tid = threadIdx.x;
+    load_to_shared(s, in, n);
+    for (unsigned stride = BLOCK / 2; stride > 32; stride >>= 1) {
+        if (tid < stride) s[tid] = plus(s[tid], s[tid + stride]);
+        __syncthreads();
+    }
+    if (tid < 32) {
+        T v = warp_sum(plus(s[tid], s[tid + 32]));
+        if (tid == 0) atomicAdd(out, v);
+    }
+}
+
+template <typename T> struct Vec4;
+template <> struct Vec4<float> { using type = float4; };
+template <> struct Vec4<int> { using type = int4; };
+
+// v6: one wave, grid-stride loop of 16-byte loads between a scalar head and tail, warp
+// shuffles, one shared slot per warp.
+template <typename T>
+__device__ __forceinline__ void reduce_v6(const T* in, std::uint64_t n, T* out) {
+    using V = typename Vec4<T>::type;
+    unsigned tid = threadIdx.x;
+    std::uint64_t gtid = static_cast<std::uint64_t>(blockIdx.x) * BLOCK + tid;
+    std::uint64_t threads = static_cast<std::uint64_t>(gridDim.x) * BLOCK;
+
+    // Split [0, n) into scalar head | 16-byte body | scalar tail.
+    std::uint64_t misaligned = (reinterpret_cast<std::uintptr_t>(in) % 16) / sizeof(T);
+    std::uint64_t head = misaligned == 0 ? 0 : (4 - misaligned < n ? 4 - misaligned : n);
+    std::uint64_t groups = (n - head) / 4;
+    std::uint64_t tail = head + groups * 4;
+
+    T sum = 0;
+    if (gtid < head) sum = in[gtid];
+    if (gtid < n - tail) sum = plus(sum, in[tail + gtid]);
+    const V* body = reinterpret_cast<const V*>(in + head);
+    for (std::uint64_t i = gtid; i < groups; i += threads) {
+        V v = body[i];
+        sum = plus(sum, plus(plus(v.x, v.y), plus(v.z, v.w)));
+    }
+
+    T* s = shared<T>();
+    sum = warp_sum(sum);
+    if (tid % 32 == 0) s[tid / 32] = sum;
+    __syncthreads();
+    if (tid < 32) {
+        T v = warp_sum(tid < WARPS ? s[tid] : T(0));
+        if (tid == 0) atomicAdd(out, v);
+    }
+}
+
+// The transposes: output[c][r] = input[r][c] for a rows × cols input.
+__device__ __forceinline__ std::uint64_t at(unsigned row, unsigned col, unsigned width) {
+    return static_cast<std::uint64_t>(row) * width + col;
+}
+
+template <unsigned PITCH>
+__device__ __forceinline__ void transpose_tile(const float* in, float* out, unsigned rows,
+                                               unsigned cols) {
+    float* tile = shared<float>();
+    unsigned tx = threadIdx.x, ty = threadIdx.y;
+    unsigned x = blockIdx.x * TILE + tx;
+    unsigned y0 = blockIdx.y * TILE + ty;
+    for (unsigned j = 0; j < TILE; j += ROWS_PER_PASS)
+        if (x < cols && y0 + j < rows) tile[(ty + j) * PITCH + tx] = in[at(y0 + j, x, cols)];
+    __syncthreads();
+
+    x = blockIdx.y * TILE + tx;   // output column = input row
+    y0 = blockIdx.x * TILE + ty;  // output row = input column
+    for (unsigned j = 0; j < TILE; j += ROWS_PER_PASS)
+        if (x < rows && y0 + j < cols) out[at(y0 + j, x, rows)] = tile[tx * PITCH + ty + j];
+}
+
+// The read ceiling's fold: XOR of a 16-byte group's four words.
+__device__ __forceinline__ unsigned fold(float4 v) {
+    return __float_as_uint(v.x) ^ __float_as_uint(v.y) ^ __float_as_uint(v.z) ^
+           __float_as_uint(v.w);
+}
+
+}  // namespace chapter
+
+using namespace chapter;
+
+// Entry points, named as in the Rust crate (`reduce_v3_f32`): the host finds them by name.
+#define REDUCE_ENTRIES(version)                                                            \
+    extern "C" __global__ void version##_f32(const float* in, std::uint64_t n, float* out) { \
+        version(in, n, out);                                                               \
+    }                                                                                      \
+    extern "C" __global__ void version##_i32(const int* in, std::uint64_t n, int* out) {     \
+        version(in, n, out);                                                               \
+    }
+REDUCE_ENTRIES(reduce_v1)
+REDUCE_ENTRIES(reduce_v2)
+REDUCE_ENTRIES(reduce_v3)
+REDUCE_ENTRIES(reduce_v4)
+REDUCE_ENTRIES(reduce_v5)
+REDUCE_ENTRIES(reduce_v6)
+
+// Naive: coalesced reads along a row, writes down a column.
+extern "C" __global__ void transpose_naive_f32(const float* in, float* out, unsigned rows,
+                                               unsigned cols) {
+    unsigned x = blockIdx.x * TILE + threadIdx.x;
+    unsigned y0 = blockIdx.y * TILE + threadIdx.y;
+    for (unsigned j = 0; j < TILE; j += ROWS_PER_PASS)
+        if (x < cols && y0 + j < rows) out[at(x, y0 + j, rows)] = in[at(y0 + j, x, cols)];
+}
+extern "C" __global__ void transpose_tiled_f32(const float* in, float* out, unsigned rows,
+                                               unsigned cols) {
+    transpose_tile<TILE>(in, out, rows, cols);
+}
+extern "C" __global__ void transpose_padded_f32(const float* in, float* out, unsigned rows,
+                                                unsigned cols) {
+    transpose_tile<TILE + 1>(in, out, rows, cols);
+}
+
+// The read ceiling: every byte read once, 16 bytes per load, UNROLL loads per trip; a store
+// only if a thread's XOR equals `sentinel` (which the host picks so it never happens).
+extern "C" __global__ void read_stream_f32(const float* in, std::uint64_t n, unsigned sentinel,
+                                           unsigned* out) {
+    std::uint64_t threads = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+    std::uint64_t gtid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    std::uint64_t groups = n / 4;
+    const float4* body = reinterpret_cast<const float4*>(in);
+    unsigned acc = 0;
+    std::uint64_t i = gtid;
+    for (; i + (UNROLL - 1) * threads < groups; i += UNROLL * threads) {
+        float4 a = body[i], b = body[i + threads], c = body[i + 2 * threads],
+               d = body[i + 3 * threads];
+        acc ^= fold(a) ^ fold(b) ^ fold(c) ^ fold(d);
+    }
+    for (; i < groups; i += threads) acc ^= fold(body[i]);
+    if (gtid < n - groups * 4) acc ^= __float_as_uint(in[groups * 4 + gtid]);
+    if (acc == sentinel) *out = acc;
+}
+
+// The compute ceiling: FMA_CHAINS independent chains of x = x·a + b, no memory traffic.
+extern "C" __global__ void fma_peak_f32(unsigned iters, float a, float b, float sentinel,
+                                        float* out) {
+    float t = static_cast<float>(blockIdx.x * blockDim.x + threadIdx.x);
+    float x[FMA_CHAINS];
+    for (unsigned k = 0; k < FMA_CHAINS; ++k) x[k] = t + k;
+    for (unsigned i = 0; i < iters; ++i)
+        for (unsigned u = 0; u < FMA_UNROLL; ++u)
+            for (unsigned k = 0; k < FMA_CHAINS; ++k) x[k] = fmaf(x[k], a, b);
+    float sum = 0;
+    for (unsigned k = 0; k < FMA_CHAINS; ++k) sum += x[k];
+    if (sum == sentinel) *out = sum;
+}
+
+// The launch-gap demo kernel: data[i] += 1.
+extern "C" __global__ void bump(float* data, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] += 1.0f;
+}

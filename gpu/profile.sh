@@ -18,7 +18,8 @@
 # Environment:
 #   OUT           output folder (the device runner sets it)
 #   STEPS         steps to run, default "ncu-table ncu-transpose profile-v3 profile-all nsys";
-#                 also: ncu-table-nvcc, profile-2p28, progress-pty
+#                 also: ncu-table-nvcc, profile-2p28, progress-pty, nsys-pty (the last two
+#                 under script(1), so the progress line draws as on a terminal)
 #   STEP_TIMEOUT  seconds per step (default 420)
 #   LIBDW_DEBS    folder with Debian's libdw1_*.deb and libelf1_*.deb for nsys's importer
 #                 (default: the first of .tools/debs, dist/debs, gpu/debs holding them;
@@ -123,6 +124,9 @@ for step in $steps; do
         # The progress line as a terminal shows it (script(1) gives xtask a pty).
         progress-pty)
             run progress-pty script -qefc "dist/xtask profile --kernel reduce_v3,reduce_v6 --backend llvm --output $res/pty" "$res/progress-pty.typescript" || failed+=(progress-pty)
+            ;;
+        nsys-pty)
+            run nsys-pty script -qefc "${nsys_env[*]} dist/xtask nsys --what launch-gap --output $res/pty" "$res/nsys-pty.typescript" || failed+=(nsys-pty)
             ;;
         nsys)
             run nsys "${nsys_env[@]}" dist/xtask nsys --output "$res" || failed+=(nsys)

@@ -353,10 +353,26 @@ impl Lab {
                 why: "grid y limit × rows per tile",
             });
         }
+        let mut shared_bytes = variant.shared_bytes();
+        if let (Variant::V4 | Variant::V5, Some(n)) = (variant, self.v4_blocks_per_sm) {
+            // The SM keeps 1 KiB per resident block for itself; round to the 128-byte
+            // allocation unit. Above 48 KiB a kernel must opt in, which the lab does not.
+            let padded = (self.info.shared_per_sm / n).saturating_sub(1024) / 128 * 128;
+            if padded > 48 * 1024 {
+                return Err(HostError::Invalid {
+                    what: "LAB_V4_BLOCKS_PER_SM",
+                    detail: format!(
+                        "{n} blocks per SM needs {padded} bytes of shared memory per block, over \
+                         the 49152 a launch may ask for without opting in: use 5 or more"
+                    ),
+                });
+            }
+            shared_bytes = shared_bytes.max(padded);
+        }
         Ok(LaunchConfig {
             grid: (cols.div_ceil(tile), gy as u32),
             block: variant.block(),
-            shared_bytes: variant.shared_bytes(),
+            shared_bytes,
         })
     }
 

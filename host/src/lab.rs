@@ -22,9 +22,17 @@ pub struct DeviceInfo {
     pub sm_clock_khz: i32,
     pub memory_clock_khz: i32,
     pub memory_bus_bits: i32,
+    /// Shared memory of one SM, in bytes (what blocks resident on it share).
+    pub shared_per_sm: u32,
 }
 
+/// Experiment knob (docs/experiments.md, E7): cap transpose_v4/v5 at this many resident
+/// blocks per SM by giving each block more dynamic shared memory than it uses.
+pub const V4_BLOCKS_PER_SM_ENV: &str = "LAB_V4_BLOCKS_PER_SM";
+
 pub struct Lab {
+    /// `LAB_V4_BLOCKS_PER_SM`, when set: see [`V4_BLOCKS_PER_SM_ENV`].
+    pub v4_blocks_per_sm: Option<u32>,
     /// One per backend, indexed by `Backend as usize`.
     modules: Vec<Module>,
     /// Non-blocking so graph capture works on it and it never syncs with the legacy stream.
@@ -59,7 +67,22 @@ impl Lab {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let v4_blocks_per_sm = match std::env::var(V4_BLOCKS_PER_SM_ENV) {
+            Err(_) => None,
+            Ok(v) => Some(
+                v.parse()
+                    .ok()
+                    .filter(|&n| (1..=32).contains(&n))
+                    .ok_or_else(|| HostError::Invalid {
+                        what: "LAB_V4_BLOCKS_PER_SM",
+                        detail: format!(
+                            "'{v}' is not a block count from 1 to 32; unset it for the default"
+                        ),
+                    })?,
+            ),
+        };
         Ok(Lab {
+            v4_blocks_per_sm,
             modules,
             stream,
             info,
@@ -134,5 +157,6 @@ fn device_info(d: Device) -> cust::error::CudaResult<DeviceInfo> {
         sm_clock_khz: attr(DeviceAttribute::ClockRate)?,
         memory_clock_khz: attr(DeviceAttribute::MemoryClockRate)?,
         memory_bus_bits: attr(DeviceAttribute::GlobalMemoryBusWidth)?,
+        shared_per_sm: attr(DeviceAttribute::MaxSharedMemoryPerMultiprocessor)? as u32,
     })
 }

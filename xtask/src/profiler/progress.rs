@@ -305,10 +305,13 @@ impl Status {
         if let Some(old) = shown.take() {
             old.bar.finish_and_clear();
         }
-        let bar = ProgressBar::with_draw_target(Some(100), (self.target)());
-        bar.set_style(style(STYLE));
-        bar.set_position(p.percent().into());
-        bar.set_message(p.label());
+        // Styled and labelled before it can draw: the first frame already names the kernel.
+        let bar = ProgressBar::hidden()
+            .with_style(style(STYLE))
+            .with_message(p.label())
+            .with_position(p.percent().into());
+        bar.set_length(100);
+        bar.set_draw_target((self.target)());
         bar.enable_steady_tick(Duration::from_millis(120));
         *shown = Some(Shown {
             bar,

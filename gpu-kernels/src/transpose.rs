@@ -136,13 +136,12 @@ pub unsafe fn transpose_v4<const VEC: bool, const FULL: bool>(
     output: *mut f32,
     rows: u32,
     cols: u32,
-    (tile_row, tile_col): (u32, u32),
 ) {
     let tile = Shared::<f32>::dynamic();
     let tile4 = Shared::<Vec4<f32>>::dynamic();
     let t = thread_idx_x();
-    let row0 = tile_row * V4_TILE; // tile origin in the input
-    let col0 = tile_col * V4_TILE;
+    let row0 = block_idx_y() * V4_TILE; // tile origin in the input
+    let col0 = block_idx_x() * V4_TILE;
 
     // Global → registers: all four groups first, so the loads overlap. (Four named values,
     // not an array: libnvvm keeps a loop-indexed array in local memory.)
@@ -235,71 +234,27 @@ unsafe fn v4_store_scalar(dst: *mut f32, j: u32, x: f32, ocol: u32, rows: u32) {
     }
 }
 
-/// v4's choice of path for the tile at (`tile_row`, `tile_col`): the 16-byte path when every
-/// group is aligned (`rows % 4 == 0`, `cols % 4 == 0`, both pointers 16-byte aligned), else
-/// the 4-byte path; on the 16-byte path, tiles wholly inside the matrix skip every guard. Each
-/// test is the same for every thread of a block (no divergence around the barrier).
-#[inline(always)]
-unsafe fn transpose_v4_tile(
-    input: *const f32,
-    output: *mut f32,
-    rows: u32,
-    cols: u32,
-    (tile_row, tile_col): (u32, u32),
-) {
-    let at = (tile_row, tile_col);
-    let aligned = (input as u64 | output as u64) % 16 == 0;
-    let inside = |tile: u32, len: u32| (tile as u64 + 1) * V4_TILE as u64 <= len as u64;
-    if aligned && rows % 4 == 0 && cols % 4 == 0 {
-        if inside(tile_row, rows) && inside(tile_col, cols) {
-            transpose_v4::<true, true>(input, output, rows, cols, at)
-        } else {
-            transpose_v4::<true, false>(input, output, rows, cols, at)
-        }
-    } else {
-        transpose_v4::<false, false>(input, output, rows, cols, at)
-    }
-}
-
 kernel! {
-    /// v4: block (x, y) moves tile (row y, column x).
+    /// v4 entry: the 16-byte path when every group is aligned (`rows % 4 == 0`,
+    /// `cols % 4 == 0`, both pointers 16-byte aligned), else the 4-byte path; on the 16-byte
+    /// path, tiles wholly inside the matrix skip every guard. Each test is the same for every
+    /// thread of a block (no divergence around the barrier).
     ///
     /// # Launch
     /// Block `(V4_THREADS, 1)` = (256, 1); grid `(ceil(cols / 64), ceil(rows / 64))`; dynamic
     /// shared memory `64 × 64 × 4` = 16384 bytes.
     fn transpose_v4_f32(input: *const f32, output: *mut f32, rows: u32, cols: u32) {
-        transpose_v4_tile(input, output, rows, cols, (block_idx_y(), block_idx_x()))
-    }
-}
-
-// ---- transpose_v5: v4 with a grouped block order (issue 7, experiment E5). ----
-
-/// Tile rows in one band of transpose_v5's block order.
-pub const V5_BAND: u32 = 32;
-
-/// transpose_v5's tile for this block. Blocks start in row-major order of the grid; v5 hands
-/// them out column by column within bands of [`V5_BAND`] tile rows, so the ~800 blocks resident
-/// at once cover about 32 × 25 tiles instead of three or four whole tile rows. Each input row
-/// and each output row is then touched in runs of ~25 tiles × 256 bytes by one wave, where v4's
-/// wave writes only 3–4 × 256 bytes into each of the 16384 output rows at 16384².
-#[inline(always)]
-fn v5_tile() -> (u32, u32) {
-    let (width, height) = (grid_dim_x(), grid_dim_y());
-    let id = block_idx_y() * width + block_idx_x(); // < 2^32: rows × cols / 4096 tiles
-    let band = V5_BAND * width; // blocks per band
-    let first = (id / band) * V5_BAND; // first tile row of this block's band
-    let rows_here = if height - first < V5_BAND {
-        height - first // the last band may be shorter
-    } else {
-        V5_BAND
-    };
-    let k = id % band;
-    (first + k % rows_here, k / rows_here)
-}
-
-kernel! {
-    /// v5: v4 on the tile [`v5_tile`] picks. Same launch as v4.
-    fn transpose_v5_f32(input: *const f32, output: *mut f32, rows: u32, cols: u32) {
-        transpose_v4_tile(input, output, rows, cols, v5_tile())
+        let aligned = (input as u64 | output as u64) % 16 == 0;
+        let inside = |tile: u32, len: u32| (tile as u64 + 1) * V4_TILE as u64 <= len as u64;
+        let full = inside(block_idx_y(), rows) && inside(block_idx_x(), cols);
+        if aligned && rows % 4 == 0 && cols % 4 == 0 {
+            if full {
+                transpose_v4::<true, true>(input, output, rows, cols)
+            } else {
+                transpose_v4::<true, false>(input, output, rows, cols)
+            }
+        } else {
+            transpose_v4::<false, false>(input, output, rows, cols)
+        }
     }
 }

@@ -70,7 +70,7 @@ impl Backend {
     /// Whether this backend's PTX has `kernel` (a family name such as `reduce_v7`): the C++
     /// file has every chapter kernel, not the Rust-only experiments of issue 7.
     pub fn carries(self, kernel: &str) -> bool {
-        self.is_rust() || !matches!(kernel, "reduce_v7" | "transpose_v4" | "transpose_v5")
+        self.is_rust() || !matches!(kernel, "reduce_v7" | "transpose_v4")
     }
 }
 
@@ -151,18 +151,10 @@ pub enum Variant {
     Padded,
     /// Issue 7: 64×64 tile, 16-byte global accesses, XOR-swizzled shared memory.
     V4,
-    /// Issue 7: v4 with blocks handed out in bands of 32 tile rows (DRAM locality).
-    V5,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 5] = [
-        Variant::Naive,
-        Variant::Tiled,
-        Variant::Padded,
-        Variant::V4,
-        Variant::V5,
-    ];
+    pub const ALL: [Variant; 4] = [Variant::Naive, Variant::Tiled, Variant::Padded, Variant::V4];
 
     /// `transpose_tiled`.
     pub fn name(self) -> &'static str {
@@ -171,7 +163,6 @@ impl Variant {
             "transpose_tiled",
             "transpose_padded",
             "transpose_v4",
-            "transpose_v5",
         ][self as usize]
     }
 
@@ -183,11 +174,11 @@ impl Variant {
         Variant::ALL.into_iter().find(|v| v.name() == name)
     }
 
-    /// Dynamic shared memory per block: none, a 32×32 tile, a 32×33 tile, a 64×64 tile (v4, v5).
+    /// Dynamic shared memory per block: none, a 32×32 tile, a 32×33 tile, a 64×64 tile (v4).
     pub fn shared_bytes(self) -> u32 {
         let pitch = match self {
             Variant::Naive => return 0,
-            Variant::V4 | Variant::V5 => return V4_TILE * V4_TILE * 4,
+            Variant::V4 => return V4_TILE * V4_TILE * 4,
             Variant::Tiled => TILE,
             Variant::Padded => TILE + 1,
         };
@@ -197,7 +188,7 @@ impl Variant {
     /// Tile edge: the elements each block covers in x and y.
     pub fn tile(self) -> u32 {
         match self {
-            Variant::V4 | Variant::V5 => V4_TILE,
+            Variant::V4 => V4_TILE,
             _ => TILE,
         }
     }
@@ -205,7 +196,7 @@ impl Variant {
     /// Block shape.
     pub fn block(self) -> (u32, u32) {
         match self {
-            Variant::V4 | Variant::V5 => (V4_THREADS, 1),
+            Variant::V4 => (V4_THREADS, 1),
             _ => (TILE, ROWS_PER_PASS),
         }
     }
@@ -354,7 +345,7 @@ impl Lab {
             });
         }
         let mut shared_bytes = variant.shared_bytes();
-        if let (Variant::V4 | Variant::V5, Some(n)) = (variant, self.v4_blocks_per_sm) {
+        if let (Variant::V4, Some(n)) = (variant, self.v4_blocks_per_sm) {
             // The SM keeps 1 KiB per resident block for itself; round to the 128-byte
             // allocation unit. Above 48 KiB a kernel must opt in, which the lab does not.
             let padded = (self.info.shared_per_sm / n).saturating_sub(1024) / 128 * 128;

@@ -26,7 +26,7 @@ pub struct DeviceInfo {
     pub shared_per_sm: u32,
 }
 
-/// Experiment knob (docs/experiments.md, E7): cap transpose_v4/v5 at this many resident
+/// Experiment knob (docs/experiments.md, E7): cap transpose_v4 at this many resident
 /// blocks per SM by giving each block more dynamic shared memory than it uses.
 pub const V4_BLOCKS_PER_SM_ENV: &str = "LAB_V4_BLOCKS_PER_SM";
 

@@ -33,8 +33,13 @@ pub fn run(cmd: &mut Command) -> Result<()> {
 /// A command line as a user would type it (arguments with spaces quoted).
 pub use crate::profiler::tools::show;
 
-/// `git rev-parse --short HEAD`, with `-dirty` when the tree has changes; "unknown" outside git.
+/// The commit what runs was built from: a `dist/` binary's own (its `MANIFEST.txt`, even inside
+/// a checkout, whose HEAD may differ from what was built), else `git rev-parse --short HEAD`
+/// with `-dirty` when the tree has changes; "unknown" outside git.
 pub fn git_commit(root: &Path) -> String {
+    if let Some(c) = dist_commit() {
+        return c;
+    }
     let out = |args: &[&str]| {
         Command::new("git")
             .current_dir(root)
@@ -49,8 +54,7 @@ pub fn git_commit(root: &Path) -> String {
             format!("{c}-dirty")
         }
         Some(c) => c,
-        // A copied dist/ on a machine without the repository: the commit it was built from.
-        None => dist_commit().unwrap_or_else(|| "unknown".into()),
+        None => "unknown".into(),
     }
 }
 

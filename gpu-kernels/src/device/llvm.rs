@@ -39,11 +39,6 @@ pub fn grid_dim_x() -> u32 {
     // SAFETY: as above.
     unsafe { nvptx::_grid_dim_x() }
 }
-#[inline(always)]
-pub fn grid_dim_y() -> u32 {
-    // SAFETY: as above.
-    unsafe { nvptx::_grid_dim_y() }
-}
 
 /// `bar.sync 0`.
 ///

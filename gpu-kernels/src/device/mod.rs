@@ -8,7 +8,7 @@
 //! source builds under both compilers. All inline assembly lives in those two files.
 //!
 //! Items each implementation provides (all `#[inline(always)]`):
-//! - `thread_idx_x/y`, `block_idx_x/y`, `block_dim_x/y`, `grid_dim_x/y` — safe register reads.
+//! - `thread_idx_x/y`, `block_idx_x/y`, `block_dim_x/y`, `grid_dim_x` — safe register reads.
 //! - `sync_threads` — `bar.sync 0`; unsafe: every thread of the block must reach it.
 //! - `dynamic_shared::<T>()` — base of the shared memory sized at launch.
 //! - `shfl_down(v, offset)` — `shfl.sync.down.b32`, full mask; unsafe: all 32 lanes must call it.

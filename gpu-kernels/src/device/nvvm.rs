@@ -41,10 +41,6 @@ pub fn block_dim_y() -> u32 {
 pub fn grid_dim_x() -> u32 {
     cuda_std::thread::grid_dim_x()
 }
-#[inline(always)]
-pub fn grid_dim_y() -> u32 {
-    cuda_std::thread::grid_dim_y()
-}
 
 /// `bar.sync 0`.
 ///

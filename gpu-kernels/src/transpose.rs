@@ -126,12 +126,8 @@ fn v4_slot(r: u32, c: u32) -> u32 {
 /// `VEC = false` is the same mapping with 4-byte global accesses, for shapes where 16-byte
 /// groups are not aligned (`rows` or `cols` not a multiple of 4, or a base pointer not 16-byte
 /// aligned). Every access is guarded, so any `rows × cols` works.
-///
-/// `FULL = true` is for a tile wholly inside the matrix: no guards, so the four loads are
-/// straight-line code and all four are in flight before the first shared store (with the
-/// guards, ptxas issued two, stored, then issued the other two).
 #[inline(always)]
-pub unsafe fn transpose_v4<const VEC: bool, const FULL: bool>(
+pub unsafe fn transpose_v4<const VEC: bool>(
     input: *const f32,
     output: *mut f32,
     rows: u32,
@@ -148,10 +144,10 @@ pub unsafe fn transpose_v4<const VEC: bool, const FULL: bool>(
     let g = (t % 16) * 4; // first tile column of this thread's group
     let r = t / 16; // first tile row
     let c = col0 + g;
-    let v0 = v4_load::<VEC, FULL>(input, row0 + r, c, rows, cols);
-    let v1 = v4_load::<VEC, FULL>(input, row0 + r + 16, c, rows, cols);
-    let v2 = v4_load::<VEC, FULL>(input, row0 + r + 32, c, rows, cols);
-    let v3 = v4_load::<VEC, FULL>(input, row0 + r + 48, c, rows, cols);
+    let v0 = v4_load::<VEC>(input, row0 + r, c, rows, cols);
+    let v1 = v4_load::<VEC>(input, row0 + r + 16, c, rows, cols);
+    let v2 = v4_load::<VEC>(input, row0 + r + 32, c, rows, cols);
+    let v3 = v4_load::<VEC>(input, row0 + r + 48, c, rows, cols);
     // Registers → shared (out-of-range elements store zeros that are never read back).
     tile4.set(v4_slot(r, g) / 4, v0);
     tile4.set(v4_slot(r + 16, g) / 4, v1);
@@ -167,7 +163,7 @@ pub unsafe fn transpose_v4<const VEC: bool, const FULL: bool>(
     while p < 4 {
         let cl = 4 * ((w >> 1) + 4 * p) + q; // tile column
         let (orow, ocol) = (col0 + cl, row0 + r);
-        if FULL || orow < cols {
+        if orow < cols {
             let x = Vec4([
                 tile.get(v4_slot(r, cl)),
                 tile.get(v4_slot(r + 1, cl)),
@@ -176,7 +172,7 @@ pub unsafe fn transpose_v4<const VEC: bool, const FULL: bool>(
             ]);
             let dst = output.add(at(orow, ocol, rows));
             if VEC {
-                if FULL || ocol < rows {
+                if ocol < rows {
                     store4(dst as *mut Vec4<f32>, x);
                 }
             } else {
@@ -192,19 +188,15 @@ pub unsafe fn transpose_v4<const VEC: bool, const FULL: bool>(
 }
 
 /// v4's load of the group at input row `r`, columns `c..c+3`: one 16-byte load (`VEC`), or
-/// up to four guarded 4-byte loads. Elements outside the matrix are zero. `FULL`: the group
-/// is known to be inside (no guard).
+/// up to four guarded 4-byte loads. Elements outside the matrix are zero.
 #[inline(always)]
-unsafe fn v4_load<const VEC: bool, const FULL: bool>(
+unsafe fn v4_load<const VEC: bool>(
     input: *const f32,
     r: u32,
     c: u32,
     rows: u32,
     cols: u32,
 ) -> Vec4<f32> {
-    if FULL {
-        return load4_nc(input.add(at(r, c, cols)) as *const Vec4<f32>);
-    }
     if r >= rows {
         return Vec4([0.0; 4]);
     }
@@ -236,25 +228,18 @@ unsafe fn v4_store_scalar(dst: *mut f32, j: u32, x: f32, ocol: u32, rows: u32) {
 
 kernel! {
     /// v4 entry: the 16-byte path when every group is aligned (`rows % 4 == 0`,
-    /// `cols % 4 == 0`, both pointers 16-byte aligned), else the 4-byte path; on the 16-byte
-    /// path, tiles wholly inside the matrix skip every guard. Each test is the same for every
-    /// thread of a block (no divergence around the barrier).
+    /// `cols % 4 == 0`, both pointers 16-byte aligned), else the 4-byte path. The test is the
+    /// same for every block (a uniform branch).
     ///
     /// # Launch
     /// Block `(V4_THREADS, 1)` = (256, 1); grid `(ceil(cols / 64), ceil(rows / 64))`; dynamic
     /// shared memory `64 × 64 × 4` = 16384 bytes.
     fn transpose_v4_f32(input: *const f32, output: *mut f32, rows: u32, cols: u32) {
         let aligned = (input as u64 | output as u64) % 16 == 0;
-        let inside = |tile: u32, len: u32| (tile as u64 + 1) * V4_TILE as u64 <= len as u64;
-        let full = inside(block_idx_y(), rows) && inside(block_idx_x(), cols);
         if aligned && rows % 4 == 0 && cols % 4 == 0 {
-            if full {
-                transpose_v4::<true, true>(input, output, rows, cols)
-            } else {
-                transpose_v4::<true, false>(input, output, rows, cols)
-            }
+            transpose_v4::<true>(input, output, rows, cols)
         } else {
-            transpose_v4::<false, false>(input, output, rows, cols)
+            transpose_v4::<false>(input, output, rows, cols)
         }
     }
 }

@@ -1329,3 +1329,49 @@ fn real_captures_carry_every_requested_metric() {
         }
     }
 }
+
+// ---- Session 2's capture (binaries of commit 0858a39): the CUDA C++ twins and 2^28. ----
+
+/// nvcc 13 on the lab's CUDA C++ v1–v3 issues 71.5 / 82.5 / 69.5 instructions per warp: the
+/// chapter's 88 is not what today's nvcc makes of the same algorithm either, so the Rust
+/// counts (below 88 too, `instruction_counts_per_backend`) are not a Rust artefact.
+#[test]
+fn nvcc_twins_issue_fewer_instructions_than_the_chapters_88() {
+    let rows = read(&["ncu-table-nvcc"]);
+    for (v, want) in [(1, 71.5), (2, 82.5), (3, 69.5)] {
+        let r = get(&rows, &format!("reduce_v{v} [nvcc]"));
+        let per_warp = num(r, m::INST) / num(r, m::WARPS);
+        assert!((per_warp - want).abs() < 0.05, "{}: {per_warp}", r.label);
+    }
+}
+
+/// nvcc merges v2's first-level loads into one 8-byte load exactly as libnvvm does
+/// (`nvvm_merges_v2s_first_level_loads`): the same four requests fewer per block than llvm.
+#[test]
+fn nvcc_merges_v2s_first_level_loads_like_nvvm() {
+    let (ours, cpp) = (reductions(), read(&["ncu-table-nvcc"]));
+    let per_block_req = |rows: &[Row], label: &str| per_block(get(rows, label), m::SH_LD_REQ);
+    let fewer = per_block_req(&ours, "reduce_v2 [llvm]") - per_block_req(&cpp, "reduce_v2 [nvcc]");
+    assert!((fewer - 4.0).abs() < 0.5, "{fewer}");
+    let same = per_block_req(&ours, "reduce_v2 [nvvm]") - per_block_req(&cpp, "reduce_v2 [nvcc]");
+    assert!(same.abs() < 0.1, "{same}");
+}
+
+/// What stops reduce_v7 at 2^28 (issue 7): it and CUB's main kernel read the same bytes from
+/// DRAM — the 2^30 input bytes plus less than 0.01 % — at 93.4 % and 94.0 % of the DRAM's
+/// peak. Nothing is left to remove; only the last fraction of DRAM efficiency differs.
+#[test]
+fn v7_and_cub_read_the_same_dram_bytes_at_2p28() {
+    let rows = read(&["profile-2p28-llvm", "profile-2p28-cub"]);
+    let input = (1u64 << 28) as f64 * 4.0;
+    for (label, pct) in [
+        ("reduce_v7 [llvm]", 93.39),
+        ("DeviceReduceKernel [cub]", 94.02),
+    ] {
+        let r = get(&rows, label);
+        let read = num(r, "dram__bytes_read.sum");
+        assert!(read >= input && read < input * 1.0001, "{label}: {read}");
+        let got = num(r, "dram__bytes_read.sum.pct_of_peak_sustained_elapsed");
+        assert!((got - pct).abs() < 0.005, "{label}: {got}");
+    }
+}

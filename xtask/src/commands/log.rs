@@ -38,15 +38,18 @@ pub fn path(root: &Path) -> PathBuf {
     root.join("results/experiment-log.csv")
 }
 
-/// Splits `--record "change; hypothesis"`; both parts are required.
+/// Splits `--record "change; hypothesis"`; both parts are required, and exactly one `;`
+/// (with two, which part a clause belongs to would be a guess: the log once got rows whose
+/// change was cut at a `;` meant inside it).
 pub fn parse_record(s: &str) -> Result<(String, String)> {
     match s.split_once(';') {
-        Some((c, h)) if !c.trim().is_empty() && !h.trim().is_empty() => {
+        Some((c, h)) if !c.trim().is_empty() && !h.trim().is_empty() && !h.contains(';') => {
             Ok((c.trim().into(), h.trim().into()))
         }
-        _ => {
-            bail!("--record takes \"change; hypothesis\" (both parts, separated by ';'), got '{s}'")
-        }
+        _ => bail!(
+            "--record takes \"change; hypothesis\" (both parts, one ';' between them; use ',' \
+             inside a part), got '{s}'"
+        ),
     }
 }
 
@@ -148,6 +151,8 @@ mod tests {
         );
         assert!(parse_record("no hypothesis").is_err());
         assert!(parse_record(" ; h").is_err());
+        let e = parse_record("a; b; c").unwrap_err().to_string();
+        assert!(e.contains("one ';'"), "{e}");
     }
 
     #[test]

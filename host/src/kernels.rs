@@ -70,7 +70,7 @@ impl Backend {
     /// Whether this backend's PTX has `kernel` (a family name such as `reduce_v7`): the C++
     /// file has every chapter kernel, not the Rust-only experiments of issue 7.
     pub fn carries(self, kernel: &str) -> bool {
-        self.is_rust() || !matches!(kernel, "reduce_v7" | "reduce_v8" | "transpose_v4")
+        self.is_rust() || !matches!(kernel, "reduce_v7" | "transpose_v4")
     }
 }
 
@@ -91,12 +91,10 @@ pub enum Version {
     V6,
     /// Issue 7: v6 with four 16-byte non-coherent loads in flight per thread.
     V7,
-    /// Issue 7: v7 with one contiguous chunk of the array per block.
-    V8,
 }
 
 impl Version {
-    pub const ALL: [Version; 8] = [
+    pub const ALL: [Version; 7] = [
         Version::V1,
         Version::V2,
         Version::V3,
@@ -104,7 +102,6 @@ impl Version {
         Version::V5,
         Version::V6,
         Version::V7,
-        Version::V8,
     ];
 
     /// `reduce_v3`.
@@ -117,7 +114,6 @@ impl Version {
             "reduce_v5",
             "reduce_v6",
             "reduce_v7",
-            "reduce_v8",
         ][self as usize]
     }
 
@@ -140,8 +136,6 @@ impl Version {
             // One add into the running sum per 16-byte group at most, + 4 levels of the
             // trip's (16-value) tree, + head and tail.
             Version::V7 => n.div_ceil(grid_blocks.max(1) * REDUCE_BLOCK as u64 * 4) + 4 + 2,
-            // A chunk of ceil(groups / grid) groups per block, so up to one more trip than v7.
-            Version::V8 => n.div_ceil(grid_blocks.max(1) * REDUCE_BLOCK as u64 * 4) + 1 + 4 + 2,
             _ => 1,
         };
         // + one atomic per block, applied in some order.
@@ -262,11 +256,11 @@ impl Lab {
             Version::V4 => (REDUCE_BLOCK * V4_COARSEN) as u64,
             Version::V6 => (REDUCE_BLOCK * 4) as u64,
             // At most one wave, and no more blocks than give every thread one full trip.
-            Version::V7 | Version::V8 => (REDUCE_BLOCK * 4 * V7_UNROLL) as u64,
+            Version::V7 => (REDUCE_BLOCK * 4 * V7_UNROLL) as u64,
             _ => REDUCE_BLOCK as u64,
         };
         let needed = n.div_ceil(per_block).max(1);
-        let (blocks, shared_bytes) = if matches!(version, Version::V6 | Version::V7 | Version::V8) {
+        let (blocks, shared_bytes) = if matches!(version, Version::V6 | Version::V7) {
             let smem = (REDUCE_BLOCK / 32) * std::mem::size_of::<T>() as u32;
             let f = self.function(backend, &version.entry::<T>())?;
             let per_sm = f

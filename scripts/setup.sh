@@ -11,16 +11,8 @@ mkdir -p "$TOOLS"
 step() { printf '==> %s\n' "$*"; }
 SECONDS=0
 
-# 1. Rust: the pinned nightly for host, xtask, tests and the NVPTX-backend kernels.
-#    (RUSTUP_AUTO_INSTALL=0 on these machines: install explicitly.)
-NIGHTLY=$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)
-step "rust $NIGHTLY (+ rust-src, llvm-tools, llvm-bitcode-linker, rustfmt, clippy)"
-command -v rustup >/dev/null || { echo "rustup not found: install it from https://rustup.rs first" >&2; exit 1; }
-rustup toolchain install "$NIGHTLY" --profile minimal --no-self-update \
-    -c rust-src -c llvm-tools-preview -c llvm-bitcode-linker-preview -c rustfmt -c clippy >/dev/null
-
-# 2. Debian packages: libclang for the nvtx crate's bindgen.
-APT_PKGS=(libclang-dev pkg-config unzip)
+# 1. Debian packages: libclang for the nvtx crate's bindgen; curl for rustup on a bare machine.
+APT_PKGS=(libclang-dev pkg-config unzip curl ca-certificates)
 missing=()
 for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -30,6 +22,21 @@ if ((${#missing[@]})); then
 else
     step "apt: ${APT_PKGS[*]} present"
 fi
+
+# 2. Rust: rustup (installed here when the machine has none, with no default toolchain), then
+#    the pinned nightly for host, xtask, tests and the NVPTX-backend kernels.
+#    (RUSTUP_AUTO_INSTALL=0 on these machines: install explicitly.)
+[[ -x $HOME/.cargo/bin/rustup ]] && export PATH=$HOME/.cargo/bin:$PATH
+if ! command -v rustup >/dev/null; then
+    step "rustup (https://sh.rustup.rs, no default toolchain) into ~/.cargo"
+    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs \
+        | sh -s -- -y --no-modify-path --default-toolchain none --profile minimal >/dev/null
+    export PATH=$HOME/.cargo/bin:$PATH
+fi
+NIGHTLY=$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)
+step "rust $NIGHTLY (+ rust-src, llvm-tools, llvm-bitcode-linker, rustfmt, clippy)"
+rustup toolchain install "$NIGHTLY" --profile minimal --no-self-update \
+    -c rust-src -c llvm-tools-preview -c llvm-bitcode-linker-preview -c rustfmt -c clippy >/dev/null
 
 # 3. libcuda.so from Debian non-free (not installed, only unpacked): cust links against it,
 #    and a binary linked with cust needs libcuda.so.1 just to start. Without a GPU the driver

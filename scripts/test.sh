@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The test command: build both PTX sets, then every test of the workspace. On a machine
+# The test command: build the three PTX sets (llvm, nvvm, nvcc), then every test of the workspace. On a machine
 # without a GPU the GPU tests print "skipped: no CUDA device" and pass; on a GPU machine they
 # run (see README: `dist/` for machines without cargo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ -d .tools/cuda13 ]] || { echo "error: tools missing: run scripts/setup.sh first" >&2; exit 1; }
+# rustup's proxies, when setup.sh installed rustup in this shell's absence.
+[[ -x $HOME/.cargo/bin/cargo ]] && export PATH=$HOME/.cargo/bin:$PATH
 
 # A binary linked with cust needs libcuda.so.1 just to start. Without a driver on this
 # machine, use the unpacked Debian library: the driver API then reports "no device".

@@ -346,19 +346,7 @@ impl Lab {
         }
         let mut shared_bytes = variant.shared_bytes();
         if let (Variant::V4, Some(n)) = (variant, self.v4_blocks_per_sm) {
-            // The SM keeps 1 KiB per resident block for itself; round to the 128-byte
-            // allocation unit. Above 48 KiB a kernel must opt in, which the lab does not.
-            let padded = (self.info.shared_per_sm / n).saturating_sub(1024) / 128 * 128;
-            if padded > 48 * 1024 {
-                return Err(HostError::Invalid {
-                    what: "LAB_V4_BLOCKS_PER_SM",
-                    detail: format!(
-                        "{n} blocks per SM needs {padded} bytes of shared memory per block, over \
-                         the 49152 a launch may ask for without opting in: use 5 or more"
-                    ),
-                });
-            }
-            shared_bytes = shared_bytes.max(padded);
+            shared_bytes = shared_bytes.max(shared_for_blocks_per_sm(self.info.shared_per_sm, n)?);
         }
         Ok(LaunchConfig {
             grid: (cols.div_ceil(tile), gy as u32),
@@ -424,6 +412,24 @@ impl Lab {
         unsafe { launch(stream, f, cfg, &[arg(&d), arg(&n)]) }
             .ctx(|| format!("launching bump [{backend}]"))
     }
+}
+
+/// Dynamic shared memory per block that lets at most `n` blocks share an SM with `per_sm` bytes
+/// (the `LAB_V4_BLOCKS_PER_SM` knob). The SM keeps 1 KiB per resident block for itself; the
+/// result is rounded down to the 128-byte allocation unit. Above 48 KiB a kernel must opt in,
+/// which the lab does not, so such an `n` is refused.
+pub fn shared_for_blocks_per_sm(per_sm: u32, n: u32) -> Result<u32> {
+    let bytes = (per_sm / n.max(1)).saturating_sub(1024) / 128 * 128;
+    if bytes > 48 * 1024 {
+        return Err(HostError::Invalid {
+            what: "LAB_V4_BLOCKS_PER_SM",
+            detail: format!(
+                "{n} blocks per SM needs {bytes} bytes of shared memory per block, over the 49152 \
+                 a launch may ask for without opting in: use a larger count"
+            ),
+        });
+    }
+    Ok(bytes)
 }
 
 /// Threads per block of the read-ceiling kernel (`stream::BLOCK`).
@@ -589,5 +595,26 @@ unsafe fn launch(
             cfg.shared_bytes,
             args,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The H200's 228 KiB per SM: 6 blocks get 37 KiB each (6 × 38 KiB fill the SM exactly),
+    /// 8 get 27.5 KiB; 4 would need 56 KiB, over the 48 KiB a launch gets without opting in.
+    #[test]
+    fn blocks_per_sm_cap_sizes_shared_memory() {
+        let h200 = 233_472;
+        assert_eq!(shared_for_blocks_per_sm(h200, 6).unwrap(), 37_888);
+        assert_eq!(shared_for_blocks_per_sm(h200, 8).unwrap(), 28_160);
+        assert_eq!(shared_for_blocks_per_sm(h200, 5).unwrap(), 45_568);
+        for n in [5, 6, 8] {
+            let b = shared_for_blocks_per_sm(h200, n).unwrap();
+            assert!(n * (b + 1024) <= h200 && (n + 1) * (b + 1024) > h200, "{n}");
+        }
+        let e = shared_for_blocks_per_sm(h200, 4).unwrap_err().to_string();
+        assert!(e.contains("larger count"), "{e}");
     }
 }

@@ -30,7 +30,8 @@ fi
 if ! command -v rustup >/dev/null; then
     step "rustup (https://sh.rustup.rs, no default toolchain) into ~/.cargo"
     curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs \
-        | sh -s -- -y --no-modify-path --default-toolchain none --profile minimal >/dev/null
+        | sh -s -- -y --no-modify-path --default-toolchain none --profile minimal >/dev/null \
+        || { echo "error: could not install rustup from https://sh.rustup.rs: install it (https://rustup.rs) and run this again" >&2; exit 1; }
     export PATH=$HOME/.cargo/bin:$PATH
 fi
 NIGHTLY=$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)

@@ -67,6 +67,50 @@ kernel! {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The copy ceiling as a kernel: the transposes' bytes (read once, write once) in their easiest
+// order, so ncu can profile the same traffic the driver's D2D copy moves (it cannot profile the
+// driver's copy itself).
+
+kernel! {
+    /// `output[i] = input[i]` for `i < n`, 16 bytes per access: a grid-stride loop with
+    /// [`UNROLL`] 16-byte loads in flight per thread, then their four stores, then a scalar
+    /// tail of `n % 4` elements.
+    ///
+    /// - `input`, `output`: device pointers, `n` f32 each, 16-byte aligned, not overlapping.
+    /// - `n`: element count (`u64`).
+    ///
+    /// # Launch
+    /// As [`read_stream_f32`]: 1-D, blocks of [`BLOCK`] threads, one wave.
+    fn copy_stream_f32(input: *const f32, output: *mut f32, n: u64) {
+        let threads = grid_dim_x() as u64 * block_dim_x() as u64;
+        let gtid = block_idx_x() as u64 * block_dim_x() as u64 + thread_idx_x() as u64;
+        let groups = n / 4;
+        let (src, dst) = (input as *const Vec4<f32>, output as *mut Vec4<f32>);
+
+        let mut i = gtid;
+        while i + (UNROLL - 1) * threads < groups {
+            let a = load4(src.add(i as usize));
+            let b = load4(src.add((i + threads) as usize));
+            let c = load4(src.add((i + 2 * threads) as usize));
+            let d = load4(src.add((i + 3 * threads) as usize));
+            store4(dst.add(i as usize), a);
+            store4(dst.add((i + threads) as usize), b);
+            store4(dst.add((i + 2 * threads) as usize), c);
+            store4(dst.add((i + 3 * threads) as usize), d);
+            i += UNROLL * threads;
+        }
+        while i < groups {
+            store4(dst.add(i as usize), load4(src.add(i as usize)));
+            i += threads;
+        }
+        if gtid < n - groups * 4 {
+            let k = (groups * 4 + gtid) as usize;
+            *output.add(k) = *input.add(k);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The compute ceiling: FP32 fused multiply-adds, as fast as the SMs can issue them.
 
 /// Threads per block of the FMA peak kernel.

@@ -496,6 +496,58 @@ impl Lab {
     }
 }
 
+/// The copy ceiling as a kernel (`gpu-kernels/src/stream.rs`): the transposes' traffic in its
+/// easiest order, for the bench and for ncu (which cannot profile the driver's D2D copy).
+impl Lab {
+    /// How `copy_stream_f32` is launched for `n` elements: one wave, as the read stream.
+    pub fn copy_stream_config(&self, backend: Backend, n: u64) -> Result<LaunchConfig> {
+        let f = self.function(backend, "copy_stream_f32")?;
+        let per_sm = f
+            .max_active_blocks_per_multiprocessor(BlockSize::x(STREAM_BLOCK), 0)
+            .ctx(|| "occupancy of copy_stream_f32".into())?;
+        let wave = per_sm.max(1) as u64 * self.info.sm_count as u64;
+        let needed = (n / 4).div_ceil(STREAM_BLOCK as u64).max(1);
+        Ok(LaunchConfig {
+            grid: (needed.min(wave) as u32, 1),
+            block: (STREAM_BLOCK, 1),
+            shared_bytes: 0,
+        })
+    }
+
+    /// Queues `output[i] = input[i]` for every element of `input`.
+    pub fn launch_copy_stream(
+        &self,
+        backend: Backend,
+        input: &DeviceSlice<f32>,
+        output: &DeviceSlice<f32>,
+        stream: &Stream,
+    ) -> Result<()> {
+        let n = input.len() as u64;
+        if output.len() < input.len() {
+            return Err(HostError::Invalid {
+                what: "copy_stream output",
+                detail: format!("{} elements, but the input has {n}", output.len()),
+            });
+        }
+        let (i, o) = (input.as_device_ptr(), output.as_device_ptr());
+        if !(i.as_raw() | o.as_raw()).is_multiple_of(16) {
+            return Err(HostError::Invalid {
+                what: "copy_stream buffers",
+                detail: "input and output must be 16-byte aligned".into(),
+            });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let cfg = self.copy_stream_config(backend, n)?;
+        let f = self.function(backend, "copy_stream_f32")?;
+        // SAFETY: the kernel reads input[0..n) and writes output[0..n), both live and at least
+        // that long (checked), 16-byte aligned (checked); it uses no shared memory.
+        unsafe { launch(stream, &f, cfg, &[arg(&i), arg(&o), arg(&n)]) }
+            .ctx(|| format!("launching copy_stream_f32 [{backend}] n={n}"))
+    }
+}
+
 /// Threads per block, independent chains per thread and chain steps per loop trip of the FMA
 /// peak kernel (`stream::FMA_BLOCK`, `FMA_CHAINS`, `FMA_UNROLL`).
 pub const FMA_BLOCK: u32 = 256;

@@ -59,6 +59,8 @@ pub enum Kernel {
     Transpose(Variant),
     /// The launch-gap demo kernel.
     Bump,
+    /// `copy_stream_f32` over the transposes' matrix: the copy ceiling as a kernel ncu can see.
+    CopyStream,
     /// CUB's `DeviceReduce::Sum`, the reference (when the binary links it).
     Cub(Ty),
 }
@@ -72,7 +74,12 @@ impl Kernel {
             .collect();
         k.extend(Variant::ALL.iter().map(|&v| Kernel::Transpose(v)));
         k.extend(Version::ALL.iter().map(|&v| Kernel::Reduce(v, Ty::I32)));
-        k.extend([Kernel::Bump, Kernel::Cub(Ty::F32), Kernel::Cub(Ty::I32)]);
+        k.extend([
+            Kernel::Bump,
+            Kernel::CopyStream,
+            Kernel::Cub(Ty::F32),
+            Kernel::Cub(Ty::I32),
+        ]);
         k
     }
 
@@ -84,6 +91,7 @@ impl Kernel {
             Kernel::Reduce(v, Ty::I32) => format!("{}_i32", v.name()),
             Kernel::Transpose(v) => v.name().to_string(),
             Kernel::Bump => "bump".to_string(),
+            Kernel::CopyStream => "copy_stream".to_string(),
             Kernel::Cub(Ty::F32) => "cub".to_string(),
             Kernel::Cub(Ty::I32) => "cub_i32".to_string(),
         }
@@ -97,6 +105,7 @@ impl Kernel {
             Kernel::Reduce(v, Ty::I32) => v.entry::<i32>(),
             Kernel::Transpose(v) => v.entry(),
             Kernel::Bump => "bump".to_string(),
+            Kernel::CopyStream => "copy_stream_f32".to_string(),
             Kernel::Cub(_) => CUB_ENTRY.to_string(),
         }
     }
@@ -105,7 +114,7 @@ impl Kernel {
     pub fn family(self) -> &'static str {
         match self {
             Kernel::Reduce(..) | Kernel::Cub(_) => "reduction",
-            Kernel::Transpose(_) => "transpose",
+            Kernel::Transpose(_) | Kernel::CopyStream => "transpose",
             Kernel::Bump => "bump",
         }
     }
@@ -215,7 +224,7 @@ impl Kernel {
         let family = match self {
             Kernel::Reduce(v, _) => v.name(),
             Kernel::Transpose(v) => v.name(),
-            Kernel::Bump | Kernel::Cub(_) => return true,
+            Kernel::Bump | Kernel::CopyStream | Kernel::Cub(_) => return true,
         };
         backend.carries(family)
     }
@@ -314,7 +323,7 @@ pub fn plan(kernels: &[Kernel], which: Which, sizes: Sizes) -> Result<Plan> {
     let mut skipped = Vec::new();
     for &k in kernels {
         let elements = match k {
-            Kernel::Transpose(_) => sizes.rows as u64 * sizes.cols as u64,
+            Kernel::Transpose(_) | Kernel::CopyStream => sizes.rows as u64 * sizes.cols as u64,
             _ => sizes.n,
         };
         // CUB is not compiled from Rust: one launch, whatever the backends.
@@ -534,6 +543,32 @@ fn run_one(
                 Some(cfg),
                 wrong == 0,
                 format!("{rows}×{cols}, {wrong} elements differ from the CPU transpose"),
+            )
+        }
+        Kernel::CopyStream => {
+            let (rows, cols) = (sizes.rows, sizes.cols);
+            if inputs.matrix.is_none() {
+                let n = rows as usize * cols as usize;
+                inputs.matrix = Some(upload(cpu::random::f32s(n, seed ^ 0x7472_616e))?);
+            }
+            let (host, input) = inputs.matrix.as_ref().expect("filled above");
+            let output = DeviceBuffer::from_slice(&vec![0.0f32; host.len()])
+                .ctx(|| "allocating the copy output".into())?;
+            let cfg = lab.copy_stream_config(backend, host.len() as u64)?;
+            // Every element is written, so there is nothing to reset.
+            warm_then_profile(lab, |step| match step {
+                Step::Reset => Ok(()),
+                Step::Launch => lab.launch_copy_stream(backend, input, &output, &lab.stream),
+            })?;
+            let mut got = vec![0.0f32; host.len()];
+            output
+                .copy_to(&mut got[..])
+                .ctx(|| "copying the copy back".into())?;
+            let wrong = got.iter().zip(host).filter(|(a, b)| a != b).count();
+            (
+                Some(cfg),
+                wrong == 0,
+                format!("{rows}×{cols}, {wrong} elements differ from the input"),
             )
         }
         Kernel::Bump => {

@@ -123,3 +123,63 @@ fn transpose_refuses_bad_shapes() {
     let e = lab.transpose_config(Variant::Padded, 65_535 * 32 + 1, 8);
     assert!(matches!(e, Err(HostError::TooLarge { .. })), "{e:?}");
 }
+
+/// The copy ceiling's kernel, every backend: each element exactly (bit patterns) for sizes
+/// with and without a scalar tail, into a poisoned output; misaligned buffers and a short
+/// output are refused.
+#[test]
+fn copy_stream_copies_every_element() {
+    let Some(lab) = lab_or_skip("copy_stream_copies_every_element") else {
+        return;
+    };
+    let x = cpu::random::f32s((1 << 22) + 7, seed() ^ 0x636f_7079);
+    let input = lab.upload(&x).unwrap();
+    let mut output = lab.upload(&vec![0f32; x.len()]).unwrap();
+    let mut failures = Vec::new();
+    for backend in lab.backends() {
+        for n in [0, 1, 3, 4, 5, 1_000_003, x.len()] {
+            output.set_32(POISON).unwrap();
+            let case = format!("copy_stream_f32 [{backend}] n={n}");
+            if let Err(e) =
+                lab.launch_copy_stream(backend, &input.index(..n), &output.index(..n), &lab.stream)
+            {
+                failures.push(format!("{case}: {e}"));
+                continue;
+            }
+            lab.sync().unwrap();
+            let mut got = vec![0f32; x.len()];
+            output.copy_to(&mut got[..]).unwrap();
+            let wrong = (0..n)
+                .filter(|&i| got[i].to_bits() != x[i].to_bits())
+                .count();
+            let touched = (n..x.len()).filter(|&i| got[i].to_bits() != POISON).count();
+            if wrong + touched == 0 {
+                println!("ok      {case}");
+            } else {
+                println!("FAILED  {case}: {wrong} wrong, {touched} written past n");
+                failures.push(format!("{case}: {wrong} wrong, {touched} written past n"));
+            }
+        }
+    }
+    assert_no_failures(&failures);
+    let e = lab.launch_copy_stream(
+        host::Backend::Llvm,
+        &input.index(1..9),
+        &output.index(0..8),
+        &lab.stream,
+    );
+    assert!(
+        matches!(e, Err(HostError::Invalid { .. })),
+        "misaligned: {e:?}"
+    );
+    let e = lab.launch_copy_stream(
+        host::Backend::Llvm,
+        &input.index(0..8),
+        &output.index(0..4),
+        &lab.stream,
+    );
+    assert!(
+        matches!(e, Err(HostError::Invalid { .. })),
+        "short output: {e:?}"
+    );
+}

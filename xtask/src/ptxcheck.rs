@@ -36,6 +36,7 @@ pub const ENTRY_POINTS: &[(&str, usize)] = &[
     ("transpose_padded_f32", 4),
     ("bump", 2),
     ("read_stream_f32", 4),
+    ("copy_stream_f32", 3),
     ("fma_peak_f32", 5),
 ];
 

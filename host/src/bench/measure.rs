@@ -15,7 +15,7 @@ use super::size;
 use super::verify::{self, Checked};
 use crate::error::{Ctx, HostError, Result};
 use crate::ffi::Graph;
-use crate::kernels::{Elem, Variant, Version};
+use crate::kernels::{Backend, Elem, Variant, Version};
 use crate::lab::Lab;
 use crate::nvtx::range;
 use crate::timing::{Samples, time_launches};
@@ -119,7 +119,7 @@ impl<'a> Bench<'a> {
             .sum::<usize>() as u64;
         if pairs > 0 {
             for &edge in &p.transpose {
-                add(1 + pairs, 8 * edge * edge, 0, 1);
+                add(1 + nb + pairs, 8 * edge * edge, 0, 1);
             }
         }
         if p.wants(Section::LaunchGap, "bump") {
@@ -365,12 +365,21 @@ impl<'a> Bench<'a> {
             size,
             n as u64 * 8,
         );
-        self.copy_row(row, &input, &dst.index(..n), &host[..n]);
+        self.copy_row(row, &input, &dst.index(..n), &host[..n], None);
         Ok(())
     }
 
     /// A `cuMemcpyDtoDAsync` of `src` into `dst` (the same length), verified against `host`.
-    fn copy_row(&mut self, row: Row, src: &DeviceSlice<f32>, dst: &DeviceSlice<f32>, host: &[f32]) {
+    /// A copy of `src` into `dst`: the driver's D2D copy (`via` None) or the lab's
+    /// `copy_stream_f32` kernel compiled by `via`.
+    fn copy_row(
+        &mut self,
+        row: Row,
+        src: &DeviceSlice<f32>,
+        dst: &DeviceSlice<f32>,
+        host: &[f32],
+        via: Option<Backend>,
+    ) {
         let lab = self.lab;
         self.measure(
             row,
@@ -379,11 +388,12 @@ impl<'a> Bench<'a> {
                 unsafe { dst.index(..).set_32_async(POISON_BITS, &lab.stream) }
                     .ctx(|| "poisoning the copy destination".into())
             },
-            || {
+            || match via {
+                Some(b) => lab.launch_copy_stream(b, src, dst, &lab.stream),
                 // SAFETY: both are live device allocations of the same length (the caller's
                 // slices), on the lab's stream; `measure` synchronizes before they are dropped.
-                unsafe { dst.index(..).async_copy_from(src, &lab.stream) }
-                    .ctx(|| "cuMemcpyDtoDAsync".into())
+                None => unsafe { dst.index(..).async_copy_from(src, &lab.stream) }
+                    .ctx(|| "cuMemcpyDtoDAsync".into()),
             },
             || {
                 let mut got = vec![0f32; dst.len()];
@@ -516,7 +526,21 @@ impl<'a> Bench<'a> {
                 shape.clone(),
                 8 * e as u64,
             );
-            self.copy_row(row, &input, &output, &host);
+            self.copy_row(row, &input, &output, &host, None);
+            // The same traffic through a kernel of each compiler: what ncu can see of a copy.
+            for &b in &plan.backends {
+                let row = Row::new(
+                    Section::Transpose,
+                    "copy_stream",
+                    b.name(),
+                    "f32",
+                    e as u64,
+                    shape.clone(),
+                    8 * e as u64,
+                )
+                .compared_with(Some(copy.clone()), Some(copy.clone()));
+                self.copy_row(row, &input, &output, &host, Some(b));
+            }
 
             for &v in &variants {
                 for &b in plan.backends.iter().filter(|b| b.carries(v.name())) {

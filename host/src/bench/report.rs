@@ -415,6 +415,7 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
         let ours = rows
             .iter()
             .filter(|r| r.section == Section::Transpose && r.size == shape && is_rust(&r.backend))
+            .filter(|r| r.kernel.starts_with("transpose"))
             .filter(ok);
         if let Some(b) = ours
             .clone()

@@ -440,10 +440,16 @@ impl Lab {
     /// How `read_stream_f32` is launched for `n` elements: one wave (blocks per SM from the
     /// occupancy API × SMs), never more blocks than the 16-byte groups need.
     pub fn read_stream_config(&self, backend: Backend, n: u64) -> Result<LaunchConfig> {
-        let f = self.function(backend, "read_stream_f32")?;
+        self.one_wave_stream(backend, "read_stream_f32", n)
+    }
+
+    /// The stream kernels' launch: blocks of [`STREAM_BLOCK`], one wave of `entry`, no more
+    /// blocks than `n` elements' 16-byte groups need.
+    fn one_wave_stream(&self, backend: Backend, entry: &str, n: u64) -> Result<LaunchConfig> {
+        let f = self.function(backend, entry)?;
         let per_sm = f
             .max_active_blocks_per_multiprocessor(BlockSize::x(STREAM_BLOCK), 0)
-            .ctx(|| "occupancy of read_stream_f32".into())?;
+            .ctx(|| format!("occupancy of {entry}"))?;
         let wave = per_sm.max(1) as u64 * self.info.sm_count as u64;
         let needed = (n / 4).div_ceil(STREAM_BLOCK as u64).max(1);
         Ok(LaunchConfig {
@@ -501,17 +507,7 @@ impl Lab {
 impl Lab {
     /// How `copy_stream_f32` is launched for `n` elements: one wave, as the read stream.
     pub fn copy_stream_config(&self, backend: Backend, n: u64) -> Result<LaunchConfig> {
-        let f = self.function(backend, "copy_stream_f32")?;
-        let per_sm = f
-            .max_active_blocks_per_multiprocessor(BlockSize::x(STREAM_BLOCK), 0)
-            .ctx(|| "occupancy of copy_stream_f32".into())?;
-        let wave = per_sm.max(1) as u64 * self.info.sm_count as u64;
-        let needed = (n / 4).div_ceil(STREAM_BLOCK as u64).max(1);
-        Ok(LaunchConfig {
-            grid: (needed.min(wave) as u32, 1),
-            block: (STREAM_BLOCK, 1),
-            shared_bytes: 0,
-        })
+        self.one_wave_stream(backend, "copy_stream_f32", n)
     }
 
     /// Queues `output[i] = input[i]` for every element of `input`.

@@ -420,6 +420,25 @@ struct Inputs {
     matrix: Option<(Vec<f32>, DeviceBuffer<f32>)>,
 }
 
+impl Inputs {
+    /// The `rows × cols` matrix the transposes and the copy kernel read (made once per run),
+    /// and a zeroed output of the same size.
+    fn matrix(
+        &mut self,
+        sizes: Sizes,
+        seed: u64,
+    ) -> Result<(&[f32], &DeviceBuffer<f32>, DeviceBuffer<f32>)> {
+        if self.matrix.is_none() {
+            let n = sizes.rows as usize * sizes.cols as usize;
+            self.matrix = Some(upload(cpu::random::f32s(n, seed ^ 0x7472_616e))?);
+        }
+        let (host, input) = self.matrix.as_ref().expect("filled above");
+        let output = DeviceBuffer::from_slice(&vec![0.0f32; host.len()])
+            .ctx(|| "allocating the output matrix".into())?;
+        Ok((host, input, output))
+    }
+}
+
 fn upload<T: Elem>(host: Vec<T>) -> Result<(Vec<T>, DeviceBuffer<T>)> {
     let dev = DeviceBuffer::from_slice(&host)
         .ctx(|| format!("uploading {} {} inputs", host.len(), T::NAME))?;
@@ -518,13 +537,7 @@ fn run_one(
         }
         Kernel::Transpose(variant) => {
             let (rows, cols) = (sizes.rows, sizes.cols);
-            if inputs.matrix.is_none() {
-                let n = rows as usize * cols as usize;
-                inputs.matrix = Some(upload(cpu::random::f32s(n, seed ^ 0x7472_616e))?);
-            }
-            let (host, input) = inputs.matrix.as_ref().expect("filled above");
-            let output = DeviceBuffer::from_slice(&vec![0.0f32; host.len()])
-                .ctx(|| "allocating the transpose output".into())?;
+            let (host, input, output) = inputs.matrix(sizes, seed)?;
             let cfg = lab.transpose_config(variant, rows, cols)?;
             // Every output element is written, so there is nothing to reset.
             warm_then_profile(lab, |step| match step {
@@ -547,13 +560,7 @@ fn run_one(
         }
         Kernel::CopyStream => {
             let (rows, cols) = (sizes.rows, sizes.cols);
-            if inputs.matrix.is_none() {
-                let n = rows as usize * cols as usize;
-                inputs.matrix = Some(upload(cpu::random::f32s(n, seed ^ 0x7472_616e))?);
-            }
-            let (host, input) = inputs.matrix.as_ref().expect("filled above");
-            let output = DeviceBuffer::from_slice(&vec![0.0f32; host.len()])
-                .ctx(|| "allocating the copy output".into())?;
+            let (host, input, output) = inputs.matrix(sizes, seed)?;
             let cfg = lab.copy_stream_config(backend, host.len() as u64)?;
             // Every element is written, so there is nothing to reset.
             warm_then_profile(lab, |step| match step {

@@ -527,36 +527,29 @@ impl<'a> Bench<'a> {
                 8 * e as u64,
             );
             self.copy_row(row, &input, &output, &host, None);
-            // The same traffic through a kernel of each compiler: what ncu can see of a copy.
-            for &b in &plan.backends {
-                let row = Row::new(
+            // A row of this shape: `e` elements read and written, compared with the copy.
+            let row = |kernel: &str, b: Backend| {
+                Row::new(
                     Section::Transpose,
-                    "copy_stream",
+                    kernel,
                     b.name(),
                     "f32",
                     e as u64,
                     shape.clone(),
                     8 * e as u64,
                 )
-                .compared_with(Some(copy.clone()), Some(copy.clone()));
-                self.copy_row(row, &input, &output, &host, Some(b));
+                .compared_with(Some(copy.clone()), Some(copy.clone()))
+            };
+            // The same traffic through a kernel of each compiler: what ncu can see of a copy.
+            for &b in &plan.backends {
+                self.copy_row(row("copy_stream", b), &input, &output, &host, Some(b));
             }
 
             for &v in &variants {
                 for &b in plan.backends.iter().filter(|b| b.carries(v.name())) {
-                    let row = Row::new(
-                        Section::Transpose,
-                        v.name(),
-                        b.name(),
-                        "f32",
-                        e as u64,
-                        shape.clone(),
-                        8 * e as u64,
-                    )
-                    .compared_with(Some(copy.clone()), Some(copy.clone()));
                     let dim = edge as u32;
                     self.measure(
-                        row,
+                        row(v.name(), b),
                         || {
                             // SAFETY: a stream-ordered memset of a live buffer that
                             // outlives the queue.

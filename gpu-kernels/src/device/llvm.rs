@@ -170,25 +170,6 @@ pub unsafe fn store4<T: Copy>(p: *mut Vec4<T>, v: Vec4<T>) {
          options(nostack));
 }
 
-/// `store4` with the evict-first hint, `st.global.cs.v4.b32`: data written once and not read
-/// again soon (the copy's and the transposes' outputs) should not push other lines out of L2.
-///
-/// # Safety
-/// As [`store4`].
-#[inline(always)]
-pub unsafe fn store4_cs<T: Copy>(p: *mut Vec4<T>, v: Vec4<T>) {
-    if core::mem::size_of::<T>() != 4 {
-        *p = v;
-        return;
-    }
-    // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
-    let [a, b, c, d]: [u32; 4] = core::mem::transmute_copy(&v);
-    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
-          st.global.cs.v4.b32 [g], {{{a}, {b}, {c}, {d}}}; }}",
-         p = in(reg64) p, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d,
-         options(nostack));
-}
-
 // ---- Issue 9 (the roofline's compute roof, `stream::fma_peak_f32`). ----
 // The same function, with the same signature, is in `nvvm.rs`.
 

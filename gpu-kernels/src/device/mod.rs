@@ -15,7 +15,7 @@
 //! - `atomic_add_f32`, `atomic_add_i32` — `red.global.add`; unsafe: `p` must be a valid global.
 //! - `load4` — one 16-byte global load; `load4_nc` — the same through the non-coherent path,
 //!   no L1 allocation (`ld.global.nc.L1::no_allocate.v4`).
-//! - `store4` — one 16-byte global store; `store4_cs` — the same, evict-first (`st.global.cs.v4`).
+//! - `store4` — one 16-byte global store (`st.global.v4`, never split).
 //! - `redux_add_i32` — `redux.sync.add.s32` over the warp.
 //! - `fma_f32(a, b, c)` — `fma.rn.f32`, `a · b + c` rounded once; safe.
 //! - `kernel!` — declares an entry point with the compiler's kernel ABI.

@@ -9,6 +9,7 @@ pub mod bench;
 pub mod cpu;
 pub mod error;
 pub mod ffi;
+pub mod files;
 pub mod kernels;
 pub mod lab;
 pub mod nvtx;

@@ -26,6 +26,7 @@ use crate::bench::cub::{self, CubElem, CubSum};
 use crate::bench::verify::{self, SumRef};
 use crate::cpu;
 use crate::error::{Ctx, HostError, Result};
+use crate::files::write_atomic;
 use crate::kernels::{Backend, Elem, LaunchConfig, Variant, Version};
 use crate::lab::Lab;
 use crate::nvtx;
@@ -377,13 +378,9 @@ pub fn plan(kernels: &[Kernel], which: Which, sizes: Sizes) -> Result<Plan> {
 /// What one profiled launch did, and whether its result was right.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Launched {
-    pub label: String,
-    pub kernel: String,
-    pub entry: String,
-    pub family: &'static str,
-    #[serde(serialize_with = "backend_name")]
-    pub backend: Option<Backend>,
-    pub elements: u64,
+    /// What was planned (its fields appear at the top level of the manifest's JSON).
+    #[serde(flatten)]
+    pub planned: Planned,
     /// Grid, block and shared memory (None for CUB, which picks its own).
     pub config: Option<LaunchConfig>,
     /// The result matched the CPU reference.
@@ -404,7 +401,7 @@ impl Launched {
         };
         format!(
             "{:<24} {launch}  {} ({})",
-            self.label,
+            self.planned.label,
             if self.ok { "ok" } else { "FAILED" },
             self.check
         )
@@ -631,12 +628,7 @@ fn run_one(
         }
     };
     Ok(Launched {
-        label: p.label.clone(),
-        kernel: p.kernel.clone(),
-        entry: p.entry.clone(),
-        family: p.family,
-        backend: p.backend,
-        elements: p.elements,
+        planned: p.clone(),
         config,
         ok,
         check,
@@ -763,23 +755,6 @@ pub fn run_cli(req: &Request) -> Result<bool> {
     Ok(failed == 0)
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`, so a
-/// reader never sees half a file.
-fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("not a file path"))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -826,6 +801,37 @@ mod tests {
             "transpose_padded_f32"
         );
         assert_eq!(Kernel::Reduce(Version::V2, Ty::I32).name(), "reduce_v2_i32");
+    }
+
+    /// The manifest's launch objects keep the flat shape xtask reads (`launches.json`): the
+    /// planned fields, then the outcome; the kernel enum itself is not written.
+    #[test]
+    fn launched_serializes_flat() {
+        let k = select("reduce_v3").unwrap();
+        let p = plan(&k, Which::Llvm, Sizes::default()).unwrap();
+        let l = Launched {
+            planned: p.launches[0].clone(),
+            config: None,
+            ok: true,
+            check: "c".into(),
+        };
+        let v = serde_json::to_value(&l).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut want = [
+            "label", "kernel", "entry", "family", "backend", "elements", "config", "ok", "check",
+        ];
+        want.sort();
+        let mut got = keys.clone();
+        got.sort();
+        assert_eq!(got, want, "{v}");
+        assert_eq!(v["label"], "reduce_v3 [llvm]");
+        assert_eq!(v["backend"], "llvm");
+        assert_eq!(v["entry"], "reduce_v3_f32");
+        let text = serde_json::to_string(&l).unwrap();
+        assert!(
+            text.starts_with("{\"label\":\"reduce_v3 [llvm]\",\"kernel\""),
+            "{text}"
+        );
     }
 
     #[test]

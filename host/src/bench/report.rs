@@ -5,6 +5,7 @@
 
 use super::args::Section;
 use super::env::Clocks;
+use crate::files::write_atomic;
 use crate::kernels::Backend;
 use crate::timing::Samples;
 use std::fmt::Write as _;
@@ -705,22 +706,6 @@ pub fn write_results(dir: &Path, r: &Report) -> std::io::Result<PathBuf> {
     let json_path = dir.join(format!("{stem}.json"));
     write_atomic(&json_path, (json(r) + "\n").as_bytes())?;
     Ok(json_path)
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 #[cfg(test)]

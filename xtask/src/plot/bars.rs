@@ -281,13 +281,7 @@ pub fn draw(b: &Bars) -> Result<Drawn> {
                     PathElement::new([(x, y), (x + 14, y)], color.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .label_font((FONT, 13))
-            .draw()?;
+        super::legend(&mut chart, SeriesLabelPosition::UpperLeft, 13)?;
         f.root.present()?;
     }
     let series = b

@@ -61,8 +61,8 @@ pub fn render_all(r: &Results, out: &Path) -> Result<Vec<Chart>> {
     let mut charts = Vec::new();
     for d in drawn {
         let path = out.join(&d.name);
-        write_atomic(&path, d.svg.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        // Whole or not at all: a browser or the README never sees half a chart.
+        crate::profiler::tools::write_atomic(&path, d.svg.as_bytes())?;
         charts.push(Chart {
             file: path,
             ..d.chart
@@ -71,22 +71,20 @@ pub fn render_all(r: &Results, out: &Path) -> Result<Vec<Chart>> {
     Ok(charts)
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`, so a
-/// reader (a browser, the README) never sees half a chart.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+/// Draws a chart's legend the way every chart here does: a light box with a grey border.
+pub fn legend<'a, 'b: 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+    position: SeriesLabelPosition,
+    font_size: u32,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .label_font((FONT, font_size))
+        .draw()?;
+    Ok(())
 }
 
 /// The areas of one canvas: a two-line title on top, a one-line caption at the bottom, the

@@ -200,13 +200,7 @@ pub fn draw(f: &Roofline) -> Result<Drawn> {
                 .legend(move |(x, y)| PathElement::new(shape.outline((x + 8, y), 5), line));
             series.push(label);
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .label_font((FONT, 12))
-            .draw()?;
+        super::legend(&mut chart, SeriesLabelPosition::LowerRight, 12)?;
         fr.root.present()?;
     }
     Ok(Drawn {

@@ -197,13 +197,7 @@ pub fn draw(s: &Sweep) -> Result<Drawn> {
             });
             chart.draw_series(l.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .label_font((FONT, 12))
-            .draw()?;
+        super::legend(&mut chart, SeriesLabelPosition::LowerRight, 12)?;
         f.root.present()?;
     }
     let series = l2_label

@@ -271,6 +271,23 @@ pub struct Column {
     pub digits: usize,
 }
 
+/// DRAM throughput, % of peak: a column of both tables.
+const DRAM_PCT_COLUMN: Column = Column {
+    key: "dram_pct",
+    header: "DRAM %",
+    get: |r| r.m(DRAM_PCT),
+    digits: 1,
+};
+
+/// Kernel time under ncu, µs (replayed: for comparing kernels, never a speed): a column of both
+/// tables.
+const DURATION_COLUMN: Column = Column {
+    key: "duration_us",
+    header: "ncu µs",
+    get: |r| r.m(DURATION).map(|ns| ns / 1e3),
+    digits: 1,
+};
+
 /// The `ncu-table` columns (per block where the chapter states per-block numbers).
 pub fn reduction_columns() -> Vec<Column> {
     vec![
@@ -310,12 +327,7 @@ pub fn reduction_columns() -> Vec<Column> {
             get: |r| r.m(INST),
             digits: 0,
         },
-        Column {
-            key: "dram_pct",
-            header: "DRAM %",
-            get: |r| r.m(DRAM_PCT),
-            digits: 1,
-        },
+        DRAM_PCT_COLUMN,
         Column {
             key: "occupancy_pct",
             header: "occ %",
@@ -334,12 +346,7 @@ pub fn reduction_columns() -> Vec<Column> {
             get: |r| r.m(&stall_metric("long_scoreboard")),
             digits: 2,
         },
-        Column {
-            key: "duration_us",
-            header: "ncu µs",
-            get: |r| r.m(DURATION).map(|ns| ns / 1e3),
-            digits: 1,
-        },
+        DURATION_COLUMN,
     ]
 }
 
@@ -388,17 +395,7 @@ pub fn transpose_columns() -> Vec<Column> {
             get: |r| r.m(SH_ST_CONFLICTS),
             digits: 0,
         },
-        Column {
-            key: "dram_pct",
-            header: "DRAM %",
-            get: |r| r.m(DRAM_PCT),
-            digits: 1,
-        },
-        Column {
-            key: "duration_us",
-            header: "ncu µs",
-            get: |r| r.m(DURATION).map(|ns| ns / 1e3),
-            digits: 1,
-        },
+        DRAM_PCT_COLUMN,
+        DURATION_COLUMN,
     ]
 }

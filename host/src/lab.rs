@@ -1,4 +1,4 @@
-//! `Lab`: the CUDA context, one stream, and the kernels' modules from both compilers.
+//! `Lab`: the CUDA context, one stream, and the kernels' modules from llvm, nvvm and nvcc.
 
 use crate::error::{Ctx, HostError, Result};
 use crate::kernels::Backend;
@@ -96,7 +96,7 @@ impl Lab {
         &self.modules[backend as usize]
     }
 
-    /// The backends this binary launches: both compilers' PTX are always embedded.
+    /// The backends this binary launches: every compiler's PTX is always embedded.
     pub fn backends(&self) -> Vec<Backend> {
         Backend::ALL.to_vec()
     }

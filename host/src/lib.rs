@@ -1,4 +1,4 @@
-//! Host side of the lab: one CUDA context, the kernels' PTX from both Rust GPU compilers,
+//! Host side of the lab: one CUDA context, the kernels' PTX from both Rust GPU compilers and nvcc,
 //! typed launchers that check what the kernels assume, CUDA-event timing, graph capture,
 //! NVTX ranges and the CPU references the results are checked against.
 //!

@@ -264,7 +264,7 @@ pub struct Planned {
     /// `reduce_v3_f32`: the name ncu and nsys report.
     pub entry: String,
     pub family: &'static str,
-    /// `llvm`, `nvvm`; `cub` (None) for CUB's library call.
+    /// `llvm`, `nvvm`, `nvcc`; `cub` (None) for CUB's library call.
     #[serde(serialize_with = "backend_name")]
     pub backend: Option<Backend>,
     /// Elements the kernel processes (rows × cols for a transpose).
@@ -285,7 +285,7 @@ fn backend_name<S: serde::Serializer>(
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Plan {
     pub sizes: Sizes,
-    /// Backends this binary carries: `llvm`, `nvvm`.
+    /// Backends this binary carries: `llvm`, `nvvm`, `nvcc`.
     pub backends_built: Vec<&'static str>,
     /// Notes about what was skipped and why.
     pub notes: Vec<String>,

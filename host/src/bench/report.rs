@@ -34,7 +34,8 @@ pub struct Row {
     pub section: Section,
     /// PTX entry without the type suffix (`reduce_v6`), or `d2d_copy`, `cub_reduce_sum`, `bump_*`.
     pub kernel: String,
-    /// `llvm`, `nvvm` (the Rust kernels), `cub`, or `driver` (`cuMemcpyDtoDAsync`).
+    /// `llvm`, `nvvm` (the Rust kernels), `nvcc` (their CUDA C++ twins), `cub`, or `driver`
+    /// (`cuMemcpyDtoDAsync`).
     pub backend: String,
     /// Element type: `f32`, `i32`.
     pub dtype: String,

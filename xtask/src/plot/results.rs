@@ -35,7 +35,7 @@ pub struct Row {
     /// `ceiling`, `reduce`, `transpose`, `launch_gap`.
     pub section: String,
     pub kernel: String,
-    /// `llvm`, `nvvm`, `cub`, `driver`.
+    /// `llvm`, `nvvm`, `nvcc`, `cub`, `driver`.
     pub backend: String,
     pub dtype: String,
     pub n: u64,

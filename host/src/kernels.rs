@@ -67,11 +67,29 @@ impl Backend {
         self != Backend::Nvcc
     }
 
-    /// Whether this backend's PTX has `kernel` (a family name such as `reduce_v7`): the C++
-    /// file has every chapter kernel, not the Rust-only experiments of issue 7.
+    /// Whether this backend launches `kernel` (a family name such as `reduce_v7`). The Rust
+    /// compilers build every kernel, so for them it is always true and a missing entry is an
+    /// error where it is launched; the C++ file has the chapter's kernels, not the Rust-only
+    /// experiments of issue 7, and which ones is read off its PTX (`asm --check` holds it to
+    /// the chapter's list).
     pub fn carries(self, kernel: &str) -> bool {
-        self.is_rust() || !matches!(kernel, "reduce_v7" | "transpose_v4")
+        static NVCC_ENTRIES: std::sync::LazyLock<Vec<&'static str>> =
+            std::sync::LazyLock::new(|| entries(Backend::Nvcc.ptx()));
+        self.is_rust()
+            || NVCC_ENTRIES.iter().any(|e| {
+                // `bump`, or the family with its element type: `reduce_v3_f32`.
+                e.strip_prefix(kernel)
+                    .is_some_and(|rest| ["", "_f32", "_i32"].contains(&rest))
+            })
     }
+}
+
+/// The kernel entry points a PTX module declares (`.visible .entry reduce_v3_f32(`).
+fn entries(ptx: &str) -> Vec<&str> {
+    ptx.lines()
+        .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
+        .map(|rest| rest.split('(').next().unwrap_or(rest).trim())
+        .collect()
 }
 
 impl std::fmt::Display for Backend {
@@ -649,6 +667,27 @@ unsafe fn launch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nvcc_carries_the_chapter_kernels_read_off_its_ptx() {
+        for k in [
+            "reduce_v1",
+            "reduce_v6",
+            "transpose_padded",
+            "copy_stream",
+            "bump",
+        ] {
+            assert!(Backend::Nvcc.carries(k), "{k}");
+        }
+        for k in ["reduce_v7", "transpose_v4", "reduce_v", "transpose"] {
+            assert!(!Backend::Nvcc.carries(k), "{k}");
+        }
+        assert!(Backend::Llvm.carries("reduce_v7") && Backend::Nvvm.carries("transpose_v4"));
+        assert_eq!(
+            entries(".visible .entry bump(\n\t.param .u64 a\n)\n.visible .entry reduce_v1_f32(\n"),
+            ["bump", "reduce_v1_f32"]
+        );
+    }
 
     /// The H200's 228 KiB per SM: 6 blocks get 37 KiB each (6 × 38 KiB fill the SM exactly),
     /// 8 get 27.5 KiB; 4 would need 56 KiB, over the 48 KiB a launch gets without opting in.

@@ -4,6 +4,9 @@
 # most 8 files; a part killed mid-way still leaves its folder).
 #   PARTS="tests bench profile sanitize" DEADLINE=500 bash gpu/final.sh
 #   BENCH_RUNS="--sweep|--size 2^20,2^30" STEPS="profile-v3 nsys" (passed to the parts)
+# Parts: tests bench profile sanitize, and harness (the plain CUDA C++ harness, dist/harness),
+# placement (`lab placement`), atomics (ncu of v1/v4 with the result word in the fast and the
+# slow group), launchgap (nsys of the harness's and the lab's back-to-back launches).
 set -uo pipefail
 out=${OUT:-results/gpu-run}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
@@ -36,6 +39,57 @@ for part in ${PARTS:-tests bench profile sanitize}; do
             OUT=$out/profile STEPS="${STEPS:-ncu-table ncu-transpose}" STEP_TIMEOUT=$((budget / 2 - 10)) \
                 timeout "$budget" bash gpu/profile.sh >"$out/profile/stdout.log" 2>&1
             say "profile: exit $?" ;;
+        harness)
+            for m in "reduce 28 20" "placement 28 64 10" "launchgap 1000 20"; do
+                timeout $(($(left) - 10)) dist/harness $m >"$out/harness/harness-${m%% *}.csv" 2>>"$out/harness/harness.log"
+                say "harness $m: exit $?"
+            done ;;
+        placement)
+            timeout $((budget - 10)) dist/lab placement --out "$out/placement/lab-placement.csv" \
+                >"$out/placement/lab-placement.txt" 2>&1
+            say "placement: exit $?" ;;
+        atomics)
+            ncu=${NCU:-$(ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -1)}
+            # The atomic unit's counters; printed per L2 slice too (which slice takes the reds).
+            metrics=gpu__time_duration.sum,sm__ctas_launched.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+            metrics+=,lts__t_requests_op_red.sum,lts__t_requests_op_red.max,lts__d_atomic_input_cycles_active.sum
+            metrics+=,lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed,lts__cycles_elapsed.max
+            metrics+=,lts__t_requests_srcunit_ltcfabric.sum,lts__ltcfabric2lts_cycles_active.max
+            for choice in fast slow; do
+                rep=$out/atomics/ncu-reduce-placement-$choice
+                timeout $(($(left) / 2)) "$ncu" --clock-control none --nvtx --nvtx-include 'kernel-lab@profile/' \
+                    --metrics "$metrics" --export "$rep" --force-overwrite \
+                    dist/lab run --kernel reduce_v1,reduce_v4,reduce_v5 --backend llvm --size 268435456 \
+                    --placement "$choice" >"$rep.log" 2>&1
+                say "atomics $choice: exit $?"
+                "$ncu" --import "$rep.ncu-rep" --page raw --csv --print-units base >"$rep.raw.csv" 2>>"$rep.log"
+                "$ncu" --import "$rep.ncu-rep" --page raw --csv --print-units base \
+                    --print-metric-instances values >"$rep.slices.csv" 2>>"$rep.log"
+            done ;;
+        launchgap)
+            nsys=${NSYS:-$(ls -d /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | sort -V | tail -1)}
+            libdw=$(mktemp -d)
+            for deb in .tools/debs/libdw1_*.deb .tools/debs/libelf1_*.deb; do [[ -f $deb ]] && dpkg -x "$deb" "$libdw"; done
+            export LD_LIBRARY_PATH=$libdw/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+            # Untraced first, alternating, five rounds: host launch rates drift between runs,
+            # so the two are compared within one round, not across runs.
+            for round in 1 2 3 4 5; do
+                dist/harness launchgap 1000 20 >>"$out/launchgap/alternating-harness.csv" 2>&1
+                dist/lab bench --kernel bump --reps 20 --quiet --format csv >>"$out/launchgap/alternating-lab.csv" 2>&1
+                say "launchgap round $round: $(tail -1 "$out/launchgap/alternating-harness.csv")"
+            done
+            for who in harness lab; do
+                rep=$out/launchgap/nsys-$who
+                case $who in
+                    harness) cmd=(dist/harness launchgap 1000 5) ;;
+                    lab) cmd=(dist/lab bench --kernel bump --reps 5 --quiet) ;;
+                esac
+                timeout 120 "$nsys" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none \
+                    --force-overwrite true -o "$rep" "${cmd[@]}" >"$rep.log" 2>&1
+                say "launchgap nsys $who: exit $?"
+                timeout 120 "$nsys" stats --report cuda_gpu_kern_sum,cuda_api_sum,cuda_gpu_trace \
+                    --format csv -o "$rep" "$rep.nsys-rep" >>"$rep.log" 2>&1
+            done ;;
         sanitize)
             timeout $((budget - 10)) dist/xtask sanitize --output "$out/sanitize" ${SANITIZE_FLAGS:-} >"$out/sanitize/stdout.log" 2>&1
             say "sanitize: exit $?" ;;

@@ -1,13 +1,14 @@
 //! Embeds the kernels' PTX (written by `cargo xtask ptx`) into the host library, so the `lab`
 //! binary needs only a CUDA driver where it runs: both Rust compilers' and nvcc's (the CUDA C++
-//! twins in `gpu-kernels/cuda/`). A missing or stale PTX is a build error that names the
-//! command that fixes it.
+//! twins in `gpu-kernels/cuda/`), and the sanitizer's canaries (`lab canary`). A missing or
+//! stale PTX is a build error that names the command that fixes it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
 
-const BACKENDS: [&str; 3] = ["llvm", "nvvm", "nvcc"];
+/// One PTX set per compiler, and the canaries' (rustc's NVPTX backend, feature `canaries`).
+const PTX_SETS: [&str; 4] = ["llvm", "nvvm", "nvcc", "canary"];
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
@@ -18,31 +19,28 @@ fn main() {
     }
 
     let mut code = String::new();
-    for backend in BACKENDS {
-        let (sources, dir) = match backend {
+    for set in PTX_SETS {
+        let (sources, dir) = match set {
             "nvcc" => (&cuda, "gpu-kernels/cuda/"),
             _ => (&rust, "gpu-kernels/"),
         };
         let newest_source = sources.iter().map(|p| modified(p)).max().unwrap();
-        let ptx = root
-            .join("target/ptx")
-            .join(backend)
-            .join("gpu_kernels.ptx");
+        let ptx = root.join("target/ptx").join(set).join("gpu_kernels.ptx");
         println!("cargo:rerun-if-changed={}", ptx.display());
         if !ptx.exists() {
             fail(&format!(
-                "{backend} PTX is missing ({}): run `cargo xtask ptx` first",
+                "{set} PTX is missing ({}): run `cargo xtask ptx` first",
                 ptx.display()
             ));
         }
         if modified(&ptx) < newest_source {
             fail(&format!(
-                "{backend} PTX is older than the kernel sources in {dir}: run `cargo xtask ptx`"
+                "{set} PTX is older than the kernel sources in {dir}: run `cargo xtask ptx`"
             ));
         }
         code += &format!(
             "pub const {}: &str = include_str!({:?});\n",
-            backend.to_uppercase(),
+            set.to_uppercase(),
             ptx.display().to_string()
         );
     }

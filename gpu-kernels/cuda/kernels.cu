@@ -38,7 +38,7 @@ __device__ __forceinline__ T* shared() {
     return reinterpret_cast<T*>(smem);
 }
 
-// s[tid] = i < n ? in[i] : 0; __syncthreads();  (v1, v2, v3, v5)
+// s[tid] = i < n ? in[i] : 0; __syncthreads();  (v1, v2, v3)
 template <typename T>
 __device__ __forceinline__ void load_to_shared(T* s, const T* in, std::uint64_t n) {
     std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * BLOCK + threadIdx.x;
@@ -73,10 +73,10 @@ __device__ __forceinline__ void reduce_v2(const T* in, std::uint64_t n, T* out) 
     if (tid == 0) atomicAdd(out, s[0]);
 }
 
-// v3's tree: fold the upper half onto the lower half.
+// v3's tree: fold the upper half onto the lower half until `values` remain in s[0..values).
 template <typename T>
-__device__ __forceinline__ void tree_v3(T* s, unsigned tid) {
-    for (unsigned stride = BLOCK / 2; stride > 0; stride >>= 1) {
+__device__ __forceinline__ void tree_v3(T* s, unsigned tid, unsigned values) {
+    for (unsigned stride = BLOCK / 2; stride >= values; stride >>= 1) {
         if (tid < stride) s[tid] = plus(s[tid], s[tid + stride]);
         __syncthreads();
     }
@@ -87,8 +87,20 @@ template <typename T>
 __device__ __forceinline__ void reduce_v3(const T* in, std::uint64_t n, T* out) {
     T* s = shared<T>();
     load_to_shared(s, in, n);
-    tree_v3(s, threadIdx.x);
+    tree_v3(s, threadIdx.x, 1);
     if (threadIdx.x == 0) atomicAdd(out, s[0]);
+}
+
+// v4's load: this thread's private sum of its 8 values, 256 apart (coalesced at every k).
+template <typename T>
+__device__ __forceinline__ T coarsened_sum(const T* in, std::uint64_t n) {
+    std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * BLOCK * COARSEN + threadIdx.x;
+    T sum = 0;
+    for (unsigned k = 0; k < COARSEN; ++k) {
+        std::uint64_t idx = base + k * BLOCK;
+        if (idx < n) sum = plus(sum, in[idx]);
+    }
+    return sum;
 }
 
 // v4, coarsening: 8 values per thread, then v3's tree.
@@ -96,15 +108,9 @@ template <typename T>
 __device__ __forceinline__ void reduce_v4(const T* in, std::uint64_t n, T* out) {
     T* s = shared<T>();
     unsigned tid = threadIdx.x;
-    std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * BLOCK * COARSEN + tid;
-    T sum = 0;
-    for (unsigned k = 0; k < COARSEN; ++k) {
-        std::uint64_t idx = base + k * BLOCK;
-        if (idx < n) sum = plus(sum, in[idx]);
-    }
-    s[tid] = sum;
+    s[tid] = coarsened_sum(in, n);
     __syncthreads();
-    tree_v3(s, tid);
+    tree_v3(s, tid, 1);
     if (tid == 0) atomicAdd(out, s[0]);
 }
 
@@ -116,16 +122,15 @@ __device__ __forceinline__ T warp_sum(T v) {
     return v;
 }
 
-// v5: v3's tree down to 64 values, then shuffles in warp 0.
+// v5: v4 with shuffles for the last levels: v4's 8 values per thread, v3's tree down to 64
+// values, then warp 0 adds the two halves and finishes with five shuffles.
 template <typename T>
 __device__ __forceinline__ void reduce_v5(const T* in, std::uint64_t n, T* out) {
     T* s = shared<T>();
     unsigned tid = threadIdx.x;
-    load_to_shared(s, in, n);
-    for (unsigned stride = BLOCK / 2; stride > 32; stride >>= 1) {
-        if (tid < stride) s[tid] = plus(s[tid], s[tid + stride]);
-        __syncthreads();
-    }
+    s[tid] = coarsened_sum(in, n);
+    __syncthreads();
+    tree_v3(s, tid, 64);
     if (tid < 32) {
         T v = warp_sum(plus(s[tid], s[tid + 32]));
         if (tid == 0) atomicAdd(out, v);

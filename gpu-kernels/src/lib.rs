@@ -25,9 +25,20 @@
 #![allow(clippy::manual_is_multiple_of)]
 #![cfg_attr(not(feature = "nvvm"), allow(internal_features))]
 
+#[cfg(all(feature = "canaries", feature = "nvvm"))]
+compile_error!("the canaries build with rustc's NVPTX backend only: drop feature `nvvm`");
+
 #[macro_use]
 pub mod device;
+// Feature `canaries` builds the sanitizer's deliberately wrong kernels instead of the lab's,
+// so the two never share a PTX.
+#[cfg(not(feature = "canaries"))]
 pub mod bump;
+#[cfg(feature = "canaries")]
+pub mod canary;
+#[cfg(not(feature = "canaries"))]
 pub mod reduce;
+#[cfg(not(feature = "canaries"))]
 pub mod stream;
+#[cfg(not(feature = "canaries"))]
 pub mod transpose;

@@ -13,8 +13,8 @@
 //!
 //! # Launch
 //! Block of [`BLOCK`] threads, dynamic shared memory `BLOCK × size_of::<T>()` bytes
-//! (v6: `WARPS × size_of::<T>()`). Grid: v1–v3, v5 `ceil(n / 256)`; v4 `ceil(n / 2048)`;
-//! v6 one wave (blocks per SM from the occupancy API × SM count).
+//! (v6: `WARPS × size_of::<T>()`). Grid: v1–v3 `ceil(n / 256)`; v4, v5 `ceil(n / 2048)`
+//! (`BLOCK × COARSEN`); v6 one wave (blocks per SM from the occupancy API × SM count).
 
 use crate::device::*;
 
@@ -22,7 +22,7 @@ use crate::device::*;
 pub const BLOCK: u32 = 256;
 /// Warps per block.
 pub const WARPS: u32 = BLOCK / 32;
-/// Values each v4 thread adds privately before the tree.
+/// Values each v4 and v5 thread adds privately before the tree.
 pub const COARSEN: u32 = 8;
 
 /// What a reduction needs of its element type.
@@ -76,7 +76,7 @@ fn first_index(per_block: u32) -> u64 {
     block_idx_x() as u64 * per_block as u64 + thread_idx_x() as u64
 }
 
-/// `s[tid] = i < n ? in[i] : 0; __syncthreads();` — one element per thread (v1, v2, v3, v5).
+/// `s[tid] = i < n ? in[i] : 0; __syncthreads();` — one element per thread (v1, v2, v3).
 #[inline(always)]
 unsafe fn load_to_shared<T: Elem>(s: Shared<T>, input: *const T, n: u64) {
     let i = first_index(BLOCK);
@@ -158,15 +158,16 @@ pub unsafe fn reduce_v3<T: Elem>(input: *const T, n: u64, out: *mut T) {
     let s = Shared::<T>::dynamic();
     let tid = thread_idx_x();
     load_to_shared(s, input, n);
-    tree_v3(s, tid);
+    tree_v3(s, tid, 1);
     finish_block(s, out);
 }
 
-/// v3's tree over the block's 256 shared values.
+/// v3's tree over the block's 256 shared values, folded until `values` remain in
+/// `s[0..values]` (1: the block's sum in `s[0]`). One barrier per level.
 #[inline(always)]
-unsafe fn tree_v3<T: Elem>(s: Shared<T>, tid: u32) {
+unsafe fn tree_v3<T: Elem>(s: Shared<T>, tid: u32, values: u32) {
     let mut stride = BLOCK / 2;
-    while stride > 0 {
+    while stride >= values {
         if tid < stride {
             s.set(tid, s.get(tid).plus(s.get(tid + stride)));
         }
@@ -188,6 +189,16 @@ unsafe fn tree_v3<T: Elem>(s: Shared<T>, tid: u32) {
 pub unsafe fn reduce_v4<T: Elem>(input: *const T, n: u64, out: *mut T) {
     let s = Shared::<T>::dynamic();
     let tid = thread_idx_x();
+    s.set(tid, coarsened_sum(input, n));
+    sync_threads();
+    tree_v3(s, tid, 1);
+    finish_block(s, out);
+}
+
+/// v4's load: this thread's private sum of its [`COARSEN`] values, [`BLOCK`] apart (coalesced
+/// at every k), each block covering `BLOCK × COARSEN` values; values past `n` count as zero.
+#[inline(always)]
+unsafe fn coarsened_sum<T: Elem>(input: *const T, n: u64) -> T {
     let base = first_index(BLOCK * COARSEN);
     let mut sum = T::ZERO;
     let mut k = 0;
@@ -198,10 +209,7 @@ pub unsafe fn reduce_v4<T: Elem>(input: *const T, n: u64, out: *mut T) {
         }
         k += 1;
     }
-    s.set(tid, sum);
-    sync_threads();
-    tree_v3(s, tid);
-    finish_block(s, out);
+    sum
 }
 
 /// Sum of `v` over the warp, in lane 0: five `shfl.sync.down` steps, no shared memory.
@@ -221,21 +229,31 @@ pub unsafe fn warp_sum<T: Elem>(mut v: T) -> T {
     v
 }
 
-/// v5, warp shuffles for the last levels: v3's tree down to 64 values, then warp 0 adds the
-/// two halves and finishes with five shuffles. Five of v3's barriers disappear.
+/// v5, warp shuffles for the last five levels: v4's private sums, v3's tree only down to 64
+/// values, then warp 0 adds the two halves and finishes with five shuffles ([`warp_sum`]).
+/// ```text
+/// s[tid] = sum; __syncthreads();                 // v4's 8 values per thread
+/// for (stride = 128; stride > 32; stride >>= 1) {
+///     if (tid < stride) s[tid] += s[tid + stride];
+///     __syncthreads();
+/// }
+/// if (tid < 32) {                                // 64 values left, all read by warp 0
+///     v = warp_sum(s[tid] + s[tid + 32]);
+///     if (tid == 0) atomicAdd(out, v);
+/// }
+/// ```
+/// Changed from v4: only the tree's end. Levels 128 and 64 stay in shared memory; level 32
+/// (the two halves) and the last five (the shuffles) are done by warp 0 in registers, with no
+/// barrier after them. Per block: barriers 1 + 8 → 1 + 2, shared stores 1 + 8 → 1 + 2, shared
+/// loads 2 per level + thread 0's read of `s[0]` → 2 per level for three levels. The same
+/// load, grid (`ceil(n / 2048)`) and one atomic per block.
 #[inline(always)]
 pub unsafe fn reduce_v5<T: Elem>(input: *const T, n: u64, out: *mut T) {
     let s = Shared::<T>::dynamic();
     let tid = thread_idx_x();
-    load_to_shared(s, input, n);
-    let mut stride = BLOCK / 2;
-    while stride > 32 {
-        if tid < stride {
-            s.set(tid, s.get(tid).plus(s.get(tid + stride)));
-        }
-        sync_threads();
-        stride >>= 1;
-    }
+    s.set(tid, coarsened_sum(input, n));
+    sync_threads();
+    tree_v3(s, tid, 64);
     if tid < 32 {
         let v = warp_sum(s.get(tid).plus(s.get(tid + 32)));
         if tid == 0 {

@@ -11,7 +11,7 @@ use std::ffi::c_void;
 
 /// Threads per reduction block (the kernels' `reduce::BLOCK`).
 pub const REDUCE_BLOCK: u32 = 256;
-/// Elements each v4 thread adds privately (`reduce::COARSEN`).
+/// Elements each v4 and v5 thread adds privately (`reduce::COARSEN`).
 pub const V4_COARSEN: u32 = 8;
 /// Transpose tile edge and block height (`transpose::TILE`, `ROWS_PER_PASS`).
 pub const TILE: u32 = 32;
@@ -147,9 +147,10 @@ impl Version {
     /// Longest chain of dependent additions any output bit went through, for the float
     /// error bound |error| <= depth · 2^-24 · Σ|x| (Higham's bound for recursive summation).
     pub fn addition_depth(self, n: u64, grid_blocks: u64) -> u64 {
-        let tree = REDUCE_BLOCK.ilog2() as u64; // 8 levels of a 256-value tree
+        // 8 levels of a 256-value tree (v5: 2 in shared memory, the halves, 5 shuffles).
+        let tree = REDUCE_BLOCK.ilog2() as u64;
         let per_thread = match self {
-            Version::V4 => V4_COARSEN as u64,
+            Version::V4 | Version::V5 => V4_COARSEN as u64,
             Version::V6 => n.div_ceil(grid_blocks.max(1) * REDUCE_BLOCK as u64 * 4) + 2 + 2,
             // One add into the running sum per 16-byte group at most, + 4 levels of the
             // trip's (16-value) tree, + head and tail.
@@ -158,6 +159,40 @@ impl Version {
         };
         // + one atomic per block, applied in some order.
         per_thread + tree + grid_blocks
+    }
+}
+
+impl Version {
+    /// Elements one block covers before the grid is capped: one per thread (v1–v3); v4 and v5
+    /// add [`V4_COARSEN`] per thread; v6 one 16-byte group per thread, v7 [`V7_UNROLL`] of them
+    /// (these two are then capped at one wave). `Lab::reduce_config` sizes the grid the same
+    /// way; `reduce_config_applies_the_grid_limit` (GPU) holds the two together.
+    pub fn elements_per_block(self) -> u64 {
+        let per_thread = match self {
+            Version::V4 | Version::V5 => V4_COARSEN,
+            Version::V6 => 4,
+            Version::V7 => 4 * V7_UNROLL,
+            _ => 1,
+        };
+        (REDUCE_BLOCK * per_thread) as u64
+    }
+
+    /// Refuses an `n` whose grid would pass the x limit, before anything is allocated or
+    /// launched. v6 and v7 launch at most one wave, so any `n` fits.
+    pub fn check_len(self, n: u64) -> Result<()> {
+        if matches!(self, Version::V6 | Version::V7) {
+            return Ok(());
+        }
+        let per_block = self.elements_per_block();
+        if n.div_ceil(per_block) > MAX_GRID_X {
+            return Err(HostError::TooLarge {
+                what: "n",
+                value: n,
+                limit: MAX_GRID_X * per_block,
+                why: "grid x limit × elements per block",
+            });
+        }
+        Ok(())
     }
 }
 
@@ -218,6 +253,36 @@ impl Variant {
             _ => (TILE, ROWS_PER_PASS),
         }
     }
+
+    /// The grid of a `rows × cols` transpose, one block per tile; a shape whose rows pass the
+    /// grid's y limit is refused. (Columns cannot pass x: u32::MAX / 32 is far below it.)
+    pub fn grid(self, rows: u32, cols: u32) -> Result<(u32, u32)> {
+        let tile = self.tile();
+        let gy = rows.div_ceil(tile) as u64;
+        if gy > MAX_GRID_Y {
+            return Err(HostError::TooLarge {
+                what: "rows",
+                value: rows as u64,
+                limit: MAX_GRID_Y * tile as u64,
+                why: "grid y limit × rows per tile",
+            });
+        }
+        Ok((cols.div_ceil(tile), gy as u32))
+    }
+}
+
+/// Refuses a transpose's input or output buffer shorter than `rows × cols` elements.
+pub fn check_matrix_lengths(rows: u32, cols: u32, input: usize, output: usize) -> Result<()> {
+    let elems = rows as usize * cols as usize;
+    for (what, len) in [("input", input), ("output", output)] {
+        if len < elems {
+            return Err(HostError::Invalid {
+                what,
+                detail: format!("{len} elements, but {rows}×{cols} = {elems} needed"),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Element types the reductions are instantiated for.
@@ -270,14 +335,9 @@ impl Lab {
         version: Version,
         n: u64,
     ) -> Result<LaunchConfig> {
-        let per_block = match version {
-            Version::V4 => (REDUCE_BLOCK * V4_COARSEN) as u64,
-            Version::V6 => (REDUCE_BLOCK * 4) as u64,
-            // At most one wave, and no more blocks than give every thread one full trip.
-            Version::V7 => (REDUCE_BLOCK * 4 * V7_UNROLL) as u64,
-            _ => REDUCE_BLOCK as u64,
-        };
-        let needed = n.div_ceil(per_block).max(1);
+        version.check_len(n)?;
+        // v6, v7: at most one wave, and no more blocks than give every thread one full trip.
+        let needed = n.div_ceil(version.elements_per_block()).max(1);
         let (blocks, shared_bytes) = if matches!(version, Version::V6 | Version::V7) {
             let smem = (REDUCE_BLOCK / 32) * std::mem::size_of::<T>() as u32;
             let f = self.function(backend, &version.entry::<T>())?;
@@ -289,14 +349,6 @@ impl Lab {
         } else {
             (needed, REDUCE_BLOCK * std::mem::size_of::<T>() as u32)
         };
-        if blocks > MAX_GRID_X {
-            return Err(HostError::TooLarge {
-                what: "n",
-                value: n,
-                limit: MAX_GRID_X * per_block,
-                why: "grid x limit × elements per block",
-            });
-        }
         Ok(LaunchConfig {
             grid: (blocks as u32, 1),
             block: (REDUCE_BLOCK, 1),
@@ -324,6 +376,7 @@ impl Lab {
                 detail: "reduction output has length 0".into(),
             });
         }
+        version.check_len(n)?;
         let cfg = self.reduce_config::<T>(backend, version, n)?;
         let f = self.function(backend, &version.entry::<T>())?;
         let (inp, o) = (input.as_device_ptr(), out.as_device_ptr());
@@ -352,22 +405,13 @@ impl Lab {
 
     /// How a `rows × cols` transpose is launched.
     pub fn transpose_config(&self, variant: Variant, rows: u32, cols: u32) -> Result<LaunchConfig> {
-        let tile = variant.tile();
-        let gy = rows.div_ceil(tile) as u64;
-        if gy > MAX_GRID_Y {
-            return Err(HostError::TooLarge {
-                what: "rows",
-                value: rows as u64,
-                limit: MAX_GRID_Y * tile as u64,
-                why: "grid y limit × rows per tile",
-            });
-        }
+        let grid = variant.grid(rows, cols)?;
         let mut shared_bytes = variant.shared_bytes();
         if let (Variant::V4, Some(n)) = (variant, self.v4_blocks_per_sm) {
             shared_bytes = shared_bytes.max(shared_for_blocks_per_sm(self.info.shared_per_sm, n)?);
         }
         Ok(LaunchConfig {
-            grid: (cols.div_ceil(tile), gy as u32),
+            grid,
             block: variant.block(),
             shared_bytes,
         })
@@ -385,16 +429,8 @@ impl Lab {
         cols: u32,
         stream: &Stream,
     ) -> Result<()> {
-        let elems = rows as usize * cols as usize;
-        for (what, len) in [("input", input.len()), ("output", output.len())] {
-            if len < elems {
-                return Err(HostError::Invalid {
-                    what,
-                    detail: format!("{len} elements, but {rows}×{cols} = {elems} needed"),
-                });
-            }
-        }
-        if elems == 0 {
+        check_matrix_lengths(rows, cols, input.len(), output.len())?;
+        if rows == 0 || cols == 0 {
             return Ok(());
         }
         let cfg = self.transpose_config(variant, rows, cols)?;

@@ -46,15 +46,7 @@ pub struct Lab {
 impl Lab {
     /// Initialises the driver, takes device 0's primary context and loads every embedded PTX.
     pub fn new() -> Result<Lab> {
-        cust::init(cust::CudaFlags::empty()).map_err(|e| match e {
-            CudaError::NoDevice => HostError::NoDevice,
-            e => HostError::Driver(e),
-        })?;
-        let device = Device::get_device(0).map_err(|e| match e {
-            CudaError::NoDevice | CudaError::InvalidDevice => HostError::NoDevice,
-            e => HostError::Driver(e),
-        })?;
-        let context = Context::new(device).ctx(|| "creating the CUDA context".into())?;
+        let (device, context) = primary_context()?;
         let info = device_info(device).ctx(|| "reading device attributes".into())?;
         let stream =
             Stream::new(StreamFlags::NON_BLOCKING, None).ctx(|| "creating a stream".into())?;
@@ -107,6 +99,14 @@ impl Lab {
         Ok((free as u64, total as u64))
     }
 
+    /// Fails at once, with the numbers, when `bytes` of new allocations cannot fit in the
+    /// GPU's free memory: callers check before generating inputs, so a size that cannot run
+    /// is refused before any work.
+    pub fn check_fits(&self, bytes: u64) -> Result<()> {
+        let (free, total) = self.memory()?;
+        check_fits(bytes, free, total)
+    }
+
     /// Copies `data` to a new device buffer; running out of memory is reported with the
     /// sizes involved instead of a bare driver code.
     pub fn upload<T: DeviceCopy>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
@@ -139,6 +139,42 @@ impl Lab {
     }
 }
 
+/// Device 0 and its primary context, current on this thread.
+fn primary_context() -> Result<(Device, Context)> {
+    cust::init(cust::CudaFlags::empty()).map_err(|e| match e {
+        CudaError::NoDevice => HostError::NoDevice,
+        e => HostError::Driver(e),
+    })?;
+    let device = Device::get_device(0).map_err(|e| match e {
+        CudaError::NoDevice | CudaError::InvalidDevice => HostError::NoDevice,
+        e => HostError::Driver(e),
+    })?;
+    let context = Context::new(device).ctx(|| "creating the CUDA context".into())?;
+    Ok((device, context))
+}
+
+/// Fails at once, with the numbers, when `bytes` cannot fit in device 0's free memory,
+/// before any module is loaded: loading and JIT-compiling the three PTX sets takes longer
+/// than a refusal should.
+pub fn check_device_fits(bytes: u64) -> Result<()> {
+    let (_device, _context) = primary_context()?;
+    let (free, total) = cust::memory::mem_get_info().ctx(|| "cuMemGetInfo".into())?;
+    check_fits(bytes, free as u64, total as u64)
+}
+
+/// `needed` bytes against `free` of `total` device bytes: the out-of-memory error, with all
+/// three numbers, when they do not fit.
+pub fn check_fits(needed: u64, free: u64, total: u64) -> Result<()> {
+    if needed > free {
+        return Err(HostError::OutOfMemory {
+            bytes: needed,
+            free,
+            total,
+        });
+    }
+    Ok(())
+}
+
 fn device_info(d: Device) -> cust::error::CudaResult<DeviceInfo> {
     let attr = |a| d.get_attribute(a);
     Ok(DeviceInfo {
@@ -159,4 +195,22 @@ fn device_info(d: Device) -> cust::error::CudaResult<DeviceInfo> {
         memory_bus_bits: attr(DeviceAttribute::GlobalMemoryBusWidth)?,
         shared_per_sm: attr(DeviceAttribute::MaxSharedMemoryPerMultiprocessor)? as u32,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_fits_refuses_with_the_numbers() {
+        assert!(check_fits(100, 100, 200).is_ok());
+        assert!(check_fits(0, 0, 200).is_ok());
+        let e = check_fits(160_000_000_000, 140_000_000_000, 150_000_000_000).unwrap_err();
+        assert!(matches!(e, HostError::OutOfMemory { .. }), "{e:?}");
+        let msg = e.to_string();
+        for n in ["160000000000", "140000000000", "150000000000"] {
+            assert!(msg.contains(n), "{n} missing in: {msg}");
+        }
+        assert_eq!(msg.lines().count(), 1, "{msg}");
+    }
 }

@@ -6,6 +6,7 @@
 //! `kernels.rs` (each with a `SAFETY:` note naming what the launcher checked).
 
 pub mod bench;
+pub mod canary;
 pub mod cpu;
 pub mod error;
 pub mod ffi;
@@ -13,6 +14,7 @@ pub mod files;
 pub mod kernels;
 pub mod lab;
 pub mod nvtx;
+pub mod placement;
 pub mod profile;
 pub mod timing;
 

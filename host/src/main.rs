@@ -16,6 +16,43 @@ enum Cmd {
     /// Measure every kernel against CUB and the ceilings measured in the same run, plus the
     /// launch-gap demo; verify every result
     Bench(host::bench::Args),
+    /// Launch one deliberately wrong kernel, for `xtask sanitize` to check that compute-sanitizer's
+    /// TOOL flags it
+    #[command(hide = true)]
+    Canary {
+        #[arg(value_enum)]
+        tool: host::canary::Canary,
+    },
+    /// Time reductions with the result word at each of 64 addresses: same-address atomics
+    /// cost more at some addresses than at others, and this shows both groups
+    Placement(PlacementArgs),
+}
+
+/// `lab placement`'s arguments; the logic is in `host::placement`.
+#[derive(clap::Args)]
+struct PlacementArgs {
+    /// Reduction versions, comma-separated
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "reduce_v1,reduce_v2,reduce_v3,reduce_v4,reduce_v5"
+    )]
+    kernel: Vec<String>,
+    /// Compilers, comma-separated
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "llvm,nvcc")]
+    backend: Vec<host::Backend>,
+    /// f32 elements: 2^k or an integer
+    #[arg(long, default_value = "2^28", value_parser = host::bench::size::parse)]
+    size: u64,
+    /// Timed launches per slot (the median counts)
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    reps: u32,
+    /// Seed of the random inputs
+    #[arg(long, default_value_t = 4)]
+    seed: u64,
+    /// Also write every (kernel, slot) median as CSV to FILE
+    #[arg(long, value_name = "FILE")]
+    out: Option<std::path::PathBuf>,
 }
 
 /// `lab run`'s arguments; the logic is in `host::profile`.
@@ -43,6 +80,11 @@ struct RunArgs {
     /// Seed of the random inputs
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Where the reductions' result word goes: first (slot 0, no calibration), fast or slow
+    /// (the fastest or slowest of 64 slots for same-address atomics; calibration launches run
+    /// outside the NVTX range `profile`, so select the profiled launch by NVTX, not launch-skip)
+    #[arg(long, value_enum, default_value_t = host::placement::SlotChoice::First)]
+    placement: host::placement::SlotChoice,
     /// Print the launch plan as JSON and exit, without touching the GPU
     #[arg(long)]
     plan: bool,
@@ -74,6 +116,26 @@ fn run(cmd: Cmd) -> Result<()> {
                 anyhow::bail!("{} bench row(s) FAILED (see the table)", outcome.failed);
             }
         }
+        Cmd::Placement(a) => {
+            let versions = a
+                .kernel
+                .iter()
+                .map(|k| {
+                    host::Version::from_name(k).ok_or_else(|| {
+                        anyhow::anyhow!("'{k}' is not a reduction version (reduce_v1 … reduce_v7)")
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            host::placement::run_cli(&host::placement::Request {
+                versions,
+                backends: a.backend,
+                n: a.size,
+                reps: a.reps as usize,
+                seed: a.seed,
+                out: a.out,
+            })?;
+        }
+        Cmd::Canary { tool } => host::canary::run(tool)?,
         Cmd::Run(a) => {
             if a.list {
                 print!("{}", host::profile::names_help());
@@ -89,6 +151,7 @@ fn run(cmd: Cmd) -> Result<()> {
                     offset: a.offset,
                 },
                 seed: a.seed,
+                placement: a.placement,
                 plan_only: a.plan,
                 manifest: a.manifest,
             };

@@ -57,3 +57,25 @@ fn unknown_flags_and_subcommands_are_refused() {
     refused(&["bench", "--sizes", "2^20"], "--sizes");
     refused(&["frobnicate"], "frobnicate");
 }
+
+/// An `--out` folder that cannot be written is refused before the GPU is touched (so also on
+/// machines without one) and before anything is measured: one error line, no table.
+#[test]
+fn an_unwritable_out_folder_is_refused_before_measuring() {
+    let out = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(["bench", "--out", "/proc/nope"])
+        .output()
+        .expect("run lab");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "must fail: {err}");
+    assert!(
+        err.starts_with("error: --out: cannot write into '/proc/nope'"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "measured before refusing: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -1,12 +1,16 @@
 //! Every reduction version × element type × backend against the CPU references, on the GPU.
-//! Integers must match exactly (wrapping); floats must lie within the rounding-error bound of
-//! the version's addition order: |gpu − Σx| ≤ depth · 2^-24 · Σ|x|, where depth is the longest
-//! chain of dependent f32 additions (`Version::addition_depth`). Skips visibly without a GPU.
+//! Integers must match exactly (wrapping). Floats twice: random [0, 1) inputs must lie within
+//! the rounding-error bound of the version's addition order, |gpu − Σx| ≤ depth · 2^-24 · Σ|x|,
+//! where depth is the longest chain of dependent f32 additions (`Version::addition_depth`);
+//! and small-integer inputs, which every addition order sums exactly, must give exactly their
+//! integer sum (that bound is percents of Σ|x| at 2^28 and would pass a lost block). Skips
+//! visibly without a GPU.
 
 mod common;
 
 use common::{assert_no_failures, lab_or_skip, seed};
-use host::bench::verify::{SumRef, check_f32};
+use host::bench::verify::{SumRef, check_f32, check_f32_exact};
+use host::kernels::{MAX_GRID_X, REDUCE_BLOCK};
 use host::{Backend, HostError, Lab, Version, cpu};
 
 /// The sizes every version must get right: 1, below a warp, one block, one past a block,
@@ -114,6 +118,47 @@ fn reduce_f32_within_error_bound_all_sizes() {
         ));
     }
     assert_no_failures(&failures);
+}
+
+/// f32 sums of `cpu::random::exact_sum_f32s` (integers in ±8, no zeros) at each size from
+/// each start offset: every version must give exactly the i64 sum, so one lost element, an
+/// ignored tail or a block counted twice fails.
+fn exact_sum_cases(lab: &Lab, offsets: &[usize], sizes: &[usize]) -> Vec<String> {
+    let (max_n, max_offset) = (sizes.iter().max().unwrap(), offsets.iter().max().unwrap());
+    let x = cpu::random::exact_sum_f32s(max_n + max_offset, seed());
+    let d = lab.upload(&x).unwrap();
+    let mut failures = Vec::new();
+    for &offset in offsets {
+        for &n in sizes {
+            let want = cpu::sum_ints_i64(&x[offset..offset + n]);
+            failures.extend(check_all(
+                lab,
+                &d.index(offset..offset + n),
+                &format!("n={n} offset={offset} exact-sum ints"),
+                move |_, _, got| check_f32_exact(got, want).map(|_| ()),
+            ));
+        }
+    }
+    failures
+}
+
+#[test]
+fn reduce_f32_exact_sum_all_sizes() {
+    let Some(lab) = lab_or_skip("reduce_f32_exact_sum_all_sizes") else {
+        return;
+    };
+    assert_no_failures(&exact_sum_cases(&lab, &[0], &SIZES));
+}
+
+/// The exact sums from starts 1, 2 and 3 elements past a 16-byte boundary (v6's and v7's
+/// scalar head), at every size of `SIZES` and the short ones around a 16-byte group.
+#[test]
+fn reduce_f32_exact_sum_misaligned_starts() {
+    let Some(lab) = lab_or_skip("reduce_f32_exact_sum_misaligned_starts") else {
+        return;
+    };
+    let sizes: Vec<usize> = [2, 3, 4, 5, 7].into_iter().chain(SIZES).collect();
+    assert_no_failures(&exact_sum_cases(&lab, &[1, 2, 3], &sizes));
 }
 
 /// Starts 1, 2 and 3 elements past a 16-byte boundary: v6 peels a scalar head; the others
@@ -271,21 +316,50 @@ fn reduce_past_2_pow_31_elements() {
     assert_no_failures(&failures);
 }
 
-/// A length past what the grid can cover is refused with the limit named, not launched.
+/// A length past what the grid can cover is refused with the limit named, not launched, by a
+/// check that needs no GPU; v6 and v7 launch one wave whatever the length.
 #[test]
 fn reduce_refuses_sizes_past_the_grid_limit() {
-    let Some(lab) = lab_or_skip("reduce_refuses_sizes_past_the_grid_limit") else {
+    for v in Version::ALL {
+        let limit = MAX_GRID_X * v.elements_per_block();
+        if matches!(v, Version::V6 | Version::V7) {
+            assert!(v.check_len(u64::MAX).is_ok(), "{v:?}");
+            continue;
+        }
+        assert!(v.check_len(limit).is_ok(), "{v:?}");
+        match v.check_len(limit + 1) {
+            Err(e @ HostError::TooLarge { .. }) => {
+                assert!(e.to_string().contains(&limit.to_string()), "{e}")
+            }
+            other => panic!("{v:?}: expected TooLarge, got {other:?}"),
+        }
+    }
+    assert_eq!(Version::V3.elements_per_block(), REDUCE_BLOCK as u64);
+}
+
+/// The launch config refuses exactly the lengths the pure check refuses, with its words (the
+/// two size the grid separately: this holds them together).
+#[test]
+fn reduce_config_applies_the_grid_limit() {
+    let Some(lab) = lab_or_skip("reduce_config_applies_the_grid_limit") else {
         return;
     };
-    let n = host::kernels::MAX_GRID_X * 256 + 1;
-    match lab.reduce_config::<f32>(Backend::Llvm, Version::V3, n) {
-        Err(e @ HostError::TooLarge { .. }) => {
-            let msg = e.to_string();
-            assert!(
-                msg.contains(&(host::kernels::MAX_GRID_X * 256).to_string()),
-                "{msg}"
-            );
+    for backend in lab.backends() {
+        for v in Version::ALL
+            .into_iter()
+            .filter(|v| backend.carries(v.name()))
+        {
+            let limit = MAX_GRID_X * v.elements_per_block();
+            for n in [limit, limit + 1] {
+                let got = lab.reduce_config::<f32>(backend, v, n).map(|_| ());
+                let want = v.check_len(n);
+                assert_eq!(
+                    format!("{got:?}"),
+                    format!("{want:?}"),
+                    "{} [{backend}] n={n}",
+                    v.name()
+                );
+            }
         }
-        other => panic!("expected TooLarge, got {other:?}"),
     }
 }

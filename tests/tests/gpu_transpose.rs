@@ -5,6 +5,7 @@ mod common;
 
 use common::{assert_no_failures, lab_or_skip, seed};
 use cust::memory::CopyDestination;
+use host::kernels::{MAX_GRID_Y, check_matrix_lengths};
 use host::{HostError, Variant, cpu};
 
 const POISON: u32 = 0xFFFF_FFFF;
@@ -102,13 +103,37 @@ fn transpose_empty_matrix() {
     }
 }
 
-/// Buffers shorter than rows × cols and row counts past the grid's y limit are refused.
+/// Buffers shorter than rows × cols and row counts past the grid's y limit are refused by
+/// checks that need no GPU (the launchers make them first).
 #[test]
 fn transpose_refuses_bad_shapes() {
-    let Some(lab) = lab_or_skip("transpose_refuses_bad_shapes") else {
+    for (input, output, what) in [(16, 25, "input"), (25, 24, "output")] {
+        let e = check_matrix_lengths(5, 5, input, output);
+        assert!(
+            matches!(e, Err(HostError::Invalid { what: w, .. }) if w == what),
+            "{e:?}"
+        );
+    }
+    assert!(check_matrix_lengths(5, 5, 25, 25).is_ok());
+    assert!(check_matrix_lengths(0, 5, 0, 0).is_ok());
+    for v in Variant::ALL {
+        let max_rows = (MAX_GRID_Y * v.tile() as u64) as u32;
+        assert_eq!(v.grid(max_rows, 8).unwrap().1 as u64, MAX_GRID_Y, "{v:?}");
+        match v.grid(max_rows + 1, 8) {
+            Err(e @ HostError::TooLarge { .. }) => {
+                assert!(e.to_string().contains(&max_rows.to_string()), "{e}")
+            }
+            other => panic!("{v:?}: expected TooLarge, got {other:?}"),
+        }
+    }
+}
+
+/// The launcher and the launch config refuse what the shape checks refuse, with their words.
+#[test]
+fn transpose_launcher_applies_the_shape_checks() {
+    let Some(lab) = lab_or_skip("transpose_launcher_applies_the_shape_checks") else {
         return;
     };
-    let _ = seed();
     let small = lab.upload(&[0f32; 16]).unwrap();
     let e = lab.launch_transpose(
         host::Backend::Llvm,
@@ -119,9 +144,15 @@ fn transpose_refuses_bad_shapes() {
         5,
         &lab.stream,
     );
-    assert!(matches!(e, Err(HostError::Invalid { .. })), "{e:?}");
-    let e = lab.transpose_config(Variant::Padded, 65_535 * 32 + 1, 8);
-    assert!(matches!(e, Err(HostError::TooLarge { .. })), "{e:?}");
+    let want = check_matrix_lengths(5, 5, 16, 16);
+    assert_eq!(format!("{e:?}"), format!("{want:?}"));
+    let rows = 65_535 * 32 + 1;
+    let e = lab
+        .transpose_config(Variant::Padded, rows, 8)
+        .map(|c| c.grid);
+    let want = Variant::Padded.grid(rows, 8);
+    assert!(want.is_err());
+    assert_eq!(format!("{e:?}"), format!("{want:?}"));
 }
 
 /// The copy ceiling's kernel, every backend: each element exactly (bit patterns) for sizes

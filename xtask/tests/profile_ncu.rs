@@ -41,6 +41,26 @@ fn reductions() -> Vec<Row> {
     read(&["ncu-table-llvm", "ncu-table-nvvm", "ncu-table-cub"])
 }
 
+/// The capture's `reduce_v5` rows are of a one-element-per-thread v5 (v3's 65,536 blocks at
+/// 2^24), not the coarsened v5 in `gpu-kernels/`. What they show of the shared tree, which
+/// both share (levels 128 and 64, then warp 0's two halves), is still asserted; v5's
+/// predictions, grid, speed and DRAM share are not checked against them.
+fn reductions_but_v5() -> Vec<Row> {
+    reductions()
+        .into_iter()
+        .filter(|r| r.kernel != "reduce_v5")
+        .collect()
+}
+
+/// A printed reductions table without its v5 lines and its tally (which counts v5's checks):
+/// what the committed text and today's print of the capture still share.
+fn without_v5(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.contains("reduce_v5") && !l.starts_with("Predictions vs measured:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn transposes() -> Vec<Row> {
     read(&["ncu-transpose-llvm", "ncu-transpose-nvvm"])
 }
@@ -608,7 +628,7 @@ fn dominant_stalls_and_dram() {
         assert_eq!(top(label), "long_scoreboard", "{label}");
         assert!(num(get(&rows, label), m::DRAM_PCT) >= 70.0, "{label}");
     }
-    for label in ["reduce_v1 [llvm]", "reduce_v3 [llvm]", "reduce_v5 [llvm]"] {
+    for label in ["reduce_v1 [llvm]", "reduce_v3 [llvm]"] {
         assert!(num(get(&rows, label), m::DRAM_PCT) < 13.0, "{label}");
     }
 }
@@ -618,9 +638,9 @@ fn dominant_stalls_and_dram() {
 
 #[test]
 fn reduction_predictions_on_the_h200() {
-    let rows = reductions();
+    let rows = reductions_but_v5();
     let checks = predict::evaluate(&rows, &m::reduction_columns(), &predict::reductions());
-    assert_eq!(predict::tally(&checks), (37, 19, 0));
+    assert_eq!(predict::tally(&checks), (33, 17, 0));
     use Status::{Held, Off};
     for (label, column, status, measured) in [
         ("reduce_v1 [llvm]", "sh_ld_req_per_block", Held, "95.1"),
@@ -692,8 +712,6 @@ fn reduction_predictions_on_the_h200() {
         ),
         ("reduce_v3 [nvvm]", "top_stall", Held, "barrier (57%)"),
         ("reduce_v4 [llvm]", "inst", Held, "7,307,264"),
-        ("reduce_v5 [llvm]", "sh_ld_req_per_block", Held, "14.0"),
-        ("reduce_v5 [llvm]", "stall_barrier", Off, "29.5"),
         ("reduce_v6 [llvm]", "dram_pct", Held, "74.5"),
         ("reduce_v6 [nvvm]", "inst", Held, "2,041,600"),
     ] {
@@ -746,7 +764,7 @@ fn tolerances_are_applied_as_stated() {
 }
 
 /// The committed `results/profile/ncu-table.txt` is what this code prints from this capture:
-/// the table, every check and the diagnosis lines.
+/// the table, every check and the diagnosis lines, all but v5's ([`reductions_but_v5`]).
 #[test]
 fn committed_ncu_table_is_reproduced_from_the_capture() {
     let committed = std::fs::read_to_string(results().join("ncu-table.txt")).unwrap();
@@ -755,15 +773,18 @@ fn committed_ncu_table_is_reproduced_from_the_capture() {
         "ncu-table",
         String::new(),
         vec![],
-        &reductions(),
+        &reductions_but_v5(),
         &m::reduction_columns(),
         &preds,
     );
     let text = report.text(&preds);
-    assert_eq!(section(&text, "\u{0}"), section(&committed, "\u{0}"));
+    assert_eq!(
+        without_v5(&section(&text, "\u{0}")),
+        without_v5(&section(&committed, "\u{0}"))
+    );
     assert!(text.contains("95.1 (94)"), "{text}");
     assert!(text.contains("70.5 (88)!"), "{text}");
-    assert!(text.contains("37 held, 19 off, 0 not measured"), "{text}");
+    assert!(text.contains("33 held, 17 off, 0 not measured"), "{text}");
     let csv = report.csv();
     assert!(
         csv.starts_with("table,label,kernel,backend,column,value,expected,status,source,reason")
@@ -773,7 +794,7 @@ fn committed_ncu_table_is_reproduced_from_the_capture() {
         "{csv}"
     );
     let json: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
-    assert_eq!(json["rows"].as_array().unwrap().len(), 16);
+    assert_eq!(json["rows"].as_array().unwrap().len(), 14);
     assert_eq!(json["rows"][0]["regime"], "latency-bound");
 }
 
@@ -1234,7 +1255,7 @@ fn tail_effect_and_undersized_grids() {
     );
     assert_eq!(verdict(1.0), None); // v6: exactly one wave
     assert_eq!(verdict(1.9), None);
-    assert_eq!(verdict(62.06), None); // v1-v3, v5 at 2^24
+    assert_eq!(verdict(62.06), None); // v1-v3 at 2^24
 }
 
 #[test]
@@ -1248,12 +1269,55 @@ fn spills_and_divergence() {
 }
 
 #[test]
+fn same_address_atomics_are_named_not_called_latency() {
+    // v1 at 2^24: 65,536 blocks, each one `red` to the result word.
+    let v1 = row(&[
+        (m::SM_PCT, 40.0),
+        (m::MEM_PCT, 45.0),
+        (m::DURATION, 121_000.0),
+        (m::RED_REQ, 65_536.0),
+        (m::RED_REQ_MAX_SLICE, 65_536.0),
+        (m::ATOMIC_UNIT_PCT, 92.0),
+    ]);
+    let found = diagnose::diagnose(&v1);
+    assert_eq!(found[0].verdict, "atomic-bound (one L2 slice)");
+    let a = found
+        .iter()
+        .find(|f| f.rule == "atomics")
+        .expect("atomics fires");
+    assert!(
+        a.verdict.contains("65,536 per kernel at ~1.85 ns each"),
+        "{}",
+        a.verdict
+    );
+    // Spread over slices, or an idle atomic unit: not this bound.
+    let spread = row(&[
+        (m::SM_PCT, 40.0),
+        (m::MEM_PCT, 45.0),
+        (m::RED_REQ, 65_536.0),
+        (m::RED_REQ_MAX_SLICE, 1_024.0),
+        (m::ATOMIC_UNIT_PCT, 92.0),
+    ]);
+    assert!(!rules_fired(&spread).contains(&"atomics"));
+    let idle = row(&[
+        (m::SM_PCT, 40.0),
+        (m::MEM_PCT, 45.0),
+        (m::RED_REQ, 288.0),
+        (m::RED_REQ_MAX_SLICE, 288.0),
+        (m::ATOMIC_UNIT_PCT, 0.4),
+    ]);
+    assert!(!rules_fired(&idle).contains(&"atomics"));
+    assert_eq!(diagnose::diagnose(&idle)[0].verdict, "latency-bound");
+}
+
+#[test]
 fn rules_table_is_in_reading_order_and_complete() {
     let ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
     assert_eq!(
         ids,
         [
             "regime",
+            "atomics",
             "coalescing",
             "bank-conflicts",
             "occupancy",

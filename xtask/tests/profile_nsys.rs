@@ -199,10 +199,10 @@ fn bench_kernel_and_api_tables() {
             .count(),
         2
     );
-    // v1, v2, v3 and v5 (f32) take the same GPU time, within 0.1 %: the chapter's point.
+    // v1, v2 and v3 (f32) take the same GPU time, within 0.1 %: the chapter's point.
     let avg = |name: &str| cell(&k, name, "Avg");
     let v3 = avg("reduce_v3_f32");
-    for v in ["reduce_v1_f32", "reduce_v2_f32", "reduce_v5_f32"] {
+    for v in ["reduce_v1_f32", "reduce_v2_f32"] {
         assert!((avg(v) / v3 - 1.0).abs() < 0.001, "{v}");
     }
     // CUB's four kernels go through the runtime (cudaLaunchKernel), ours through the driver.

@@ -4,8 +4,8 @@
 //! (`reduce_v6 [llvm] f32 2^28: warm-up` / `: timed` / `: verify`).
 //!
 //! Each row: reset (outside the timed region) → warm-up → timed launches (one event pair
-//! each) → verify the last launch's output. A wrong result or a driver error fails that row
-//! and the run goes on.
+//! each) → verify the last launch's output (and an f32 sum's on an exact-sum input, one more
+//! launch). A wrong result or a driver error fails that row and the run goes on.
 
 use super::args::{Dtype, Plan, Section};
 use super::cub::{self, CubElem, CubSum};
@@ -13,11 +13,13 @@ use super::progress::{self, Progress};
 use super::report::{Row, target};
 use super::size;
 use super::verify::{self, Checked};
-use crate::error::{Ctx, HostError, Result};
+use crate::cpu;
+use crate::error::{Ctx, Result};
 use crate::ffi::Graph;
 use crate::kernels::{Backend, Elem, Variant, Version};
 use crate::lab::Lab;
 use crate::nvtx::range;
+use crate::placement::{Placement, ResultSlots};
 use crate::timing::{Samples, time_launches};
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceSlice};
 use std::time::Instant;
@@ -40,6 +42,8 @@ pub struct Bench<'a> {
     plan: &'a Plan,
     progress: Progress,
     pub rows: Vec<Row>,
+    /// Where the reductions' result word was (set when a reduction ran).
+    pub placement: Option<Placement>,
 }
 
 /// A verification verdict: a note for the table, or the error that fails the row.
@@ -53,6 +57,7 @@ impl<'a> Bench<'a> {
             plan,
             progress: Progress::new(0, 0, true),
             rows: Vec::new(),
+            placement: None,
         };
         let (rows, work) = bench.planned();
         bench.progress = Progress::new(rows, work, quiet);
@@ -275,7 +280,8 @@ impl<'a> Bench<'a> {
         }
         let max = *p.sizes.iter().max().expect("at least one size") as usize;
         let ints = wants_reduce && p.dtypes.contains(&Dtype::I32);
-        let buffers = 2 + ints as u64;
+        let floats_exact = wants_reduce && p.dtypes.contains(&Dtype::F32);
+        let buffers = 2 + ints as u64 + floats_exact as u64;
         self.check_memory(buffers * max as u64 * 4)?;
 
         let setup_label = format!("setup: random inputs, {}", size::label(max as u64));
@@ -293,21 +299,54 @@ impl<'a> Bench<'a> {
         } else {
             None
         };
+        // The f32 rows' second input: its sum per size, then the host copy is not needed.
+        let (exact_dev, exact_sums) = if floats_exact {
+            let x = cpu::random::exact_sum_f32s(max, p.seed + 2);
+            let sums: Vec<i64> = p
+                .sizes
+                .iter()
+                .map(|&n| cpu::sum_ints_i64(&x[..n as usize]))
+                .collect();
+            (Some(self.lab.upload(&x)?), sums)
+        } else {
+            (None, Vec::new())
+        };
         let copy_dst =
             DeviceBuffer::<f32>::zeroed(max).ctx(|| "allocating the copy destination".into())?;
         drop(_setup);
 
-        for &n in &p.sizes {
+        // The result word: in the slot where same-address atomics are fastest, so the v1–v5
+        // rows do not move with where an allocation happened to land.
+        let mut slots = ResultSlots::new()?;
+        if wants_reduce {
+            let what = "setup: result word placement (same-address atomics per slot)";
+            self.progress.working_on(what);
+            let _r = range(what);
+            slots.calibrate(self.lab, &f32_dev)?;
+            self.placement = Some(Placement::from(&slots));
+        }
+
+        for (k, &n) in p.sizes.iter().enumerate() {
             let n = n as usize;
             self.ceilings(n, &f32_dev, &floats, &copy_dst)?;
             if !wants_reduce {
                 continue;
             }
-            if p.dtypes.contains(&Dtype::F32) {
-                self.reduce::<f32>(&f32_dev.index(..n), &floats[..n]);
+            if let Some(dev) = &exact_dev {
+                let check = |got: f32| {
+                    let on = format!("±{} ints", cpu::random::EXACT_SUM_MAX);
+                    verify::check_f32_exact(got, exact_sums[k])
+                        .map(|ok| format!("{ok} on {on}"))
+                        .map_err(|e| format!("on {on}: {e}"))
+                };
+                let exact = ExactInput {
+                    input: dev.index(..n),
+                    check: &check,
+                };
+                self.reduce::<f32>(&f32_dev.index(..n), &floats[..n], Some(exact), &slots);
             }
             if let Some(dev) = &i32_dev {
-                self.reduce::<i32>(&dev.index(..n), &ints_host[..n]);
+                self.reduce::<i32>(&dev.index(..n), &ints_host[..n], None, &slots);
             }
         }
         Ok(())
@@ -404,8 +443,15 @@ impl<'a> Bench<'a> {
         );
     }
 
-    /// Every version on every backend, then CUB, on `input` (its CPU copy `host`).
-    fn reduce<T: Elem + Checked + CubElem>(&mut self, input: &DeviceSlice<T>, host: &[T]) {
+    /// Every version on every backend, then CUB, on `input` (its CPU copy `host`); each row
+    /// checked on `exact` too when given.
+    fn reduce<T: Elem + Checked + CubElem>(
+        &mut self,
+        input: &DeviceSlice<T>,
+        host: &[T],
+        exact: Option<ExactInput<'_, T>>,
+        slots: &ResultSlots,
+    ) {
         let (lab, plan) = (self.lab, self.plan);
         let n = input.len() as u64;
         let size = size::label(n);
@@ -424,13 +470,7 @@ impl<'a> Bench<'a> {
         } else {
             0
         };
-        let out = match DeviceBuffer::from_slice(&[T::default()]) {
-            Ok(o) => o,
-            Err(e) => {
-                let row = Row::new(Section::Reduce, "reduce", "-", T::NAME, n, size, bytes);
-                return self.record(row.failed(format!("allocating the result: {e}")));
-            }
-        };
+        let out = slots.result::<T>();
         let versions: Vec<Version> = Version::ALL
             .into_iter()
             .filter(|v| plan.wants(Section::Reduce, v.name()))
@@ -459,7 +499,14 @@ impl<'a> Bench<'a> {
                     row,
                     || set_one(&out, T::default(), lab),
                     || lab.launch_reduce(b, v, input, &out, &lab.stream),
-                    || Ok(T::check(read_one(&out)?, &reference, depth)),
+                    || {
+                        let timed = T::check(read_one(&out)?, &reference, depth);
+                        let on_exact = |x: &DeviceSlice<T>| {
+                            set_one(&out, T::default(), lab)?;
+                            lab.launch_reduce(b, v, x, &out, &lab.stream)
+                        };
+                        also_exact(timed, exact.as_ref(), lab, &out, on_exact)
+                    },
                 );
             }
         }
@@ -487,7 +534,14 @@ impl<'a> Bench<'a> {
             row,
             || set_one(&out, T::poison(), lab),
             || sum.launch(input, &out, &lab.stream),
-            || Ok(T::check(read_one(&out)?, &reference, depth)),
+            || {
+                let timed = T::check(read_one(&out)?, &reference, depth);
+                let on_exact = |x: &DeviceSlice<T>| {
+                    set_one(&out, T::poison(), lab)?;
+                    sum.launch(x, &out, &lab.stream)
+                };
+                also_exact(timed, exact.as_ref(), lab, &out, on_exact)
+            },
         );
     }
 
@@ -679,12 +733,38 @@ impl<'a> Bench<'a> {
 
     /// Fails early, with the numbers, when the GPU lacks the memory a phase needs.
     fn check_memory(&self, bytes: u64) -> Result<()> {
-        let (free, total) = self.lab.memory()?;
-        if bytes > free {
-            return Err(HostError::OutOfMemory { bytes, free, total });
-        }
-        Ok(())
+        self.lab.check_fits(bytes)
     }
+}
+
+/// A second input a reduction row is verified on, once, after its timed launches: integers
+/// that every correct addition order sums exactly (`cpu::random::exact_sum_f32s`), so that a
+/// lost or doubled element or block fails the row, which the timed input's rounding bound
+/// lets pass at large n. `check` judges the sum of `input`.
+struct ExactInput<'a, T: Elem> {
+    input: DeviceSlice<T>,
+    check: &'a dyn Fn(T) -> Verdict,
+}
+
+/// The row's verdict: `timed` (the timed output's check) and, given an exact-sum input, one
+/// more result: `launch` queues the reset and the reduction of that input into `out`.
+fn also_exact<T: Elem>(
+    timed: Verdict,
+    exact: Option<&ExactInput<'_, T>>,
+    lab: &Lab,
+    out: &DeviceSlice<T>,
+    launch: impl FnOnce(&DeviceSlice<T>) -> Result<()>,
+) -> Result<Verdict> {
+    let Some(e) = exact else {
+        return Ok(timed);
+    };
+    launch(&e.input)?;
+    lab.sync()?;
+    Ok(match (timed, (e.check)(read_one(out)?)) {
+        (Ok(a), Ok(b)) => Ok(format!("{a}; {b}")),
+        (Err(a), Err(b)) => Err(format!("{a}; {b}")),
+        (Err(a), Ok(_)) | (Ok(_), Err(a)) => Err(a),
+    })
 }
 
 /// Queues `slot[0] = v` on the lab's stream (a pageable 4-byte copy: staged at once).

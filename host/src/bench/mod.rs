@@ -29,6 +29,7 @@ pub use args::{Args, Dtype, Format, Plan, Section};
 pub use report::{Report, Row, Status};
 
 use crate::error::{HostError, Result};
+use crate::files;
 use crate::lab::Lab;
 use crate::nvtx::range;
 use std::path::PathBuf;
@@ -45,6 +46,16 @@ pub struct Outcome {
 /// Runs the whole bench on device 0, prints the report in `args.format` on stdout, and writes
 /// the results file when `args.out` is set.
 pub fn run(args: &Args) -> Result<Outcome> {
+    // Before the GPU is touched: a run must not measure for minutes, then fail to write.
+    if let Some(dir) = &args.out {
+        files::check_writable_dir(dir).map_err(|e| HostError::Invalid {
+            what: "--out",
+            detail: format!(
+                "cannot write into '{}' ({e}): pick a folder you can write to",
+                dir.display()
+            ),
+        })?;
+    }
     let date = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let lab = {
         let _r = range("setup: CUDA context and modules");
@@ -62,6 +73,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
     bench.reductions()?;
     bench.transposes()?;
     bench.launch_gap()?;
+    let placement = bench.placement.clone();
     let rows = bench.finish();
 
     let clocks_after = monitor.clocks();
@@ -74,7 +86,10 @@ pub fn run(args: &Args) -> Result<Outcome> {
         device: device(&lab, &monitor),
         clocks_before,
         clocks_after,
-        config: config(&plan),
+        config: report::Config {
+            placement,
+            ..config(&plan)
+        },
         rows,
         headline: Vec::new(),
         failed: 0,
@@ -133,5 +148,6 @@ fn config(p: &Plan) -> report::Config {
         reps: p.reps,
         warmup: p.warmup,
         seed: p.seed,
+        placement: None,
     }
 }

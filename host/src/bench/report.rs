@@ -272,6 +272,9 @@ pub struct Config {
     pub reps: u32,
     pub warmup: u32,
     pub seed: u64,
+    /// Where the reductions' result word was, and why (absent when no reduction ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<crate::placement::Placement>,
 }
 
 /// One run of `lab bench`: what the results file holds and `--format json` prints.
@@ -334,8 +337,15 @@ impl Report {
 /// Sizes the headline quotes in a sweep (the performance issue's sizes).
 const HEADLINE_SIZES: [u64; 4] = [1 << 20, 1 << 24, 1 << 28, 1 << 30];
 
+/// A median per launch below this times the launch more than the kernel: launch latency on
+/// an H200 is about 2–4 µs, so under 10 µs the kernel's own work is not what is measured. The
+/// headline compares no group (one size of reductions, one transpose shape) with such a row,
+/// nor with a ceiling or reference that is one: the ratios would be ratios of launch costs.
+pub const LAUNCH_DOMINATED_US: f64 = 10.0;
+
 /// The issue's headline numbers: the best reduction and v6 against CUB and the read ceiling,
-/// the padded and best transpose against the copy, the launch gap per kernel.
+/// the padded and best transpose against the copy, the launch gap per kernel. A group whose
+/// launches dominate its times ([`LAUNCH_DOMINATED_US`]) gets one line saying so instead.
 pub fn headline(rows: &[Row]) -> Vec<String> {
     let ok = |r: &&Row| r.status == Status::Ok && r.gbps.is_some();
     let mut sizes: Vec<u64> = rows
@@ -373,6 +383,11 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
     for (dtype, size) in groups {
         let in_group =
             |r: &&Row| r.section == Section::Reduce && r.dtype == dtype && r.size == size;
+        let group: Vec<&Row> = rows.iter().filter(in_group).filter(ok).collect();
+        if let Some(us) = launch_dominated(&group, rows) {
+            out.push(not_compared(&format!("reductions {dtype} {size}"), us));
+            continue;
+        }
         let ours = rows
             .iter()
             .filter(in_group)
@@ -404,7 +419,6 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
         {
             out.push(format!("{} {dtype} {size}: {}", r.kernel, ratios(r)));
         }
-        let group: Vec<&Row> = rows.iter().filter(in_group).filter(ok).collect();
         out.extend(rust_vs_cpp(&group, &format!("{dtype} {size}")));
     }
     let mut shapes: Vec<&str> = rows
@@ -414,6 +428,15 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
         .collect();
     shapes.dedup();
     for shape in shapes {
+        let group: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.section == Section::Transpose && r.size == shape)
+            .filter(ok)
+            .collect();
+        if let Some(us) = launch_dominated(&group, rows) {
+            out.push(not_compared(&format!("transposes at {shape}"), us));
+            continue;
+        }
         let ours = rows
             .iter()
             .filter(|r| r.section == Section::Transpose && r.size == shape && is_rust(&r.backend))
@@ -437,11 +460,6 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
                 ratios(r)
             ));
         }
-        let group: Vec<&Row> = rows
-            .iter()
-            .filter(|r| r.section == Section::Transpose && r.size == shape)
-            .filter(ok)
-            .collect();
         out.extend(rust_vs_cpp(&group, shape));
     }
     let mut backends: Vec<&str> = rows
@@ -467,6 +485,33 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
         ));
     }
     out
+}
+
+/// The fastest median per launch among `group` and the rows it is compared with (its
+/// ceilings and references), when that is under [`LAUNCH_DOMINATED_US`]: then the group is
+/// not compared.
+fn launch_dominated(group: &[&Row], rows: &[Row]) -> Option<f64> {
+    let named: Vec<&String> = group
+        .iter()
+        .flat_map(|r| r.ceiling.iter().chain(&r.reference))
+        .collect();
+    let compared_with = rows.iter().filter(|r| named.contains(&&r.target()));
+    group
+        .iter()
+        .copied()
+        .chain(compared_with)
+        .filter(|r| r.status == Status::Ok)
+        .filter_map(|r| r.us_per_launch)
+        .min_by(f64::total_cmp)
+        .filter(|&us| us < LAUNCH_DOMINATED_US)
+}
+
+/// The headline's line for a launch-dominated group.
+fn not_compared(what: &str, fastest_us: f64) -> String {
+    format!(
+        "{what}: launch-dominated (fastest median {} us < {LAUNCH_DOMINATED_US:.0} us), not compared",
+        fmt_us(fastest_us)
+    )
 }
 
 /// Rows of one of the Rust compilers (not CUB, the driver's copy or the CUDA C++ twins).
@@ -529,6 +574,9 @@ pub fn table(r: &Report) -> String {
     let _ = writeln!(s, "clocks after:  {}", r.clocks_after);
     let _ = writeln!(s, "commit {}, {}", short(&r.commit), r.date);
     let _ = writeln!(s, "command: {}", r.command_line);
+    if let Some(p) = &r.config.placement {
+        let _ = writeln!(s, "{}", p.describe());
+    }
     let _ = writeln!(
         s,
         "{} timed reps per row after {} warm-up (CUDA events around each launch; median, min, max); \
@@ -928,6 +976,149 @@ mod tests {
                 .join("\n")
                 .contains("Rust / C++")
         );
+    }
+
+    /// Transpose rows of one square shape, each compared with the driver's copy of it.
+    fn transposes(edge: u64, copy_us: f64, kernels: &[(&str, &str, f64)]) -> Vec<Row> {
+        let (e, shape) = (edge * edge, format!("{edge}x{edge}"));
+        let row = |kernel: &str, backend: &str| {
+            Row::new(
+                Section::Transpose,
+                kernel,
+                backend,
+                "f32",
+                e,
+                shape.clone(),
+                8 * e,
+            )
+        };
+        let copy = target("d2d_copy", "f32", &shape);
+        let mut rows = vec![row("d2d_copy", "driver").passed(&samples(&[copy_us * 1e-3]), "")];
+        for &(kernel, backend, us) in kernels {
+            rows.push(
+                row(kernel, backend)
+                    .compared_with(Some(copy.clone()), Some(copy.clone()))
+                    .passed(&samples(&[us * 1e-3]), "exact"),
+            );
+        }
+        fill_ratios(&mut rows);
+        rows
+    }
+
+    #[test]
+    fn launch_dominated_transposes_are_not_compared() {
+        let mut rows = transposes(
+            3,
+            2.2,
+            &[
+                ("transpose_naive", "llvm", 2.1),
+                ("transpose_v4", "llvm", 2.3),
+                ("transpose_naive", "nvcc", 2.2),
+            ],
+        );
+        // At 3x3 the best transpose "beats" the copy: a ratio of two launch latencies.
+        assert!(rows[1].vs_reference.unwrap() > 1.0);
+        rows.extend(transposes(
+            8192,
+            126.0,
+            &[
+                ("transpose_v4", "llvm", 136.0),
+                ("transpose_naive", "nvcc", 1000.0),
+            ],
+        ));
+        let h = headline(&rows).join("\n");
+        assert!(
+            h.contains(
+                "transposes at 3x3: launch-dominated (fastest median 2.10 us < 10 us), not compared"
+            ),
+            "{h}"
+        );
+        assert!(!h.contains("best transpose 3x3"), "{h}");
+        assert!(!h.contains("(nvcc) 3x3"), "{h}");
+        // A shape whose every row takes longer is compared as before.
+        assert!(
+            h.contains("best transpose 8192x8192: transpose_v4 [llvm]"),
+            "{h}"
+        );
+        assert!(!h.contains("8192x8192: launch-dominated"), "{h}");
+    }
+
+    #[test]
+    fn a_group_compared_with_a_launch_dominated_reference_is_not_compared() {
+        // The kernels take 12 us or more, but the copy they are compared with takes 9.99.
+        let h = headline(&transposes(
+            1024,
+            9.99,
+            &[
+                ("transpose_naive", "llvm", 40.0),
+                ("transpose_v4", "llvm", 12.0),
+            ],
+        ))
+        .join("\n");
+        assert!(
+            h.contains(
+                "transposes at 1024x1024: launch-dominated (fastest median 9.99 us < 10 us)"
+            ),
+            "{h}"
+        );
+        assert!(!h.contains("best transpose"), "{h}");
+        // At exactly the threshold, compared.
+        let h = headline(&transposes(1024, 10.0, &[("transpose_v4", "llvm", 12.0)])).join("\n");
+        assert!(
+            h.contains("best transpose 1024x1024: transpose_v4 [llvm]"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn launch_dominated_reductions_are_not_compared() {
+        let n = 1u64 << 20;
+        let size = "2^20".to_string();
+        let row = |section, kernel: &str, backend: &str, us: f64| {
+            Row::new(section, kernel, backend, "f32", n, size.clone(), n * 4)
+                .compared_with(
+                    (section == Section::Reduce).then(|| target("read_stream", "f32", &size)),
+                    (section == Section::Reduce && backend != "cub")
+                        .then(|| target("cub_reduce_sum", "f32", &size)),
+                )
+                .passed(&samples(&[us * 1e-3]), "ok")
+        };
+        let small = |read_us: f64, cub_us: f64, v7_us: f64| {
+            let mut rows = rows();
+            rows.extend([
+                row(Section::Ceiling, "read_stream", "llvm", read_us),
+                row(Section::Reduce, "cub_reduce_sum", "cub", cub_us),
+                row(Section::Reduce, "reduce_v7", "llvm", v7_us),
+            ]);
+            fill_ratios(&mut rows);
+            headline(&rows).join("\n")
+        };
+        // CUB's two kernels against v7's one, at 2^20: launch costs, not bandwidth.
+        let h = small(3.0, 7.5, 4.4);
+        assert!(
+            h.contains("reductions f32 2^20: launch-dominated (fastest median 3.00 us < 10 us), not compared"),
+            "{h}"
+        );
+        assert!(!h.contains("best reduction f32 2^20"), "{h}");
+        assert!(!h.contains("cub_reduce_sum f32 2^20"), "{h}");
+        // The 2^28 group beside it is still compared.
+        assert!(
+            h.contains("best reduction f32 2^28: reduce_v6 [llvm]"),
+            "{h}"
+        );
+        // Every reduction past the threshold, but the read ceiling it is compared with is not.
+        let h = small(8.0, 30.0, 20.0);
+        assert!(
+            h.contains("reductions f32 2^20: launch-dominated (fastest median 8.00 us"),
+            "{h}"
+        );
+        // Everything past the threshold: compared.
+        let h = small(12.0, 30.0, 20.0);
+        assert!(
+            h.contains("best reduction f32 2^20: reduce_v7 [llvm]"),
+            "{h}"
+        );
+        assert!(!h.contains("launch-dominated"), "{h}");
     }
 
     #[test]

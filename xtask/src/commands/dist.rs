@@ -1,6 +1,7 @@
 //! `cargo xtask dist`: everything a GPU machine without cargo needs, in one folder:
 //! `dist/lab`, `dist/xtask` (run-side subcommands find `lab` beside them) and the GPU test
-//! binaries under `dist/tests/`, plus a manifest of what was built from which commit.
+//! binaries under `dist/tests/`, the plain CUDA C++ timing harness (`dist/harness`, from
+//! `gpu/harness.cu`), plus a manifest of what was built from which commit.
 
 use crate::util;
 use anyhow::{Context, Result, bail};
@@ -36,6 +37,7 @@ pub fn run(args: &Args) -> Result<()> {
     for bin in ["lab", "xtask"] {
         copy(&root.join("target/release").join(bin), &out.join(bin))?;
     }
+    build_harness(&root, &out.join("harness"))?;
     let mut manifest = format!(
         "commit: {}\nbuilt: {}\n",
         util::git_commit(&root),
@@ -51,6 +53,25 @@ pub fn run(args: &Args) -> Result<()> {
         out.display()
     );
     Ok(())
+}
+
+/// `gpu/harness.cu` (the nvcc twins timed by plain CUDA C++) as a static-cudart executable.
+fn build_harness(root: &Path, dest: &Path) -> Result<()> {
+    let nvcc = util::cuda_tool("nvcc")?;
+    // The wheels' libcudart_static.a sits in lib/ beside bin/, where nvcc does not look.
+    let lib = nvcc
+        .parent()
+        .and_then(Path::parent)
+        .map(|cuda| cuda.join("lib"))
+        .context("nvcc has no parent folder")?;
+    util::run(
+        Command::new(nvcc)
+            .args(["-O3", "-std=c++17", "-arch=sm_90", "-lineinfo", "-L"])
+            .arg(lib)
+            .arg("-o")
+            .arg(dest)
+            .arg(root.join("gpu/harness.cu")),
+    )
 }
 
 /// The `tests` package's integration-test executables, by test name.

@@ -1,6 +1,8 @@
 //! `cargo xtask ptx`: the kernels' PTX, from both Rust GPU compilers and, for comparison, from
 //! nvcc (the same algorithms in CUDA C++, `gpu-kernels/cuda/kernels.cu`), written where the
-//! host build embeds it (`target/ptx/<backend>/gpu_kernels.ptx`).
+//! host build embeds it (`target/ptx/<backend>/gpu_kernels.ptx`). With the llvm backend it also
+//! builds the sanitizer's canaries (feature `canaries`) into their own PTX,
+//! `target/ptx/canary/gpu_kernels.ptx`.
 
 use crate::util;
 use anyhow::{Context, Result};
@@ -34,8 +36,10 @@ pub fn build_all(root: &Path) -> Result<()> {
 
 fn build(root: &Path, which: Which) -> Result<()> {
     if matches!(which, Which::Llvm | Which::All) {
-        let ptx = build_llvm(root)?;
+        let ptx = build_llvm(root, false)?;
         eprintln!("llvm PTX: {}", ptx.display());
+        let ptx = build_llvm(root, true)?;
+        eprintln!("canary PTX: {}", ptx.display());
     }
     if matches!(which, Which::Nvvm | Which::All) {
         let ptx = crate::nvvm::build(root)?;
@@ -75,16 +79,27 @@ fn build_nvcc(root: &Path) -> Result<PathBuf> {
 /// The CUDA C++ source nvcc compiles (relative to the workspace root).
 pub const NVCC_SOURCE: &str = "gpu-kernels/cuda/kernels.cu";
 
-/// Where the host's build script looks for a backend's PTX.
+/// Where the host's build script looks for a backend's PTX (or the canaries', [`CANARY_SET`]).
 pub fn ptx_path(root: &Path, backend: &str) -> PathBuf {
     root.join("target/ptx")
         .join(backend)
         .join("gpu_kernels.ptx")
 }
 
-/// rustc's own NVPTX backend: `-Z build-std=core` for `nvptx64-nvidia-cuda`, sm_90.
-fn build_llvm(root: &Path) -> Result<PathBuf> {
-    let target_dir = root.join("target/kernels-llvm");
+/// The PTX set of the sanitizer's canaries (`gpu-kernels/src/canary.rs`), kept apart from the
+/// backends' sets so the lab's PTX never contains a deliberately wrong kernel.
+pub const CANARY_SET: &str = "canary";
+
+/// rustc's own NVPTX backend: `-Z build-std=core` for `nvptx64-nvidia-cuda`, sm_90; the lab's
+/// kernels, or with `canaries` the canaries alone (in their own target folder: a cdylib's
+/// output name does not change with its features, so the two builds must not share one).
+fn build_llvm(root: &Path, canaries: bool) -> Result<PathBuf> {
+    let (set, features): (_, &[&str]) = if canaries {
+        (CANARY_SET, &["--features", "canaries"])
+    } else {
+        ("llvm", &[])
+    };
+    let target_dir = root.join(format!("target/kernels-{set}"));
     util::run(
         Command::new("cargo")
             .current_dir(root.join("gpu-kernels"))
@@ -96,6 +111,7 @@ fn build_llvm(root: &Path) -> Result<PathBuf> {
                 "-Z",
                 "build-std=core",
             ])
+            .args(features)
             .env("CARGO_TARGET_DIR", &target_dir)
             // Line tables let ncu's Source page and `asm --source` map SASS back to Rust
             // lines; cargo's release profile would strip them at link time.
@@ -112,8 +128,42 @@ fn build_llvm(root: &Path) -> Result<PathBuf> {
     // without optimisation (like nvcc -G). Line tables alone are nvcc's -lineinfo: keep the
     // `.loc` lines, drop the `debug` flag.
     let ptx = ptx.replacen(".target sm_90, debug", ".target sm_90", 1);
-    let dest = ptx_path(root, "llvm");
+    let dest = ptx_path(root, set);
     std::fs::create_dir_all(dest.parent().unwrap())?;
     std::fs::write(&dest, ptx).with_context(|| format!("writing {}", dest.display()))?;
     Ok(dest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::sanitize::CANARIES;
+
+    fn entries(set: &str) -> Vec<String> {
+        let path = ptx_path(&util::root(), set);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}: run cargo xtask ptx", path.display()));
+        text.lines()
+            .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
+            .map(|rest| rest.split('(').next().unwrap_or(rest).trim().to_string())
+            .collect()
+    }
+
+    /// The canary PTX holds the four canaries and nothing else; no backend's PTX holds any.
+    #[test]
+    fn canaries_are_only_in_their_own_ptx() {
+        let mut canaries = entries(CANARY_SET);
+        canaries.sort();
+        let mut expected: Vec<&str> = CANARIES.iter().map(|c| c.kernel).collect();
+        expected.sort();
+        assert_eq!(canaries, expected);
+        for backend in ["llvm", "nvvm", "nvcc"] {
+            let main = entries(backend);
+            assert!(main.len() > 10, "{backend}: {main:?}");
+            assert!(
+                !main.iter().any(|e| e.starts_with("canary")),
+                "{backend}: {main:?}"
+            );
+        }
+    }
 }

@@ -2,6 +2,10 @@
 //! launch-gap graph demo), every backend (llvm, nvvm, nvcc), under compute-sanitizer's memcheck, racecheck,
 //! synccheck and initcheck, at sizes that exercise the edges. One line per kernel × tool:
 //! clean, or the first error. Any finding fails the command.
+//!
+//! First, each tool must flag its canary (`lab canary <tool>`, a kernel that is wrong on
+//! purpose): a tool, or a reading of its output, that misses a planted fault would report every
+//! kernel clean too, so a canary that comes back clean fails the command before anything else.
 
 use crate::profiler::tools::{self, SANITIZER};
 use crate::util;
@@ -24,6 +28,10 @@ pub struct Args {
     /// Output format of the per kernel × tool lines
     #[arg(long, value_enum, default_value_t = util::Format::Table)]
     format: util::Format,
+    /// Run only the canaries (one deliberately wrong kernel per tool, each of which must be
+    /// flagged): a quick check of the sanitizer and of this command's reading of it
+    #[arg(long)]
+    canaries_only: bool,
 }
 
 /// The label of the launch-gap demo's run (it has no kernel list of its own).
@@ -45,6 +53,51 @@ fn same_kernel(finding: &str, name: &str) -> bool {
 }
 
 const TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"];
+
+/// A kernel that is wrong on purpose (`gpu-kernels/src/canary.rs`, launched by the hidden
+/// `lab canary <tool>`), one per tool.
+pub struct Canary {
+    pub tool: &'static str,
+    /// Its PTX entry: the kernel the tool's finding must name.
+    pub kernel: &'static str,
+    /// What it does wrong.
+    pub fault: &'static str,
+}
+
+pub const CANARIES: [Canary; 4] = [
+    Canary {
+        tool: "memcheck",
+        kernel: "canary_oob_write",
+        fault: "a global write one element past its buffer",
+    },
+    Canary {
+        tool: "racecheck",
+        kernel: "canary_shared_race",
+        fault: "a shared-memory race",
+    },
+    Canary {
+        tool: "synccheck",
+        kernel: "canary_divergent_barrier",
+        fault: "a barrier in divergent code",
+    },
+    Canary {
+        tool: "initcheck",
+        kernel: "canary_uninit_read",
+        fault: "a read of uninitialised global memory",
+    },
+];
+
+/// How a canary came back, for the report.
+#[derive(serde::Serialize)]
+struct CanaryRow {
+    tool: &'static str,
+    kernel: &'static str,
+    flagged: bool,
+    errors: u64,
+    warnings: u64,
+    /// The report line: `canary memcheck: flagged (1 error) — expected (…)`, or why it failed.
+    line: String,
+}
 
 /// One `lab` invocation: reductions of `n` elements starting `offset` past a 16-byte
 /// boundary, transposes of `rows × cols`.
@@ -125,10 +178,39 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let sanitizer = SANITIZER.find()?;
     let lab = util::lab_binary(args.lab.as_deref())?;
-    let kernels = kernel_names(&lab)?;
     let root = util::root();
     let out = root.join(&args.output);
     std::fs::create_dir_all(&out)?;
+
+    let canaries = run_canaries(&sanitizer, &lab, &args.tool, &out)?;
+    let header = format!(
+        "# cargo xtask sanitize — {} — commit {}\n",
+        util::now_utc(),
+        util::git_commit(&root)
+    );
+    let canary_lines: String = canaries.iter().map(|c| format!("{}\n", c.line)).collect();
+    if args.canaries_only {
+        let summary = header + &canary_lines;
+        match args.format {
+            util::Format::Table => print!("{summary}"),
+            util::Format::Json => println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &serde_json::json!({"schema_version": 1, "canaries": canaries})
+                )?
+            ),
+            util::Format::Csv => {
+                let mut w = csv::Writer::from_writer(std::io::stdout());
+                for c in &canaries {
+                    w.serialize(c)?;
+                }
+                w.flush()?;
+            }
+        }
+        return tools::write_atomic(&out.join("canaries.txt"), summary.as_bytes());
+    }
+
+    let kernels = kernel_names(&lab)?;
 
     // Every (tool, run) is its own process; run them four at a time.
     let mut jobs: Vec<(String, String, Command)> = Vec::new();
@@ -242,11 +324,9 @@ pub fn run(args: &Args) -> Result<()> {
             });
         }
     }
-    let mut summary = format!(
-        "# cargo xtask sanitize — {} — commit {}\n# cases: reductions n = 1, 31, 257, 2^20+3 (offsets 0..3), transposes 1x1, 33x31, 1000x777, 64x64; bump; CUB; launch-gap graph demo; backends llvm, nvvm and nvcc (the CUDA C++ twins)\n",
-        util::now_utc(),
-        util::git_commit(&root)
-    );
+    let mut summary = header
+        + "# cases: reductions n = 1, 31, 257, 2^20+3 (offsets 0..3), transposes 1x1, 33x31, 1000x777, 64x64; bump; CUB; launch-gap graph demo; backends llvm, nvvm and nvcc (the CUDA C++ twins)\n"
+        + &canary_lines;
     for r in &rows {
         match &r.first_error {
             None => summary += &format!("{:<24} {:<10} clean\n", r.kernel, r.tool),
@@ -259,7 +339,7 @@ pub fn run(args: &Args) -> Result<()> {
         util::Format::Json => println!(
             "{}",
             serde_json::to_string_pretty(
-                &serde_json::json!({"schema_version": 1, "findings": failures, "rows": rows})
+                &serde_json::json!({"schema_version": 1, "findings": failures, "canaries": canaries, "rows": rows})
             )?
         ),
         util::Format::Csv => {
@@ -295,6 +375,167 @@ fn sanitizer_cmd(sanitizer: &Path, tool: &str) -> Command {
         cmd.args(["--leak-check", "full"]);
     }
     cmd
+}
+
+/// Runs each selected tool's canary under that tool, writes their output to `canaries.log`, and
+/// fails, naming each canary, unless every one was flagged where it was planted.
+fn run_canaries(
+    sanitizer: &Path,
+    lab: &Path,
+    selected: &[String],
+    out: &Path,
+) -> Result<Vec<CanaryRow>> {
+    let jobs = CANARIES
+        .iter()
+        .filter(|c| selected.iter().any(|t| t == c.tool))
+        .map(|c| {
+            let mut cmd = sanitizer_cmd(sanitizer, c.tool);
+            cmd.arg(lab).args(["canary", c.tool]);
+            (c.tool.to_string(), format!("canary {}", c.kernel), cmd)
+        })
+        .collect();
+    let results = run_parallel(jobs, 4);
+    let mut log = String::new();
+    let mut rows = Vec::new();
+    for (tool, label, cmd, outcome) in &results {
+        log += &format!("===== {tool} · {label}\n$ {}\n", tools::show(cmd));
+        if let Ok((_, text)) = outcome {
+            log += text;
+        }
+        let canary = CANARIES.iter().find(|c| c.tool == tool).unwrap();
+        rows.push(judge_canary(canary, outcome));
+    }
+    let log_path = out.join("canaries.log");
+    tools::write_atomic(&log_path, log.as_bytes())?;
+    check_canaries(&rows, &log_path)?;
+    Ok(rows)
+}
+
+/// The one line that fails the command when any canary was not flagged.
+fn check_canaries(rows: &[CanaryRow], log: &Path) -> Result<()> {
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|r| !r.flagged)
+        .map(|r| r.line.as_str())
+        .collect();
+    if !failed.is_empty() {
+        bail!("{} (see {})", failed.join("; "), log.display());
+    }
+    Ok(())
+}
+
+/// A canary is flagged when the tool's summary counts at least one error (or racecheck
+/// warning) and a finding is attributed to the canary's own kernel; anything less, and the
+/// tool or this command's reading of it would miss a real fault as well.
+fn judge_canary(c: &Canary, outcome: &Outcome) -> CanaryRow {
+    let mut row = CanaryRow {
+        tool: c.tool,
+        kernel: c.kernel,
+        flagged: false,
+        errors: 0,
+        warnings: 0,
+        line: String::new(),
+    };
+    let (code, text) = match outcome {
+        Ok(ok) => ok,
+        Err(e) => {
+            row.line = format!("canary {} could not run: {e:#}", c.tool);
+            return row;
+        }
+    };
+    let Some(summary) = parse_summary(text) else {
+        row.line = format!(
+            "canary {}: compute-sanitizer printed no summary (exit {code}): {}",
+            c.tool,
+            last_line(text)
+        );
+        return row;
+    };
+    row.errors = summary.errors;
+    row.warnings = summary.warnings;
+    let counted = plural(summary.errors, "error")
+        + &if summary.warnings > 0 {
+            format!(", {}", plural(summary.warnings, "warning"))
+        } else {
+            String::new()
+        };
+    let findings = parse_findings(text);
+    let own = findings.iter().find(|f| f.kernel == c.kernel);
+    let clean = summary.errors + summary.warnings == 0;
+    row.line = if clean && *code != 0 {
+        format!(
+            "canary {}: the canary run itself failed (exit {code}): {}",
+            c.tool,
+            last_line(text)
+        )
+    } else if clean {
+        format!(
+            "canary {} came back clean: {} did not flag {} ({}), so its clean results would prove nothing",
+            c.tool, c.tool, c.kernel, c.fault
+        )
+    } else if let Some(f) = own {
+        row.flagged = true;
+        format!(
+            "canary {}: flagged ({counted}) — expected ({}: {})",
+            c.tool, c.kernel, f.message
+        )
+    } else {
+        format!(
+            "canary {}: {} counted {counted} but none in {} ({}): this command does not read this compute-sanitizer's report",
+            c.tool,
+            c.tool,
+            c.kernel,
+            findings
+                .first()
+                .map(|f| format!("first: {}: {}", f.kernel, f.message))
+                .unwrap_or_else(|| "no error line was recognised".into())
+        )
+    };
+    row
+}
+
+fn plural(n: u64, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// What compute-sanitizer counted, from its closing line: `ERROR SUMMARY: N errors` (memcheck,
+/// synccheck, initcheck), or racecheck's `RACECHECK SUMMARY: H hazards displayed (N errors,
+/// M warnings)`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Summary {
+    pub errors: u64,
+    pub warnings: u64,
+}
+
+/// The counts of every summary line in `text` (the largest of each), or `None` when it has no
+/// summary line (the sanitizer did not get to the end).
+pub fn parse_summary(text: &str) -> Option<Summary> {
+    let mut found: Option<Summary> = None;
+    for line in text.lines() {
+        let Some(body) = line.strip_prefix("=========") else {
+            continue;
+        };
+        let body = body.trim();
+        let Some(counts) = body
+            .strip_prefix("ERROR SUMMARY:")
+            .or_else(|| body.strip_prefix("RACECHECK SUMMARY:"))
+        else {
+            continue;
+        };
+        let sum = found.get_or_insert_with(Summary::default);
+        // "1 error", "0 hazards displayed (0 errors, 0 warnings)": a number, then its word.
+        for part in counts.split(['(', ')', ',']) {
+            let mut words = part.split_whitespace();
+            if let (Some(Ok(n)), Some(word)) = (words.next().map(str::parse::<u64>), words.next()) {
+                if word.starts_with("error") {
+                    sum.errors = sum.errors.max(n);
+                } else if word.starts_with("warning") {
+                    sum.warnings = sum.warnings.max(n);
+                }
+            }
+        }
+    }
+    found
 }
 
 /// Every single kernel name `lab run --list` knows (groups excluded).
@@ -486,6 +727,183 @@ mod tests {
             }
         );
         assert_eq!(f[1].kernel, "reduce_v3_f32");
+    }
+
+    /// Clean runs' output as compute-sanitizer printed it on the H200 (CUDA 13.0), lines taken
+    /// from results/sanitize/sanitize.log: memcheck adds a leak summary, racecheck closes with
+    /// its own summary instead of `ERROR SUMMARY`.
+    const CLEAN_MEMCHECK: &str = "========= COMPUTE-SANITIZER\n\
+        bump [nvcc]              grid 1×1  block 256×1  smem 0 B  ok (0 of 1 elements are not start + 1)\n\
+        ========= LEAK SUMMARY: 0 bytes leaked in 0 allocations\n\
+        ========= ERROR SUMMARY: 0 errors\n";
+    const CLEAN_RACECHECK: &str = "========= COMPUTE-SANITIZER\n\
+        cub_i32 [cub]            launch chosen by the library  ok (exact)\n\
+        ========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n";
+    const CLEAN_SYNCCHECK: &str = "========= COMPUTE-SANITIZER\n\
+        cub_i32 [cub]            launch chosen by the library  ok (exact)\n\
+        ========= ERROR SUMMARY: 0 errors\n";
+
+    // The flagged reports below are written from compute-sanitizer's documented format (the
+    // error lines, `at <kernel>+0x…`, the summaries), not captured: replace them with the H200's
+    // output of `dist/xtask sanitize --canaries-only` (results/sanitize/canaries.log).
+    const FLAGGED_MEMCHECK: &str = "========= COMPUTE-SANITIZER\n\
+        ========= Invalid __global__ write of size 4 bytes\n\
+        =========     at canary_oob_write+0x90 in canary.rs:17\n\
+        =========     by thread (232,0,0) in block (3,0,0)\n\
+        =========     Address 0x7f3a5e000fa0 is out of bounds\n\
+        =========\n\
+        ========= LEAK SUMMARY: 0 bytes leaked in 0 allocations\n\
+        ========= ERROR SUMMARY: 1 error\n";
+    const FLAGGED_RACECHECK: &str = "========= COMPUTE-SANITIZER\n\
+        ========= Error: Race reported between Write access at canary_shared_race+0x60 in canary.rs:35\n\
+        =========     and Read access at canary_shared_race+0x70 in canary.rs:36 [248 hazards]\n\
+        =========\n\
+        ========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+    const FLAGGED_SYNCCHECK: &str = "========= COMPUTE-SANITIZER\n\
+        ========= Barrier error detected. Divergent thread(s) in block\n\
+        =========     at canary_divergent_barrier+0x40 in canary.rs:47\n\
+        =========     by thread (16,0,0) in block (0,0,0)\n\
+        =========\n\
+        ========= ERROR SUMMARY: 1 error\n";
+    const FLAGGED_INITCHECK: &str = "========= COMPUTE-SANITIZER\n\
+        ========= Uninitialized __global__ memory read of size 4 bytes\n\
+        =========     at canary_uninit_read+0x100 in canary.rs:63\n\
+        =========     by thread (0,0,0) in block (0,0,0)\n\
+        =========\n\
+        ========= ERROR SUMMARY: 256 errors\n";
+
+    fn canary(tool: &str) -> &'static Canary {
+        CANARIES.iter().find(|c| c.tool == tool).unwrap()
+    }
+
+    fn ran(code: i32, text: &str) -> Outcome {
+        Ok((code, text.to_string()))
+    }
+
+    #[test]
+    fn every_tool_has_one_canary() {
+        assert_eq!(CANARIES.map(|c| c.tool), TOOLS);
+    }
+
+    #[test]
+    fn summaries_are_read_from_real_clean_runs() {
+        let none = Some(Summary::default());
+        assert_eq!(parse_summary(CLEAN_MEMCHECK), none);
+        assert_eq!(parse_summary(CLEAN_RACECHECK), none);
+        assert_eq!(parse_summary(CLEAN_SYNCCHECK), none);
+        assert_eq!(parse_summary("error: no CUDA device found\n"), None);
+    }
+
+    #[test]
+    fn summaries_count_errors_and_racecheck_warnings() {
+        let s = |errors, warnings| Some(Summary { errors, warnings });
+        assert_eq!(parse_summary(FLAGGED_MEMCHECK), s(1, 0));
+        assert_eq!(parse_summary(FLAGGED_RACECHECK), s(1, 0));
+        assert_eq!(parse_summary(FLAGGED_INITCHECK), s(256, 0));
+        assert_eq!(
+            parse_summary(
+                "========= RACECHECK SUMMARY: 3 hazards displayed (0 errors, 3 warnings)\n"
+            ),
+            s(0, 3)
+        );
+    }
+
+    #[test]
+    fn each_canary_is_flagged_in_its_own_kernel() {
+        for (tool, text, counted, message) in [
+            (
+                "memcheck",
+                FLAGGED_MEMCHECK,
+                "1 error",
+                "Invalid __global__ write of size 4 bytes",
+            ),
+            (
+                "racecheck",
+                FLAGGED_RACECHECK,
+                "1 error",
+                "Error: Race reported between Write access at canary_shared_race+0x60 in canary.rs:35",
+            ),
+            (
+                "synccheck",
+                FLAGGED_SYNCCHECK,
+                "1 error",
+                "Barrier error detected. Divergent thread(s) in block",
+            ),
+            (
+                "initcheck",
+                FLAGGED_INITCHECK,
+                "256 errors",
+                "Uninitialized __global__ memory read of size 4 bytes",
+            ),
+        ] {
+            let c = canary(tool);
+            let row = judge_canary(c, &ran(86, text));
+            assert!(row.flagged, "{}", row.line);
+            assert_eq!(
+                row.line,
+                format!(
+                    "canary {tool}: flagged ({counted}) — expected ({}: {message})",
+                    c.kernel
+                )
+            );
+        }
+        // The race as one line, without the severity prefix, is read the same way.
+        let text = "========= Race reported between Write access at canary_shared_race+0x60 in canary.rs:35 and Read access at canary_shared_race+0x70 in canary.rs:36\n\
+            ========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+        assert!(judge_canary(canary("racecheck"), &ran(86, text)).flagged);
+    }
+
+    #[test]
+    fn a_clean_canary_fails_sanitize_and_is_named() {
+        let rows = [
+            judge_canary(canary("memcheck"), &ran(86, FLAGGED_MEMCHECK)),
+            judge_canary(canary("racecheck"), &ran(0, CLEAN_RACECHECK)),
+            judge_canary(canary("synccheck"), &ran(86, FLAGGED_SYNCCHECK)),
+            judge_canary(canary("initcheck"), &ran(86, FLAGGED_INITCHECK)),
+        ];
+        let e = check_canaries(&rows, Path::new("results/sanitize/canaries.log"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "canary racecheck came back clean: racecheck did not flag canary_shared_race (a shared-memory race), so its clean results would prove nothing (see results/sanitize/canaries.log)"
+        );
+        assert!(check_canaries(&rows[..1], Path::new("x")).is_ok());
+    }
+
+    #[test]
+    fn a_canary_counted_elsewhere_or_not_run_is_not_flagged() {
+        // Counted, but the finding names another kernel: the report is being misread.
+        let text = FLAGGED_SYNCCHECK.replace("canary_divergent_barrier", "reduce_v3_f32");
+        let row = judge_canary(canary("synccheck"), &ran(86, &text));
+        assert!(!row.flagged);
+        assert!(
+            row.line.contains("counted 1 error but none in canary_divergent_barrier (first: reduce_v3_f32: Barrier error"),
+            "{}",
+            row.line
+        );
+        // The lab failed before the kernel ran: no error counted, a non-zero exit.
+        let text = "========= COMPUTE-SANITIZER\nerror: no CUDA device found (the driver loaded but reports none): run on a machine with an NVIDIA GPU\n========= ERROR SUMMARY: 0 errors\n";
+        let row = judge_canary(canary("initcheck"), &ran(1, text));
+        assert!(!row.flagged);
+        assert!(
+            row.line
+                .starts_with("canary initcheck: the canary run itself failed (exit 1): "),
+            "{}",
+            row.line
+        );
+        // No summary at all.
+        let row = judge_canary(
+            canary("memcheck"),
+            &ran(1, "compute-sanitizer: error: target not found\n"),
+        );
+        assert!(
+            !row.flagged && row.line.contains("printed no summary"),
+            "{}",
+            row.line
+        );
+        let row = judge_canary(canary("memcheck"), &Err(anyhow::anyhow!("starting x")));
+        assert_eq!(row.line, "canary memcheck could not run: starting x");
     }
 
     #[test]

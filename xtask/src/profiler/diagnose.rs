@@ -29,6 +29,11 @@ pub const ACHIEVED_SHARE: f64 = 0.7;
 pub const MIN_WAVES: f64 = 0.95;
 /// A last partial wave that leaves this share of the SMs' time idle is a tail effect.
 pub const MAX_TAIL_IDLE: f64 = 0.2;
+/// Bound by same-address atomics when one L2 slice takes at least this share of the kernel's
+/// reduction requests ...
+pub const ONE_SLICE_SHARE: f64 = 0.9;
+/// ... and that slice's atomic unit is busy at least this % of the kernel's time.
+pub const ATOMIC_BUSY_PCT: f64 = 60.0;
 /// Divergence / predication when fewer lanes than this work per instruction (of 32).
 pub const MIN_ACTIVE_LANES: f64 = 24.0;
 
@@ -64,13 +69,21 @@ pub struct Rule {
 }
 
 /// Every rule, in reading order. The first, `regime`, fires whenever SOL was collected.
-pub const RULES: [Rule; 8] = [
+pub const RULES: [Rule; 9] = [
     Rule {
         id: "regime",
         when: "SOL compute (SM) and memory throughput, each high at >= 70 % of peak: compute-bound, \
                memory-bound, latency-bound (both low) or roofline crossover (both high)",
         fix: "",
         eval: regime,
+    },
+    Rule {
+        id: "atomics",
+        when: "one L2 slice takes >= 90 % of the L2 reduction requests and its atomic unit is busy \
+               >= 60 % of the kernel (every block's `red.global.add` to one result word)",
+        fix: "fewer same-address atomics: more elements per block (v4's coarsening), one wave of \
+              blocks (v6), or per-block partials summed by a second pass",
+        eval: atomics,
     },
     Rule {
         id: "coalescing",
@@ -166,6 +179,15 @@ fn pct(x: f64) -> String {
 
 fn regime(r: &Row) -> Option<Verdict> {
     let compute = r.m(m::SM_PCT)?;
+    if let Some(a) = atomics(r) {
+        // Neither SOL number is high when one slice's atomic unit is the bottleneck: name it
+        // instead of calling the kernel latency-bound.
+        return Some(Verdict {
+            verdict: "atomic-bound (one L2 slice)".into(),
+            evidence: a.evidence,
+            fix: None,
+        });
+    }
     let memory = r.m(m::MEM_PCT)?;
     let dram = r.m(m::DRAM_PCT);
     let mut evidence = format!("compute (SM) {}, memory {}", pct(compute), pct(memory));
@@ -203,6 +225,36 @@ fn regime(r: &Row) -> Option<Verdict> {
         verdict: verdict.to_string(),
         evidence,
         fix: Some(fix.to_string()),
+    })
+}
+
+fn atomics(r: &Row) -> Option<Verdict> {
+    let reds = r.m(m::RED_REQ).filter(|n| *n >= 1.0)?;
+    let one_slice = r.m(m::RED_REQ_MAX_SLICE)? / reds;
+    let busy = r.m(m::ATOMIC_UNIT_PCT)?;
+    if one_slice < ONE_SLICE_SHARE || busy < ATOMIC_BUSY_PCT {
+        return None;
+    }
+    let per = r
+        .m(m::DURATION)
+        .map_or(String::new(), |ns| format!(" at ~{:.2} ns each", ns / reds));
+    let fabric = r.m(m::FABRIC_REQ).map_or(String::new(), |f| {
+        format!(
+            "; {} L2 requests came over the partition fabric",
+            fmt_value(f)
+        )
+    });
+    Some(Verdict {
+        verdict: format!(
+            "bound by same-address atomics: {} per kernel{per}",
+            fmt_value(reds)
+        ),
+        evidence: format!(
+            "{:.0} % of the L2 reduction requests go to one slice, whose atomic unit is busy {}{fabric}",
+            one_slice * 100.0,
+            pct(busy)
+        ),
+        fix: None,
     })
 }
 

@@ -70,6 +70,17 @@ pub const GLD_BYTES_PER_SECTOR: &str =
 pub const GST_BYTES_PER_SECTOR: &str =
     "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio";
 
+// Same-address atomics: each reduction block ends with one `red.global.add` to the result.
+/// L2 requests for reductions (`red`), all slices.
+pub const RED_REQ: &str = "lts__t_requests_op_red.sum";
+/// The same on the busiest L2 slice: equal to [`RED_REQ`] when every `red` hits one address.
+pub const RED_REQ_MAX_SLICE: &str = "lts__t_requests_op_red.max";
+/// The busiest slice's atomic unit, % of its peak over the kernel.
+pub const ATOMIC_UNIT_PCT: &str =
+    "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed";
+/// L2 requests that arrived over the fabric between the two L2 partitions.
+pub const FABRIC_REQ: &str = "lts__t_requests_srcunit_ltcfabric.sum";
+
 // Local memory (register spills).
 pub const LOCAL_LD_BYTES: &str = "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum";
 pub const LOCAL_ST_BYTES: &str = "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum";
@@ -120,6 +131,10 @@ pub fn reduction_table() -> Vec<String> {
             THREADS_PER_INST,
             LOCAL_LD_BYTES,
             LOCAL_ST_BYTES,
+            RED_REQ,
+            RED_REQ_MAX_SLICE,
+            ATOMIC_UNIT_PCT,
+            FABRIC_REQ,
         ]
         .map(String::from),
     );
@@ -328,6 +343,18 @@ pub fn reduction_columns() -> Vec<Column> {
             digits: 0,
         },
         DRAM_PCT_COLUMN,
+        Column {
+            key: "ns_per_red",
+            header: "ns/red",
+            get: |r| Some(r.m(DURATION)? / r.m(RED_REQ).filter(|n| *n > 0.0)?),
+            digits: 2,
+        },
+        Column {
+            key: "atomic_unit_pct",
+            header: "atom unit %",
+            get: |r| r.m(ATOMIC_UNIT_PCT),
+            digits: 1,
+        },
         Column {
             key: "occupancy_pct",
             header: "occ %",

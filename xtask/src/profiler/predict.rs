@@ -53,6 +53,12 @@ const NVCC_SASS: &str = "the chapter counted its own nvcc's SASS for its own CUD
                          this lab's C++ twins issues 71.5 / 82.5 / 69.5 per warp too, so the count \
                          is the compiler's, not the language's (compare with `cargo xtask asm --backend all`)";
 
+/// Shared-load requests per block of one tree level at `stride`: threads `0..stride` read
+/// `s[tid]` and `s[tid + stride]`, two requests from each warp with a lane on.
+fn level_requests(stride: u32) -> f64 {
+    2.0 * stride.div_ceil(32) as f64
+}
+
 /// The reduction predictions of the chapter's section 6 (per block of 256 threads).
 pub fn reductions() -> Vec<Prediction> {
     use Expect::*;
@@ -214,18 +220,49 @@ pub fn reductions() -> Vec<Prediction> {
         ),
         p(
             "reduce_v5",
+            "sh_ld_req_per_block",
+            Near(
+                level_requests(128) + level_requests(64) + level_requests(32),
+                two,
+            ),
+            "derived: levels 128 and 64 in shared memory, then warp 0 reads the two halves \
+             (level 32): 8 + 4 + 2 requests, no read of s[0] after",
+        ),
+        p(
+            "reduce_v5",
             "stall_barrier",
             Below {
                 kernel: "reduce_v4",
                 factor: 1.0,
             },
-            "chapter §6 (v5): fewer barrier stalls",
+            "chapter §6 (v5): fewer barrier stalls (3 barriers per block against v4's 9)",
         ),
         p(
             "reduce_v5",
-            "sh_ld_req_per_block",
-            Near(14.0, two),
-            "derived: levels 128 and 64 in shared memory (8 + 4 requests), then warp 0 reads 2 values",
+            "inst",
+            Below {
+                kernel: "reduce_v4",
+                factor: 1.0,
+            },
+            "derived: v4's load and grid, then a shorter tree; warps 1-7 leave after level 64",
+        ),
+        p(
+            "reduce_v5",
+            "dram_pct",
+            SameAs {
+                kernel: "reduce_v4",
+                rel: 0.1,
+            },
+            "chapter §6 (v5): v4 was already close to the DRAM ceiling",
+        ),
+        p(
+            "reduce_v5",
+            "duration_us",
+            SameAs {
+                kernel: "reduce_v4",
+                rel: 0.1,
+            },
+            "chapter §6 (v5): probably almost no change in time",
         ),
         p(
             "reduce_v6",
@@ -538,6 +575,21 @@ mod tests {
         assert_eq!(fmt_value(94.0), "94");
         assert_eq!(fmt_value(1.23456), "1.23");
         assert_eq!(fmt_value(31.25), "31.2");
+    }
+
+    #[test]
+    fn v5_requests_are_its_three_shared_levels() {
+        let v5 = reductions()
+            .into_iter()
+            .find(|p| p.kernel == "reduce_v5" && p.column == "sh_ld_req_per_block")
+            .unwrap();
+        assert_eq!(v5.expect, Expect::Near(14.0, Tol::Abs(2.0)));
+        // v3's whole tree is the chapter's 24 by the same count.
+        let tree: f64 = [128, 64, 32, 16, 8, 4, 2, 1]
+            .map(level_requests)
+            .iter()
+            .sum();
+        assert_eq!(tree, 24.0);
     }
 
     #[test]

@@ -1,0 +1,225 @@
+//! `xtask sanitize` end to end with stand-ins for compute-sanitizer and lab (shell scripts):
+//! the canaries run first, each under its own tool; a canary that comes back clean stops the
+//! command with one line naming it before any kernel is checked.
+//!
+//! The stand-in's flagged reports are written from compute-sanitizer's documented format, not
+//! captured: replace them with the H200's output of `dist/xtask sanitize --canaries-only`
+//! (results/sanitize/canaries.log). Its clean closing lines are the H200's
+//! (results/sanitize/sanitize.log).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const FAKE_LAB: &str = r#"#!/bin/bash
+case "$1" in
+  canary) echo "canary: $2 ran";;
+  run)
+    if [ "$2" = "--list" ]; then
+      printf 'groups: all, reductions, transposes\nkernels (PTX entry in brackets):\n  bump  [bump]  the launch-gap kernel\n'
+    else
+      echo "bump [llvm]              grid 1×1  block 256×1  smem 0 B  ok (0 of 1 elements are not start + 1)"
+    fi;;
+  bench) echo "lab bench (fake)";;
+esac
+"#;
+
+/// `compute-sanitizer --tool T ... LAB ARGS...`: runs LAB, then reports. A canary is flagged
+/// unless its tool is `$FAKE_CLEAN_TOOL`; everything else is clean.
+const FAKE_SANITIZER: &str = r#"#!/bin/bash
+tool=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tool) tool=$2; shift;;
+    --error-exitcode|--print-limit|--leak-check) shift;;
+    *) break;;
+  esac
+  shift
+done
+echo "$tool $*" >> "$FAKE_LOG"
+echo "========= COMPUTE-SANITIZER"
+"$@"
+flagged=0
+[ "$2" = "canary" ] && [ "$tool" != "$FAKE_CLEAN_TOOL" ] && flagged=1
+case "$tool:$flagged" in
+  memcheck:1)
+    echo "========= Invalid __global__ write of size 4 bytes"
+    echo "=========     at canary_oob_write+0x90 in canary.rs:17"
+    echo "=========     by thread (232,0,0) in block (3,0,0)"
+    echo "========="
+    echo "========= LEAK SUMMARY: 0 bytes leaked in 0 allocations"
+    echo "========= ERROR SUMMARY: 1 error"; exit 86;;
+  racecheck:1)
+    echo "========= Error: Race reported between Write access at canary_shared_race+0x60 in canary.rs:35"
+    echo "=========     and Read access at canary_shared_race+0x70 in canary.rs:36 [248 hazards]"
+    echo "========="
+    echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 86;;
+  synccheck:1)
+    echo "========= Barrier error detected. Divergent thread(s) in block"
+    echo "=========     at canary_divergent_barrier+0x40 in canary.rs:47"
+    echo "========="
+    echo "========= ERROR SUMMARY: 1 error"; exit 86;;
+  initcheck:1)
+    echo "========= Uninitialized __global__ memory read of size 4 bytes"
+    echo "=========     at canary_uninit_read+0x100 in canary.rs:63"
+    echo "========="
+    echo "========= ERROR SUMMARY: 256 errors"; exit 86;;
+  memcheck:0)
+    echo "========= LEAK SUMMARY: 0 bytes leaked in 0 allocations"
+    echo "========= ERROR SUMMARY: 0 errors";;
+  racecheck:0)
+    echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)";;
+  *)
+    echo "========= ERROR SUMMARY: 0 errors";;
+esac
+"#;
+
+struct Sandbox {
+    dir: PathBuf,
+}
+
+impl Sandbox {
+    fn new(name: &str) -> Sandbox {
+        let dir =
+            std::env::temp_dir().join(format!("xtask-sanitize-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
+        for (file, body) in [("lab", FAKE_LAB), ("bin/compute-sanitizer", FAKE_SANITIZER)] {
+            let p = dir.join(file);
+            std::fs::write(&p, body).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        Sandbox { dir }
+    }
+
+    fn out(&self) -> PathBuf {
+        self.dir.join("out")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        c.arg("sanitize")
+            .args(args)
+            .arg("--lab")
+            .arg(self.dir.join("lab"))
+            .arg("--output")
+            .arg(self.out())
+            .env("COMPUTE_SANITIZER", self.dir.join("bin/compute-sanitizer"))
+            .env("FAKE_LOG", self.dir.join("calls.log"))
+            .env_remove("FAKE_CLEAN_TOOL")
+            .env_remove("CARGO");
+        c
+    }
+
+    /// The sanitizer's calls: `tool lab-args`, one a line, in the order they ran.
+    fn calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.join("calls.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const FLAGGED: [&str; 4] = [
+    "canary memcheck: flagged (1 error) — expected (canary_oob_write: Invalid __global__ write of size 4 bytes)",
+    "canary racecheck: flagged (1 error) — expected (canary_shared_race: Error: Race reported between Write access at canary_shared_race+0x60 in canary.rs:35)",
+    "canary synccheck: flagged (1 error) — expected (canary_divergent_barrier: Barrier error detected. Divergent thread(s) in block)",
+    "canary initcheck: flagged (256 errors) — expected (canary_uninit_read: Uninitialized __global__ memory read of size 4 bytes)",
+];
+
+#[test]
+fn canaries_only_runs_each_canary_under_its_own_tool() {
+    let s = Sandbox::new("only");
+    let o = s.command(&["--canaries-only"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = stdout(&o).lines().skip(1).map(String::from).collect();
+    assert_eq!(lines, FLAGGED);
+    let mut calls = s.calls();
+    calls.sort();
+    let lab = s.dir.join("lab").display().to_string();
+    assert_eq!(
+        calls,
+        ["initcheck", "memcheck", "racecheck", "synccheck"]
+            .map(|t| format!("{t} {lab} canary {t}"))
+    );
+    let log = std::fs::read_to_string(s.out().join("canaries.log")).unwrap();
+    assert!(
+        log.contains("===== memcheck · canary canary_oob_write\n"),
+        "{log}"
+    );
+    assert!(log.contains("========= ERROR SUMMARY: 256 errors"), "{log}");
+    assert!(!s.out().join("sanitize.txt").exists());
+}
+
+#[test]
+fn a_clean_canary_stops_sanitize_with_one_line_naming_it() {
+    let s = Sandbox::new("clean");
+    let o = s
+        .command(&[])
+        .env("FAKE_CLEAN_TOOL", "racecheck")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let last = stderr(&o).lines().last().unwrap_or("").to_string();
+    assert_eq!(
+        last,
+        format!(
+            "error: canary racecheck came back clean: racecheck did not flag canary_shared_race (a shared-memory race), so its clean results would prove nothing (see {})",
+            s.out().join("canaries.log").display()
+        )
+    );
+    // Only the canaries ran: no kernel was checked, no summary written.
+    assert_eq!(s.calls().len(), 4, "{:?}", s.calls());
+    assert!(s.calls().iter().all(|c| c.contains(" canary ")));
+    assert!(!s.out().join("sanitize.txt").exists());
+}
+
+#[test]
+fn the_report_lists_the_canaries_before_the_kernels() {
+    let s = Sandbox::new("full");
+    let o = s
+        .command(&["--tool", "memcheck,racecheck"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let calls = s.calls();
+    // The two canaries first, then the kernels' runs under the same two tools.
+    assert!(
+        calls[..2].iter().all(|c| c.contains(" canary ")),
+        "{calls:?}"
+    );
+    assert!(
+        calls[2..].iter().all(|c| !c.contains(" canary ")),
+        "{calls:?}"
+    );
+    assert!(calls.len() > 2, "{calls:?}");
+    let summary = std::fs::read_to_string(s.out().join("sanitize.txt")).unwrap();
+    let lines: Vec<&str> = summary.lines().collect();
+    assert!(
+        lines[0].starts_with("# cargo xtask sanitize — "),
+        "{summary}"
+    );
+    assert!(lines[1].starts_with("# cases: "), "{summary}");
+    assert_eq!(lines[2..4], FLAGGED[..2], "{summary}");
+    assert_eq!(
+        lines[4].split_whitespace().collect::<Vec<_>>(),
+        ["bump", "memcheck", "clean"]
+    );
+    assert_eq!(lines.last(), Some(&"0 finding(s)"), "{summary}");
+    assert_eq!(stdout(&o), summary);
+}

@@ -21,6 +21,7 @@ for part in ${PARTS:-tests bench profile sanitize}; do
     mkdir -p "$out/$part"; start=$SECONDS
     case $part in
         tests)
+            export LAB_REQUIRE_GPU=1
             for t in dist/tests/*; do
                 timeout $((budget / 2)) "$t" --test-threads=1 --nocapture >"$out/tests/$(basename "$t").log" 2>&1
                 say "tests/$(basename "$t"): exit $?"
@@ -39,6 +40,14 @@ for part in ${PARTS:-tests bench profile sanitize}; do
             OUT=$out/profile STEPS="${STEPS:-ncu-table ncu-transpose}" STEP_TIMEOUT=$((budget / 2 - 10)) \
                 timeout "$budget" bash gpu/profile.sh >"$out/profile/stdout.log" 2>&1
             say "profile: exit $?" ;;
+        checks)
+            # Refusals that must come before any work, timed; the launch-dominated headline.
+            { time dist/lab run --kernel reduce_v1 --size 40000000000; } >"$out/checks/run-160GB.log" 2>&1
+            say "checks run-160GB: $(grep -E '^(error|real)' "$out/checks/run-160GB.log" | tr '\n' ' ')"
+            { time dist/lab bench --out /proc/nope; } >"$out/checks/bench-out-proc.log" 2>&1
+            say "checks bench-out: $(grep -E '^(error|real)' "$out/checks/bench-out-proc.log" | tr '\n' ' ')"
+            dist/lab bench --kernel transpose --transpose 3 --quiet >"$out/checks/transpose-3.txt" 2>&1
+            say "checks transpose-3: exit $?" ;;
         harness)
             for m in "reduce 28 20" "placement 28 64 10" "launchgap 1000 20"; do
                 timeout $(($(left) - 10)) dist/harness $m >"$out/harness/harness-${m%% *}.csv" 2>>"$out/harness/harness.log"
@@ -81,7 +90,15 @@ for part in ${PARTS:-tests bench profile sanitize}; do
             for who in harness lab; do
                 rep=$out/launchgap/nsys-$who
                 case $who in
-                    harness) cmd=(dist/harness launchgap 1000 5) ;;
+                    checks)
+            # Refusals that must come before any work, timed; the launch-dominated headline.
+            { time dist/lab run --kernel reduce_v1 --size 40000000000; } >"$out/checks/run-160GB.log" 2>&1
+            say "checks run-160GB: $(grep -E '^(error|real)' "$out/checks/run-160GB.log" | tr '\n' ' ')"
+            { time dist/lab bench --out /proc/nope; } >"$out/checks/bench-out-proc.log" 2>&1
+            say "checks bench-out: $(grep -E '^(error|real)' "$out/checks/bench-out-proc.log" | tr '\n' ' ')"
+            dist/lab bench --kernel transpose --transpose 3 --quiet >"$out/checks/transpose-3.txt" 2>&1
+            say "checks transpose-3: exit $?" ;;
+        harness) cmd=(dist/harness launchgap 1000 5) ;;
                     lab) cmd=(dist/lab bench --kernel bump --reps 5 --quiet) ;;
                 esac
                 timeout 120 "$nsys" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none \

@@ -27,9 +27,10 @@ pub const SLOTS: usize = 64;
 pub const STRIDE_BYTES: usize = (1 << 20) + 128;
 const _: () = assert!(STRIDE_BYTES > 1 << 20 && STRIDE_BYTES.is_multiple_of(128));
 
-/// The kernel, backend and size the slots are ranked with: v1 at 2^24 f32 sends 65,536
-/// same-address atomics (~120 µs) and reads 64 MiB (~15 µs at the read ceiling), so its time
-/// is the atomics' time.
+/// The kernel, backend and size the slots are ranked with: v4 at 2^28 f32 sends 131,072
+/// same-address atomics while it streams 1 GiB from DRAM, and its time moves by ~5 % with the
+/// word's slot (320 vs 338 µs on the H200). At sizes that fit in L2 the split disappears (v1
+/// at 2^24: all 64 slots within 2 %), so the ranking needs a DRAM-sized input of its own.
 pub struct CalibrationKernel {
     pub version: Version,
     pub backend: Backend,
@@ -38,9 +39,9 @@ pub struct CalibrationKernel {
 }
 
 pub const CALIBRATION: CalibrationKernel = CalibrationKernel {
-    version: Version::V1,
+    version: Version::V4,
     backend: Backend::Llvm,
-    n: 1 << 24,
+    n: 1 << 28,
     reps: 5,
 };
 
@@ -229,12 +230,23 @@ impl ResultSlots {
             .collect()
     }
 
-    /// Ranks the slots with [`CALIBRATION`] over the first `CALIBRATION.n` elements of `input`
-    /// (all of it when shorter) and uses the fastest.
-    pub fn calibrate(&mut self, lab: &Lab, input: &DeviceSlice<f32>) -> Result<&SlotTimes> {
+    /// Ranks the slots with [`CALIBRATION`] and uses the fastest. The input is
+    /// `CALIBRATION.n` ones written on the device (the values do not change the time; only
+    /// the ranking is kept), freed before this returns.
+    pub fn calibrate(&mut self, lab: &Lab) -> Result<&SlotTimes> {
         let c = &CALIBRATION;
-        let n = (input.len() as u64).min(c.n) as usize;
-        let us = self.time_slots(lab, c.backend, c.version, &input.index(..n), c.reps)?;
+        let n = c.n as usize;
+        lab.check_fits(c.n * 4)?;
+        let input =
+            DeviceBuffer::<u32>::zeroed(n).ctx(|| "allocating the calibration input".into())?;
+        // SAFETY: a stream-ordered memset of a live buffer, waited for below.
+        unsafe { input.index(..).set_32_async(1.0f32.to_bits(), &lab.stream) }
+            .ctx(|| "filling the calibration input".into())?;
+        lab.sync()?;
+        let addr = input.as_device_ptr().as_raw();
+        // SAFETY: the buffer holds n 4-byte words; f32 has the same size and alignment.
+        let ones = unsafe { DeviceSlice::<f32>::from_raw_parts(DevicePointer::from_raw(addr), n) };
+        let us = self.time_slots(lab, c.backend, c.version, &ones, c.reps)?;
         let label = format!(
             "{} [{}] f32 {}",
             c.version.name(),
@@ -253,16 +265,11 @@ impl ResultSlots {
     }
 
     /// Calibrates (unless `First`) and uses the slot `choice` names.
-    pub fn choose(
-        &mut self,
-        lab: &Lab,
-        input: &DeviceSlice<f32>,
-        choice: SlotChoice,
-    ) -> Result<()> {
+    pub fn choose(&mut self, lab: &Lab, choice: SlotChoice) -> Result<()> {
         if choice == SlotChoice::First {
             return Ok(());
         }
-        let t = self.calibrate(lab, input)?;
+        let t = self.calibrate(lab)?;
         if choice == SlotChoice::Slow {
             let us = &t.us;
             self.chosen = (0..us.len())

@@ -322,7 +322,7 @@ impl<'a> Bench<'a> {
             let what = "setup: result word placement (same-address atomics per slot)";
             self.progress.working_on(what);
             let _r = range(what);
-            slots.calibrate(self.lab, &f32_dev)?;
+            slots.calibrate(self.lab)?;
             self.placement = Some(Placement::from(&slots));
         }
 

@@ -72,6 +72,12 @@ pub struct NcuOptions {
     /// backend); launch-skip = the kernel's name after skipping its warm-up (one run per kernel)
     #[arg(long, value_enum, default_value_t = Select::Nvtx)]
     pub select: Select,
+    /// Where `lab run` puts the reductions' result word: fast or slow (the fastest or slowest
+    /// of 64 slots for same-address atomics, calibrated outside the profiled range; needs
+    /// --select nvtx), or first (slot 0, no calibration) [default: fast with --select nvtx,
+    /// first with launch-skip]
+    #[arg(long, value_parser = ["fast", "slow", "first"])]
+    pub placement: Option<String>,
     /// Folder for reports, raw CSV pages and tables [default: results/profile]
     #[arg(long, value_name = "DIR")]
     pub output: Option<PathBuf>,
@@ -113,6 +119,16 @@ impl NcuOptions {
             let files: Vec<String> = self.from.iter().map(|p| p.display().to_string()).collect();
             return Ok((rows, format!("read back from {}", files.join(", "))));
         }
+        let placement = match (self.placement.as_deref(), self.select) {
+            (Some(p @ ("fast" | "slow")), Select::LaunchSkip) => anyhow::bail!(
+                "--placement {p} calibrates with launches that --select launch-skip would count: use --select nvtx or --placement first"
+            ),
+            (Some(p), _) => p,
+            (None, Select::Nvtx) => "fast",
+            (None, Select::LaunchSkip) => "first",
+        };
+        let mut size_args = size_args;
+        size_args.extend(["--placement".to_string(), placement.to_string()]);
         let lab = util::lab_binary(self.lab.as_deref())?;
         let plan = capture::plan(&lab, kernels, &value_name(self.backend), &size_args)?;
         let ncu = NCU.find()?;

@@ -39,15 +39,20 @@ kernel! {
 }
 
 kernel! {
-    /// synccheck: `bar.sync` reached by threads 0..16 only, so the barrier is divergent
-    /// within the first warp and skipped by every other warp of the block.
+    /// synccheck: threads 0..=16 of one warp execute `bar.warp.sync 0xffff` (`__syncwarp` with
+    /// lanes 0..16), so thread 16 waits on a mask that leaves itself out: invalid arguments,
+    /// which synccheck reports on sm_70 and later (NVIDIA's synccheck sample
+    /// `illegal_syncwarp.cu` plants the same fault). The closing block barrier keeps threads
+    /// 17..31 alive past the warp sync; were they to exit there, ptxas would drop the
+    /// `WARPSYNC` as a no-op and leave synccheck nothing to check.
     ///
     /// # Launch
-    /// One block of more than one warp, no shared memory.
-    fn canary_divergent_barrier() {
-        if thread_idx_x() < 16 {
-            sync_threads();
+    /// One block of one warp (32 threads), no shared memory.
+    fn canary_warp_sync_mask() {
+        if thread_idx_x() <= 16 {
+            warp_sync(0xffff);
         }
+        sync_threads();
     }
 }
 

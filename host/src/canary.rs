@@ -3,8 +3,9 @@
 //! compute-sanitizer tool flags a planted fault before it trusts the tool's clean reports.
 //!
 //! The process exists only to be run under compute-sanitizer, which watches every access;
-//! each launch below breaks exactly one rule, small enough that without the sanitizer the
-//! kernel still finishes.
+//! each launch below breaks exactly one rule and writes nothing outside its own allocations.
+//! Without the sanitizer the synccheck canary's fault is undefined behaviour that may hang
+//! its warp, so `xtask sanitize` gives every canary run a time limit.
 
 use crate::error::{Ctx, HostError, Result};
 use crate::lab::Lab;
@@ -20,7 +21,7 @@ pub enum Canary {
     Memcheck,
     /// `canary_shared_race`: threads of different warps write and read one shared word
     Racecheck,
-    /// `canary_divergent_barrier`: `bar.sync` reached by 16 of a block's 64 threads
+    /// `canary_warp_sync_mask`: `bar.warp.sync` by a thread its mask leaves out
     Synccheck,
     /// `canary_uninit_read`: a read of device memory nothing has written
     Initcheck,
@@ -30,8 +31,10 @@ pub enum Canary {
 /// allocation alignment, so the element past the end lies in the allocation's padding, never in
 /// another buffer (memcheck checks the size asked for, not the padded one).
 const OOB_N: u32 = 1000;
-/// Threads of the racecheck and synccheck blocks: two or more warps.
+/// Threads of the racecheck block: two or more warps.
 const BLOCK: u32 = 64;
+/// Threads of the synccheck block: one warp.
+const WARP: u32 = 32;
 /// Elements the initcheck canary reads.
 const UNINIT_N: u32 = 256;
 
@@ -48,7 +51,7 @@ pub fn run(which: Canary) -> Result<()> {
     let entry = match which {
         Canary::Memcheck => "canary_oob_write",
         Canary::Racecheck => "canary_shared_race",
-        Canary::Synccheck => "canary_divergent_barrier",
+        Canary::Synccheck => "canary_warp_sync_mask",
         Canary::Initcheck => "canary_uninit_read",
     };
     let f = module
@@ -88,11 +91,12 @@ pub fn run(which: Canary) -> Result<()> {
                 .and_then(|()| stream.synchronize())
         }
         Canary::Synccheck => {
-            // SAFETY: deliberately breaks `bar.sync`'s rule that every thread of the block
-            // (and all of a warp) reaches it: threads 16..64 skip it and exit, which synccheck
-            // must report. The kernel touches no memory, and PTX's `exit` releases a barrier
-            // once all remaining threads wait at it, so the 16 waiting threads go on.
-            unsafe { stream.launch(&f, GridSize::x(1), BlockSize::x(BLOCK), 0, &[]) }
+            // SAFETY: deliberately breaks `bar.warp.sync`'s rule that the calling thread is in
+            // its mask: thread 16 syncs on lanes 0..16, which synccheck must report. The kernel
+            // takes no arguments and touches no memory; without the sanitizer the fault is
+            // undefined behaviour of one warp's scheduling (it may end the launch with an error
+            // or hang it, and `xtask sanitize` limits the run's time), never a stray access.
+            unsafe { stream.launch(&f, GridSize::x(1), BlockSize::x(WARP), 0, &[]) }
                 .and_then(|()| stream.synchronize())
         }
         Canary::Initcheck => {

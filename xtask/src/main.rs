@@ -87,6 +87,11 @@ enum Command {
   cargo xtask sanitize
   dist/xtask sanitize --tool memcheck,synccheck")]
     Sanitize(commands::sanitize::Args),
+    /// A results file's reductions as the README's table (Markdown), so docs quote the file
+    #[command(
+        after_help = "Example: cargo xtask results-table results/bench/nvidia-h200-default-20261130T075647Z.json"
+    )]
+    ResultsTable(commands::results_table::Args),
     /// The experiment log: every `--record "change; hypothesis"` row, as a table
     #[command(after_help = "Examples:
   cargo xtask log --kernel reduce_v7
@@ -121,6 +126,7 @@ fn main() {
         Command::Bench(args) => commands::bench::run(&args, cli.quiet),
         Command::Nsys(args) => commands::nsys::run(&args),
         Command::Profile(args) => commands::profile::run(&args),
+        Command::ResultsTable(args) => commands::results_table::run(&args),
         Command::NcuTable(args) => commands::ncu::table(&args),
         Command::NcuTranspose(args) => commands::ncu::transpose(&args),
         Command::Sanitize(args) => commands::sanitize::run(&args),

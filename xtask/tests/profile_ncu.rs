@@ -1270,44 +1270,53 @@ fn spills_and_divergence() {
 
 #[test]
 fn same_address_atomics_are_named_not_called_latency() {
-    // v1 at 2^24: 65,536 blocks, each one `red` to the result word.
+    // v1 and v4 at 2^28 f32 on the H200, result word in a fast slot (results/profile/atomics).
     let v1 = row(&[
         (m::SM_PCT, 40.0),
         (m::MEM_PCT, 45.0),
-        (m::DURATION, 121_000.0),
-        (m::RED_REQ, 65_536.0),
-        (m::RED_REQ_MAX_SLICE, 65_536.0),
-        (m::ATOMIC_UNIT_PCT, 92.0),
+        (m::DURATION, 1_898_944.0),
+        (m::CTAS, 1_048_576.0),
+        (m::RED_REQ, 1_578_686.0),
+        (m::RED_REQ_MAX_SLICE, 1_048_576.0),
+        (m::ATOMIC_UNIT_PCT, 32.30),
     ]);
     let found = diagnose::diagnose(&v1);
-    assert_eq!(found[0].verdict, "atomic-bound (one L2 slice)");
-    let a = found
-        .iter()
-        .find(|f| f.rule == "atomics")
-        .expect("atomics fires");
+    assert_eq!(found[0].verdict, "atomic-bound (one result word)");
+    let a = finding(&v1, "atomics");
     assert!(
-        a.verdict.contains("65,536 per kernel at ~1.85 ns each"),
+        a.verdict
+            .contains("1,048,576 `red`s to one address, 3.1 L2 cycles, 1.81 ns each"),
         "{}",
         a.verdict
     );
-    // Spread over slices, or an idle atomic unit: not this bound.
-    let spread = row(&[
+    // v4: the chain fills 76 % of the kernel: paced by it, but DRAM is the regime.
+    let v4 = row(&[
+        (m::SM_PCT, 30.0),
+        (m::MEM_PCT, 72.0),
+        (m::DRAM_PCT, 71.5),
+        (m::CTAS, 131_072.0),
+        (m::RED_REQ_MAX_SLICE, 131_072.0),
+        (m::ATOMIC_UNIT_PCT, 24.52),
+    ]);
+    assert!(rules_fired(&v4).contains(&"atomics"));
+    assert_eq!(diagnose::diagnose(&v4)[0].verdict, "memory-bound (DRAM)");
+    // One wave of blocks (v6: 288 `red`s over a 244 µs kernel), or `red`s spread over slices:
+    // not this bound.
+    let v6 = row(&[
         (m::SM_PCT, 40.0),
         (m::MEM_PCT, 45.0),
-        (m::RED_REQ, 65_536.0),
+        (m::CTAS, 288.0),
+        (m::RED_REQ_MAX_SLICE, 288.0),
+        (m::ATOMIC_UNIT_PCT, 0.07),
+    ]);
+    assert!(!rules_fired(&v6).contains(&"atomics"));
+    assert_eq!(diagnose::diagnose(&v6)[0].verdict, "latency-bound");
+    let spread = row(&[
+        (m::CTAS, 65_536.0),
         (m::RED_REQ_MAX_SLICE, 1_024.0),
-        (m::ATOMIC_UNIT_PCT, 92.0),
+        (m::ATOMIC_UNIT_PCT, 32.0),
     ]);
     assert!(!rules_fired(&spread).contains(&"atomics"));
-    let idle = row(&[
-        (m::SM_PCT, 40.0),
-        (m::MEM_PCT, 45.0),
-        (m::RED_REQ, 288.0),
-        (m::RED_REQ_MAX_SLICE, 288.0),
-        (m::ATOMIC_UNIT_PCT, 0.4),
-    ]);
-    assert!(!rules_fired(&idle).contains(&"atomics"));
-    assert_eq!(diagnose::diagnose(&idle)[0].verdict, "latency-bound");
 }
 
 #[test]

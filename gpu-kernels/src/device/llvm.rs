@@ -187,3 +187,16 @@ pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
     }
     d
 }
+
+// ---- The sanitizer's canaries (`canary.rs`) only; `nvvm.rs` has no counterpart. ----
+
+/// `bar.warp.sync mask`: waits until every lane in `mask` has executed a `bar.warp.sync`
+/// with the same mask.
+///
+/// # Safety
+/// The calling lane must be in `mask`, and every lane in `mask` must reach it.
+#[cfg(feature = "canaries")]
+#[inline(always)]
+pub unsafe fn warp_sync(mask: u32) {
+    asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack));
+}

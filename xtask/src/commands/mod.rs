@@ -8,4 +8,5 @@ pub mod nsys;
 pub mod plot;
 pub mod profile;
 pub mod ptx;
+pub mod results_table;
 pub mod sanitize;

@@ -52,6 +52,12 @@ pub struct Row {
     /// GFLOP/s (absent before the roofline was added).
     #[serde(default)]
     pub gflops: Option<f64>,
+    /// % of the row's ceiling (reductions: the read stream; transposes: the copy).
+    #[serde(default)]
+    pub pct_of_ceiling: Option<f64>,
+    /// Ratio to the row's reference (reductions: CUB; transposes: the copy).
+    #[serde(default)]
+    pub vs_reference: Option<f64>,
 }
 
 impl Row {

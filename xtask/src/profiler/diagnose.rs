@@ -29,11 +29,20 @@ pub const ACHIEVED_SHARE: f64 = 0.7;
 pub const MIN_WAVES: f64 = 0.95;
 /// A last partial wave that leaves this share of the SMs' time idle is a tail effect.
 pub const MAX_TAIL_IDLE: f64 = 0.2;
-/// Bound by same-address atomics when one L2 slice takes at least this share of the kernel's
-/// reduction requests ...
+/// Every block's `red` lands on one L2 slice when the busiest slice takes at least this share
+/// of the blocks' `red`s (the other slices also count about half as many again: requests
+/// passed on from the far L2 partition).
 pub const ONE_SLICE_SHARE: f64 = 0.9;
-/// ... and that slice's atomic unit is busy at least this % of the kernel's time.
-pub const ATOMIC_BUSY_PCT: f64 = 60.0;
+/// L2 cycles between two `red`s to one address when nothing else holds them back: v1 at 2^28
+/// f32 on the H200 with the result word in a fast slot (1,048,576 `red`s on one slice, one
+/// atomic-unit input cycle each, that unit busy 32.3 % of the kernel: 3.1 cycles per `red`;
+/// 3.3 in a slow slot). `results/profile/atomics/`.
+pub const SAME_ADDRESS_RED_CYCLES: f64 = 3.1;
+/// Paced by same-address atomics when that chain alone, at [`SAME_ADDRESS_RED_CYCLES`], fills
+/// at least this share of the kernel ...
+pub const ATOMIC_CHAIN_SHARE: f64 = 0.7;
+/// ... and bound by them outright (the regime) from this share on.
+pub const ATOMIC_BOUND_SHARE: f64 = 0.9;
 /// Divergence / predication when fewer lanes than this work per instruction (of 32).
 pub const MIN_ACTIVE_LANES: f64 = 24.0;
 
@@ -79,8 +88,9 @@ pub const RULES: [Rule; 9] = [
     },
     Rule {
         id: "atomics",
-        when: "one L2 slice takes >= 90 % of the L2 reduction requests and its atomic unit is busy \
-               >= 60 % of the kernel (every block's `red.global.add` to one result word)",
+        when: "the busiest L2 slice takes >= 90 % of the blocks' `red`s (every block adds to one \
+               result word), and that chain at 3.1 L2 cycles per `red` fills >= 70 % of the kernel \
+               (regime: atomic-bound from 90 %)",
         fix: "fewer same-address atomics: more elements per block (v4's coarsening), one wave of \
               blocks (v6), or per-block partials summed by a second pass",
         eval: atomics,
@@ -179,11 +189,13 @@ fn pct(x: f64) -> String {
 
 fn regime(r: &Row) -> Option<Verdict> {
     let compute = r.m(m::SM_PCT)?;
-    if let Some(a) = atomics(r) {
-        // Neither SOL number is high when one slice's atomic unit is the bottleneck: name it
-        // instead of calling the kernel latency-bound.
+    if let Some((share, a)) = atomic_chain(r)
+        && share >= ATOMIC_BOUND_SHARE
+    {
+        // Neither SOL number is high when one address's chain of atomics sets the pace: name
+        // it instead of calling the kernel latency-bound.
         return Some(Verdict {
-            verdict: "atomic-bound (one L2 slice)".into(),
+            verdict: "atomic-bound (one result word)".into(),
             evidence: a.evidence,
             fix: None,
         });
@@ -229,33 +241,47 @@ fn regime(r: &Row) -> Option<Verdict> {
 }
 
 fn atomics(r: &Row) -> Option<Verdict> {
-    let reds = r.m(m::RED_REQ).filter(|n| *n >= 1.0)?;
-    let one_slice = r.m(m::RED_REQ_MAX_SLICE)? / reds;
-    let busy = r.m(m::ATOMIC_UNIT_PCT)?;
-    if one_slice < ONE_SLICE_SHARE || busy < ATOMIC_BUSY_PCT {
+    atomic_chain(r)
+        .filter(|(share, _)| *share >= ATOMIC_CHAIN_SHARE)
+        .map(|(_, v)| v)
+}
+
+/// The share of the kernel that its chain of same-address `red`s fills, and the finding.
+fn atomic_chain(r: &Row) -> Option<(f64, Verdict)> {
+    let reds = r.m(m::RED_REQ_MAX_SLICE).filter(|n| *n >= 1.0)?;
+    if reds < ONE_SLICE_SHARE * r.blocks()? {
         return None;
     }
-    let per = r
+    // One atomic-unit input cycle per `red` (measured): its busy % is the `red`s' rate.
+    let busy = r.m(m::ATOMIC_UNIT_PCT).filter(|p| *p > 0.0)?;
+    let cycles = 100.0 / busy;
+    let share = SAME_ADDRESS_RED_CYCLES / cycles;
+    let ns = r
         .m(m::DURATION)
-        .map_or(String::new(), |ns| format!(" at ~{:.2} ns each", ns / reds));
+        .map_or(String::new(), |d| format!(", {:.2} ns", d / reds));
     let fabric = r.m(m::FABRIC_REQ).map_or(String::new(), |f| {
         format!(
             "; {} L2 requests came over the partition fabric",
             fmt_value(f)
         )
     });
-    Some(Verdict {
-        verdict: format!(
-            "bound by same-address atomics: {} per kernel{per}",
-            fmt_value(reds)
-        ),
-        evidence: format!(
-            "{:.0} % of the L2 reduction requests go to one slice, whose atomic unit is busy {}{fabric}",
-            one_slice * 100.0,
-            pct(busy)
-        ),
-        fix: None,
-    })
+    Some((
+        share,
+        Verdict {
+            verdict: format!(
+                "paced by same-address atomics: {} `red`s to one address, {cycles:.1} L2 cycles{ns} each",
+                fmt_value(reds)
+            ),
+            evidence: format!(
+                "the busiest L2 slice takes every block's `red`; its atomic unit is busy {}, one cycle \
+                 per `red`; at {SAME_ADDRESS_RED_CYCLES} cycles each the chain alone fills {:.0} % of \
+                 the kernel{fabric}",
+                pct(busy),
+                share * 100.0
+            ),
+            fix: None,
+        },
+    ))
 }
 
 fn coalescing(r: &Row) -> Option<Verdict> {

@@ -346,7 +346,7 @@ pub fn reduction_columns() -> Vec<Column> {
         Column {
             key: "ns_per_red",
             header: "ns/red",
-            get: |r| Some(r.m(DURATION)? / r.m(RED_REQ).filter(|n| *n > 0.0)?),
+            get: |r| Some(r.m(DURATION)? / r.m(RED_REQ_MAX_SLICE).filter(|n| *n > 0.0)?),
             digits: 2,
         },
         Column {

@@ -2,7 +2,8 @@
 //! `cargo xtask ptx` (never skipped: a missing PTX or missing CUDA tools fail the test with
 //! the command that fixes it).
 //!
-//! - `check_*`: the CI checks of issues 2, 3 and 6 on each backend's PTX and SASS;
+//! - `check_*`: `--check` (the PTX and SASS checks that keep the chapter's claims true) on
+//!   each backend;
 //! - `stats_*`, `sass_*`, `diff_*`: the subcommand's outputs;
 //! - `source_*`, `cli_*`: line info and argument errors, on small PTX files written here.
 

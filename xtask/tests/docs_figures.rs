@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// (file, marker arguments, the table between the markers).
@@ -40,7 +43,10 @@ fn docs_tables_are_generated_from_their_results_files() {
         files.push(e.unwrap().path());
     }
     let mut checked = 0;
-    for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "md")) {
+    for f in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "md"))
+    {
         let text = std::fs::read_to_string(f).unwrap();
         for (args, body) in marked_tables(&text) {
             let [path, size, dtype] = &args[..] else {
@@ -51,7 +57,11 @@ fn docs_tables_are_generated_from_their_results_files() {
                 .args(["results-table", path, "--size", size, "--dtype", dtype])
                 .output()
                 .unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             assert_eq!(
                 body,
                 String::from_utf8(out.stdout).unwrap(),
@@ -62,7 +72,10 @@ fn docs_tables_are_generated_from_their_results_files() {
             checked += 1;
         }
     }
-    assert!(checked >= 1, "no marked table found: the README's results table is marked");
+    assert!(
+        checked >= 1,
+        "no marked table found: the README's results table is marked"
+    );
 }
 
 #[test]

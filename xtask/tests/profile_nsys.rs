@@ -1,5 +1,6 @@
 //! The nsys side of `cargo xtask nsys`: `nsys stats --format csv` tables, parsed and printed,
-//! on the real H200 capture (`gpu/profile.sh`, nsys 2025.3.1): the launch-gap demo
+//! on the real H200 capture (`gpu/profile.sh`, nsys 2025.3.1, binaries of commit c7486e2,
+//! 2026-11-30): the launch-gap demo
 //! (`lab bench --kernel launch_gap`) and the whole bench (`lab bench`).
 //!
 //! Fixtures in `tests/fixtures/nsys/` (see its README): `nsys-launch-gap_<report>.csv`,
@@ -43,7 +44,8 @@ fn cell(t: &StatsTable, name: &str, column: &str) -> f64 {
 /// The launch-gap demo's shape (host/src/bench/measure.rs): per backend, 1000 `bump`
 /// launches three ways, each way run 3 times untimed then 20 times timed.
 const LAUNCHES: f64 = 1000.0;
-const BACKENDS: f64 = 2.0; // llvm, nvvm
+const BACKENDS: [&str; 3] = ["llvm", "nvvm", "nvcc"];
+const N_BACKENDS: f64 = BACKENDS.len() as f64;
 const WARMUP: f64 = 3.0;
 const REPS: f64 = 20.0;
 const WAYS: f64 = 3.0; // A sync after each, B back-to-back, C graph
@@ -79,35 +81,38 @@ fn every_real_table_parses_with_its_columns() {
 fn launch_gap_api_calls_per_variant() {
     let api = table("nsys-launch-gap", "cuda_api_sum");
     let calls = |name: &str| cell(&api, name, "Num Calls");
-    let runs = BACKENDS * (WARMUP + REPS); // of each way
+    let runs = N_BACKENDS * (WARMUP + REPS); // of each way
     // A and B launch 1000 kernels per run; C's capture records 1000 more launches once per
     // backend, and each run of C is one graph launch.
     let a_launches = runs * LAUNCHES;
     let b_launches = runs * LAUNCHES;
-    let c_captured = BACKENDS * LAUNCHES;
+    let c_captured = N_BACKENDS * LAUNCHES;
     assert_eq!(
         calls("cuLaunchKernel"),
         a_launches + b_launches + c_captured
     );
-    assert_eq!(calls("cuLaunchKernel"), 94_000.0);
+    assert_eq!(calls("cuLaunchKernel"), 141_000.0);
     assert_eq!(calls("cuGraphLaunch"), runs);
-    assert_eq!(calls("cuStreamBeginCapture_v2"), BACKENDS);
-    assert_eq!(calls("cuGraphInstantiateWithFlags"), BACKENDS);
+    assert_eq!(calls("cuStreamBeginCapture_v2"), N_BACKENDS);
+    assert_eq!(calls("cuGraphInstantiateWithFlags"), N_BACKENDS);
     // A synchronizes after every launch; each way's warm-up ends with one more.
     assert_eq!(
         calls("cuStreamSynchronize"),
-        runs * LAUNCHES + BACKENDS * WAYS
+        runs * LAUNCHES + N_BACKENDS * WAYS
     );
-    assert_eq!(calls("cuStreamSynchronize"), 46_006.0);
+    assert_eq!(calls("cuStreamSynchronize"), 69_009.0);
     // Timed runs are bracketed by two events and waited on once; every run is reset first.
-    assert_eq!(calls("cuEventSynchronize"), BACKENDS * WAYS * REPS);
-    assert_eq!(calls("cuEventRecord"), 2.0 * BACKENDS * WAYS * REPS);
-    assert_eq!(calls("cuMemsetD32Async"), BACKENDS * WAYS * (WARMUP + REPS));
+    assert_eq!(calls("cuEventSynchronize"), N_BACKENDS * WAYS * REPS);
+    assert_eq!(calls("cuEventRecord"), 2.0 * N_BACKENDS * WAYS * REPS);
+    assert_eq!(
+        calls("cuMemsetD32Async"),
+        N_BACKENDS * WAYS * (WARMUP + REPS)
+    );
     // CPU cost per call (ns): a launch and a synchronize each cost microseconds, one graph
-    // launch of 1000 kernels about a millisecond.
-    assert_eq!(cell(&api, "cuLaunchKernel", "Avg"), 5333.4);
-    assert_eq!(cell(&api, "cuStreamSynchronize", "Avg"), 5452.1);
-    assert_eq!(cell(&api, "cuGraphLaunch", "Avg"), 1_097_953.4);
+    // launch of 1000 kernels under a millisecond.
+    assert_eq!(cell(&api, "cuLaunchKernel", "Avg"), 3874.6);
+    assert_eq!(cell(&api, "cuStreamSynchronize", "Avg"), 5449.9);
+    assert_eq!(cell(&api, "cuGraphLaunch", "Avg"), 719_987.5);
     // Launching is the largest cost of the demo.
     assert_eq!(api.rows[0].last().unwrap(), "cuLaunchKernel");
 }
@@ -120,21 +125,21 @@ fn launch_gap_kernels_are_traced_per_graph_node() {
     assert_eq!(k.rows.len(), 1);
     assert_eq!(
         cell(&k, "bump", "Instances"),
-        BACKENDS * WAYS * (WARMUP + REPS) * LAUNCHES
+        N_BACKENDS * WAYS * (WARMUP + REPS) * LAUNCHES
     );
-    assert_eq!(cell(&k, "bump", "Instances"), 138_000.0);
-    assert_eq!(cell(&k, "bump", "Avg"), 921.6);
+    assert_eq!(cell(&k, "bump", "Instances"), 207_000.0);
+    assert_eq!(cell(&k, "bump", "Avg"), 935.0);
     assert!(cell(&k, "bump", "Max") < 2000.0);
 }
 
-/// nvtx_sum: the three ways in order of cost, on both backends. A (sync after each) takes
+/// nvtx_sum: the three ways in order of cost, on every backend. A (sync after each) takes
 /// the longest, then B (back-to-back), then C (one graph launch).
 #[test]
 fn launch_gap_ranges_order_the_three_ways() {
     let nvtx = table("nsys-launch-gap", "nvtx_sum");
     let total = |range: &str| cell(&nvtx, &format!("kernel-lab:{range}"), "Total Time");
-    assert_eq!(total("launch gap A: sync after each [llvm]"), 269_793_394.0);
-    for b in ["llvm", "nvvm"] {
+    assert_eq!(total("launch gap A: sync after each [llvm]"), 217_983_692.0);
+    for b in BACKENDS {
         let a = total(&format!("launch gap A: sync after each [{b}]"));
         let bb = total(&format!("launch gap B: back-to-back [{b}]"));
         let c = total(&format!("launch gap C: CUDA graph [{b}]"));
@@ -161,38 +166,68 @@ fn launch_summary_of_the_launch_gap_demo() {
     assert_eq!(
         nsys_csv::launch_summary(&tables),
         [
-            "cuLaunchKernel: 94,000 calls, 5.33 µs of CPU time each",
-            "cuGraphLaunch: 46 calls, 1097.95 µs of CPU time each",
-            "cuStreamSynchronize: 46,006 calls, 5.45 µs of CPU time each",
-            "cuEventSynchronize: 120 calls, 347.35 µs of CPU time each",
-            "kernel bump: 138,000 launches, 0.92 µs of GPU time each",
+            "cuLaunchKernel: 141,000 calls, 3.87 µs of CPU time each",
+            "cuGraphLaunch: 69 calls, 719.99 µs of CPU time each",
+            "cuStreamSynchronize: 69,009 calls, 5.45 µs of CPU time each",
+            "cuEventSynchronize: 180 calls, 355.89 µs of CPU time each",
+            "kernel bump: 207,000 launches, 0.94 µs of GPU time each",
         ]
     );
 }
+
+/// What the bench launches besides its rows (host/src/placement.rs): before the reductions it
+/// ranks the result word's 64 candidate slots with v4 [llvm] f32 2^28, one untimed and five
+/// timed launches per slot.
+const PLACEMENT_LAUNCHES: f64 = 64.0 * (1.0 + 5.0);
 
 /// The whole bench: where its GPU time goes, and CUB's kernels under their full names.
 #[test]
 fn bench_kernel_and_api_tables() {
     let k = table("nsys-bench", "cuda_gpu_kern_sum");
     // The workflow's step 2 ("pick the kernel with the largest total time"): in the bench
-    // that is the FMA ceiling kernel, then the launch-gap demo's 138,000 bumps.
+    // that is the FMA ceiling kernel, then the launch-gap demo's 207,000 bumps.
     assert_eq!(k.rows[0].last().unwrap(), "fma_peak_f32");
     assert_eq!(k.rows[1].last().unwrap(), "bump");
-    assert_eq!(cell(&k, "bump", "Instances"), 138_000.0);
-    let runs = BACKENDS * (WARMUP + REPS);
-    for v in 1..=7 {
-        assert_eq!(cell(&k, &format!("reduce_v{v}_f32"), "Instances"), runs);
+    assert_eq!(cell(&k, "bump", "Instances"), 207_000.0);
+    let instances = |name: &str| cell(&k, name, "Instances");
+    let runs = N_BACKENDS * (WARMUP + REPS);
+    // v7 and transpose_v4 are Rust only (no nvcc twin).
+    let rust = N_BACKENDS - 1.0;
+    let rust_runs = rust * (WARMUP + REPS);
+    // Each f32 row runs once more per backend, on the input whose sum is exact.
+    for v in [1, 2, 3, 5, 6] {
+        assert_eq!(instances(&format!("reduce_v{v}_f32")), runs + N_BACKENDS);
     }
+    assert_eq!(
+        instances("reduce_v4_f32"),
+        runs + N_BACKENDS + PLACEMENT_LAUNCHES
+    );
+    assert_eq!(instances("reduce_v7_f32"), rust_runs + rust);
+    for v in 1..=6 {
+        assert_eq!(instances(&format!("reduce_v{v}_i32")), runs);
+    }
+    assert_eq!(instances("reduce_v7_i32"), rust_runs);
     // Transposes at two sizes.
-    assert_eq!(cell(&k, "transpose_tiled_f32", "Instances"), 2.0 * runs);
-    // CUB: a tile kernel and a single-block finish per call, f32 and i32, one backend.
+    assert_eq!(instances("transpose_tiled_f32"), 2.0 * runs);
+    assert_eq!(instances("transpose_v4_f32"), 2.0 * rust_runs);
+    // CUB: a tile kernel and a single-block finish per call, f32 (23 runs and the exact-sum
+    // one) and i32 (23), one backend.
     let cub: Vec<&Vec<String>> = k
         .rows
         .iter()
         .filter(|r| r.last().unwrap().starts_with("void cub::"))
         .collect();
     assert_eq!(cub.len(), 4);
-    assert!(cub.iter().all(|r| r[2] == "23"));
+    for r in &cub {
+        let name = r.last().unwrap();
+        let want = if name.contains("policy_hub<float,") {
+            "24"
+        } else {
+            assert!(name.contains("policy_hub<int,"), "{name}");
+            "23"
+        };
+        assert_eq!(r[2], want, "{name}");
+    }
     assert_eq!(
         cub.iter()
             .filter(|r| r.last().unwrap().contains("DeviceReduceSingleTileKernel<"))
@@ -207,8 +242,11 @@ fn bench_kernel_and_api_tables() {
     }
     // CUB's four kernels go through the runtime (cudaLaunchKernel), ours through the driver.
     let api = table("nsys-bench", "cuda_api_sum");
-    assert_eq!(cell(&api, "cudaLaunchKernel", "Num Calls"), 4.0 * 23.0);
-    assert_eq!(cell(&api, "cuLaunchKernel", "Num Calls"), 95_104.0);
+    assert_eq!(
+        cell(&api, "cudaLaunchKernel", "Num Calls"),
+        2.0 * (24.0 + 23.0)
+    );
+    assert_eq!(cell(&api, "cuLaunchKernel", "Num Calls"), 143_106.0);
 }
 
 #[test]
@@ -228,7 +266,7 @@ fn render_shows_microseconds_and_matches_the_committed_text() {
     }
     let t = table("nsys-launch-gap", "nvtx_sum").render();
     assert!(t.contains("Total Time (µs)"), "{t}");
-    assert!(t.contains("269793.39"), "{t}");
+    assert!(t.contains("217983.69"), "{t}");
     assert!(
         t.contains("kernel-lab:launch gap C: CUDA graph [llvm]"),
         "{t}"

@@ -317,7 +317,7 @@ fn splitter_shows_parts_split_by_cr() {
         pieces,
         [line(
             real,
-            Some("[1/1] [========================100%] .nsys-bench.tmp2559.nsys-rep")
+            Some("[1/1] [========================100%] .nsys-bench.tmp2210.nsys-rep")
         )]
     );
 

@@ -2,9 +2,11 @@
 //! the canaries run first, each under its own tool; a canary that comes back clean stops the
 //! command with one line naming it before any kernel is checked.
 //!
-//! The stand-in's flagged reports are written from compute-sanitizer's documented format, not
-//! captured: replace them with the H200's output of `dist/xtask sanitize --canaries-only`
-//! (results/sanitize/canaries.log). Its clean closing lines are the H200's
+//! The stand-in's flagged reports are the H200's (CUDA 13.0, driver 580), trimmed to the error
+//! lines and the summaries, except synccheck's, which is written, not captured, from what
+//! synccheck prints for the fault NVIDIA's `illegal_syncwarp.cu` sample plants (replace it with
+//! the H200's output of `dist/xtask sanitize --canaries-only`,
+//! results/sanitize/canaries.log). Its clean closing lines are the H200's
 //! (results/sanitize/sanitize.log).
 
 use std::os::unix::fs::PermissionsExt;
@@ -13,7 +15,12 @@ use std::process::{Command, Output};
 
 const FAKE_LAB: &str = r#"#!/bin/bash
 case "$1" in
-  canary) echo "canary: $2 ran";;
+  canary)
+    case "$2" in
+      memcheck) k=canary_oob_write;; racecheck) k=canary_shared_race;;
+      synccheck) k=canary_warp_sync_mask;; initcheck) k=canary_uninit_read;;
+    esac
+    echo "canary: $k ran; it is wrong on purpose, for compute-sanitizer to flag";;
   run)
     if [ "$2" = "--list" ]; then
       printf 'groups: all, reductions, transposes\nkernels (PTX entry in brackets):\n  bump  [bump]  the launch-gap kernel\n'
@@ -24,8 +31,9 @@ case "$1" in
 esac
 "#;
 
-/// `compute-sanitizer --tool T ... LAB ARGS...`: runs LAB, then reports. A canary is flagged
-/// unless its tool is `$FAKE_CLEAN_TOOL`; everything else is clean.
+/// `compute-sanitizer --tool T ... LAB ARGS...`: runs LAB and reports. A canary is flagged
+/// unless its tool is `$FAKE_CLEAN_TOOL`; everything else is clean. Flagged, memcheck stops
+/// the canary's kernel, so the lab reports a failed launch instead of its `ran` line.
 const FAKE_SANITIZER: &str = r#"#!/bin/bash
 tool=""
 while [ $# -gt 0 ]; do
@@ -38,38 +46,70 @@ while [ $# -gt 0 ]; do
 done
 echo "$tool $*" >> "$FAKE_LOG"
 echo "========= COMPUTE-SANITIZER"
-"$@"
 flagged=0
 [ "$2" = "canary" ] && [ "$tool" != "$FAKE_CLEAN_TOOL" ] && flagged=1
 case "$tool:$flagged" in
   memcheck:1)
-    echo "========= Invalid __global__ write of size 4 bytes"
-    echo "=========     at canary_oob_write+0x90 in canary.rs:17"
-    echo "=========     by thread (232,0,0) in block (3,0,0)"
-    echo "========="
-    echo "========= LEAK SUMMARY: 0 bytes leaked in 0 allocations"
-    echo "========= ERROR SUMMARY: 1 error"; exit 86;;
+    cat <<'END'
+========= Invalid __global__ write of size 4 bytes
+=========     at canary_oob_write+0xb0 in canary.rs:18
+=========     by thread (232,0,0) in block (3,0,0)
+=========     Access to 0x7f6d0ca00fa0 is out of bounds
+=========     and is 1 bytes after the nearest allocation at 0x7f6d0ca00000 of size 4,000 bytes
+=========     Saved host backtrace up to driver entry point at kernel launch time
+========= 
+========= Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to "unspecified launch failure" on CUDA API call to cuStreamSynchronize.
+=========     Saved host backtrace up to driver entry point at error
+========= 
+========= Leaked 4,000 bytes at 0x7f6d0ca00000
+=========     Saved host backtrace up to driver entry point at allocation time
+========= 
+========= Target application returned an error
+========= LEAK SUMMARY: 4000 bytes leaked in 1 allocations
+========= ERROR SUMMARY: 9 errors
+END
+    echo 'error: running canary_oob_write failed: "unspecified launch failure": "unspecified launch failure"' >&2
+    exit 86;;
   racecheck:1)
-    echo "========= Error: Race reported between Write access at canary_shared_race+0x60 in canary.rs:35"
-    echo "=========     and Read access at canary_shared_race+0x70 in canary.rs:36 [248 hazards]"
-    echo "========="
+    cat <<'END'
+========= Error: Race reported between Write access at _RINvNtCslsCp9HRKB6n_4core3ptr14write_volatilemECsaAv7U5Jpq7c_11gpu_kernels+0x60 in mod.rs:2269
+=========     and Write access at _RINvNtCslsCp9HRKB6n_4core3ptr14write_volatilemECsaAv7U5Jpq7c_11gpu_kernels+0x60 in mod.rs:2269 [63 hazards]
+=========     and Read access at _RINvNtCslsCp9HRKB6n_4core3ptr13read_volatilemECsaAv7U5Jpq7c_11gpu_kernels+0x80 in mod.rs:2163 [4 hazards]
+========= 
+END
+    "$@"
     echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 86;;
   synccheck:1)
-    echo "========= Barrier error detected. Divergent thread(s) in block"
-    echo "=========     at canary_divergent_barrier+0x40 in canary.rs:47"
-    echo "========="
+    cat <<'END'
+========= Barrier error detected. Invalid arguments
+=========     at canary_warp_sync_mask+0x50 in llvm.rs:201
+=========     by thread (16,0,0) in block (0,0,0)
+========= 
+END
+    "$@"
     echo "========= ERROR SUMMARY: 1 error"; exit 86;;
   initcheck:1)
-    echo "========= Uninitialized __global__ memory read of size 4 bytes"
-    echo "=========     at canary_uninit_read+0x100 in canary.rs:63"
-    echo "========="
-    echo "========= ERROR SUMMARY: 256 errors"; exit 86;;
+    cat <<'END'
+========= Uninitialized __global__ memory read of size 4 bytes
+=========     at canary_uninit_read+0x2b0 in canary.rs:66
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Address 0x7f6f96a00000
+=========     Saved host backtrace up to driver entry point at kernel launch time
+========= 
+END
+    "$@"
+    echo "========= ERROR SUMMARY: 256 errors"
+    echo "========= ERROR SUMMARY: 236 errors were not printed. Use --print-limit option to adjust the number of printed errors"
+    exit 86;;
   memcheck:0)
+    "$@"
     echo "========= LEAK SUMMARY: 0 bytes leaked in 0 allocations"
     echo "========= ERROR SUMMARY: 0 errors";;
   racecheck:0)
+    "$@"
     echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)";;
   *)
+    "$@"
     echo "========= ERROR SUMMARY: 0 errors";;
 esac
 "#;
@@ -136,9 +176,9 @@ fn stderr(o: &Output) -> String {
 }
 
 const FLAGGED: [&str; 4] = [
-    "canary memcheck: flagged (1 error) — expected (canary_oob_write: Invalid __global__ write of size 4 bytes)",
-    "canary racecheck: flagged (1 error) — expected (canary_shared_race: Error: Race reported between Write access at canary_shared_race+0x60 in canary.rs:35)",
-    "canary synccheck: flagged (1 error) — expected (canary_divergent_barrier: Barrier error detected. Divergent thread(s) in block)",
+    "canary memcheck: flagged (9 errors) — expected (canary_oob_write: Invalid __global__ write of size 4 bytes)",
+    "canary racecheck: flagged (1 error) — expected (canary_shared_race: Error: Race reported between Write access)",
+    "canary synccheck: flagged (1 error) — expected (canary_warp_sync_mask: Barrier error detected. Invalid arguments)",
     "canary initcheck: flagged (256 errors) — expected (canary_uninit_read: Uninitialized __global__ memory read of size 4 bytes)",
 ];
 

@@ -1,0 +1,28 @@
+//! The kernel catalogue, and every name the lab's crates share.
+//!
+//! `host` (the `lab` binary, which launches kernels) and `xtask` (the front end, which runs
+//! `lab`, ncu, nsys and the compilers) both read this crate, so a kernel, a compiler or a file
+//! name is written down once:
+//!
+//! - [`kernels`]: every kernel's name, family, element types, the compilers that carry it, and
+//!   how it is launched; the one selection rule for `--kernel`.
+//! - [`Backend`], [`Which`], [`Dtype`], [`Format`]: the compilers, element types and output
+//!   formats, with the names every table and flag uses.
+//! - [`nvtx`]: the NVTX domain and ranges `lab` emits and the profilers filter on.
+//! - [`ptx`]: where `cargo xtask ptx` writes each compiler's PTX.
+//! - [`launch`]: the launch constants the kernels are compiled with (the same file the kernel
+//!   crate compiles).
+
+pub mod kernels;
+pub mod names;
+pub mod nvtx;
+pub mod ptx;
+
+/// The kernels' launch constants: the kernel crate's own file, compiled here too. The kernel
+/// crate is also built by a 2021 toolchain whose cargo cannot read this crate's manifest, so
+/// the file is shared by path rather than through a dependency.
+#[path = "../../gpu-kernels/src/launch.rs"]
+pub mod launch;
+
+pub use kernels::{Family, KERNELS, Kernel, Shape, select};
+pub use names::{Backend, Dtype, Format, Which};

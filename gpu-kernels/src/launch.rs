@@ -1,0 +1,48 @@
+//! Launch constants the kernels are compiled with. One file, three readers: this crate, the
+//! host-side catalogue (`catalog`, which compiles this file too), and the CUDA C++ twins
+//! (`cargo xtask ptx` passes each constant to nvcc as `-D LAB_<MODULE>_<NAME>=<value>`). So
+//! this file holds nothing but `pub const` items of integer types in `pub mod`s.
+
+/// The reductions (`reduce.rs`).
+pub mod reduce {
+    /// Threads per block, fixed at compile time so every tree loop unrolls completely.
+    pub const BLOCK: u32 = 256;
+    /// Warps per block.
+    pub const WARPS: u32 = BLOCK / 32;
+    /// Values each v4 and v5 thread adds privately before the tree.
+    pub const COARSEN: u32 = 8;
+    /// Independent 16-byte loads each v7 thread has in flight per loop trip (64 bytes).
+    pub const V7_UNROLL: u64 = 4;
+}
+
+/// The transposes (`transpose.rs`).
+pub mod transpose {
+    /// Tile edge of the 32×32 tiles, and the block's x extent.
+    pub const TILE: u32 = 32;
+    /// Rows each thread of a 32×8 block copies per tile pass: the block's y extent.
+    pub const ROWS_PER_PASS: u32 = 8;
+    /// transpose_v4's tile edge.
+    pub const V4_TILE: u32 = 64;
+    /// transpose_v4's threads per block.
+    pub const V4_THREADS: u32 = 256;
+}
+
+/// The ceiling kernels (`stream.rs`).
+pub mod stream {
+    /// Threads per block of the read and copy streams.
+    pub const BLOCK: u32 = 256;
+    /// Independent 16-byte loads per thread per loop trip.
+    pub const UNROLL: u64 = 4;
+    /// Threads per block of the FMA peak kernel.
+    pub const FMA_BLOCK: u32 = 256;
+    /// Independent FMA chains per thread.
+    pub const FMA_CHAINS: u32 = 8;
+    /// Chain steps per loop trip.
+    pub const FMA_UNROLL: u32 = 16;
+}
+
+/// The launch-gap demo kernel (`bump.rs`).
+pub mod bump {
+    /// Threads per block.
+    pub const BLOCK: u32 = 256;
+}

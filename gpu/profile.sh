@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5 on the GPU machine (H200): runs the profiling subcommands and captures what the
+# On the GPU machine (H200): runs the profiling subcommands and captures what the
 # tests need (ncu raw CSV pages, nsys stats CSVs) plus the outputs to commit.
 #
 # Run from the repository root, with dist/ holding lab and xtask (`cargo xtask dist`):
@@ -120,7 +120,7 @@ for step in $steps; do
         # The chapter's kernels as nvcc compiles them, beside ncu-table's Rust rows.
         ncu-table-nvcc) ncu_step ncu-table-nvcc ncu-table --backend nvcc ;;
         # What stops the best reduction at 2^28: DRAM bytes and throughput of v7 and CUB.
-        profile-2p28) ncu_step profile-2p28 profile --kernel reduce_v7,cub --size 268435456 --backend llvm ;;
+        profile-2p28) ncu_step profile-2p28 profile --kernel v7,cub --size 268435456 --backend llvm ;;
         # The progress line as a terminal shows it (script(1) gives xtask a pty).
         progress-pty)
             run progress-pty script -qefc "dist/xtask profile --kernel reduce_v3,reduce_v6 --backend llvm --output $res/pty" "$res/progress-pty.typescript" || failed+=(progress-pty)

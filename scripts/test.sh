@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The test command: build the three PTX sets (llvm, nvvm, nvcc), then every test of the workspace. On a machine
-# without a GPU the GPU tests print "skipped: no CUDA device" and pass; on a GPU machine they
-# run (see README: `dist/` for machines without cargo).
+# The test command: build the PTX sets (llvm, nvvm, nvcc and the canaries'), check formatting and
+# clippy, then run every test of the workspace. On a machine without a GPU the GPU tests print
+# "skipped: no CUDA device" and pass; on a GPU machine they run (see README: `dist/` for
+# machines without cargo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ -d .tools/cuda13 ]] || { echo "error: tools missing: run scripts/setup.sh first" >&2; exit 1; }
@@ -22,7 +23,12 @@ cargo fmt --all --check
 (cd gpu-kernels && cargo fmt --check)
 step "cargo clippy"
 cargo clippy --workspace --release --all-targets --quiet -- -D warnings
-(cd gpu-kernels && RUSTFLAGS="-C target-cpu=sm_90" CARGO_TARGET_DIR=../target/kernels-clippy \
-    cargo clippy --quiet --release --target nvptx64-nvidia-cuda -Z build-std=core -- -D warnings)
+# The kernels for rustc's NVPTX backend: the lab's, then the sanitizer's canaries.
+kernel_clippy() {
+    (cd gpu-kernels && RUSTFLAGS="-C target-cpu=sm_90" CARGO_TARGET_DIR=../target/kernels-clippy \
+        cargo clippy --quiet --release --target nvptx64-nvidia-cuda -Z build-std=core "$@" -- -D warnings)
+}
+kernel_clippy
+kernel_clippy --features canaries
 step "cargo test"
 cargo test --workspace --release -- --show-output

@@ -10,13 +10,17 @@
 //!   formats, with the names every table and flag uses.
 //! - [`nvtx`]: the NVTX domain and ranges `lab` emits and the profilers filter on.
 //! - [`ptx`]: where `cargo xtask ptx` writes each compiler's PTX.
+//! - [`records`]: the plan, manifest and results records `lab` writes and `xtask` reads.
 //! - [`launch`]: the launch constants the kernels are compiled with (the same file the kernel
 //!   crate compiles).
+//! - [`cdefs`]: the launch constants as nvcc `-D` flags, for the CUDA C++ twins.
 
+pub mod cdefs;
 pub mod kernels;
 pub mod names;
 pub mod nvtx;
 pub mod ptx;
+pub mod records;
 
 /// The kernels' launch constants: the kernel crate's own file, compiled here too. The kernel
 /// crate is also built by a 2021 toolchain whose cargo cannot read this crate's manifest, so

@@ -7,24 +7,34 @@
 // `extern __shared__`, `__syncthreads()`, `atomicAdd`, `__shfl_down_sync`, `float4` loads through
 // a cast pointer — and no tricks the Rust versions do not also use (no `__restrict__`, no
 // `__ldg`, no `#pragma unroll` beyond what the Rust loops get from constant trip counts).
-// Only the issue-7 kernels (reduce_v7, transpose_v4) have no C++ twin: they are the Rust
-// side's attempt to beat CUB, not chapter material.
+// The kernels beyond the chapter (the Rust side's attempts at CUB and the device-to-device copy)
+// have no C++ twin.
 //
 // Integer sums wrap like Rust's `wrapping_add` (added as unsigned: signed overflow is
 // undefined in C++, and the tests check the wrap).
 
 #include <cstdint>
 
+// The launch constants come from gpu-kernels/src/launch.rs, the Rust kernels' own file:
+// `cargo xtask ptx` and `cargo xtask dist` pass each as -DLAB_<MODULE>_<NAME>=<value>
+// (catalog::cdefs), so the two sides cannot drift apart.
+#if !defined(LAB_REDUCE_BLOCK) || !defined(LAB_REDUCE_WARPS) || !defined(LAB_REDUCE_COARSEN) || \
+    !defined(LAB_TRANSPOSE_TILE) || !defined(LAB_TRANSPOSE_ROWS_PER_PASS) ||                  \
+    !defined(LAB_STREAM_UNROLL) || !defined(LAB_STREAM_FMA_CHAINS) ||                         \
+    !defined(LAB_STREAM_FMA_UNROLL)
+#error "launch constants missing: build through `cargo xtask ptx` (or pass the -DLAB_* flags of catalog::cdefs::nvcc_defines)"
+#endif
+
 namespace chapter {
 
-constexpr unsigned BLOCK = 256;           // reduce::BLOCK
-constexpr unsigned WARPS = BLOCK / 32;    // reduce::WARPS
-constexpr unsigned COARSEN = 8;           // reduce::COARSEN
-constexpr unsigned TILE = 32;             // transpose::TILE
-constexpr unsigned ROWS_PER_PASS = 8;     // transpose::ROWS_PER_PASS
-constexpr std::uint64_t UNROLL = 4;       // stream::UNROLL
-constexpr unsigned FMA_CHAINS = 8;        // stream::FMA_CHAINS
-constexpr unsigned FMA_UNROLL = 16;       // stream::FMA_UNROLL
+constexpr unsigned BLOCK = LAB_REDUCE_BLOCK;
+constexpr unsigned WARPS = LAB_REDUCE_WARPS;
+constexpr unsigned COARSEN = LAB_REDUCE_COARSEN;
+constexpr unsigned TILE = LAB_TRANSPOSE_TILE;
+constexpr unsigned ROWS_PER_PASS = LAB_TRANSPOSE_ROWS_PER_PASS;
+constexpr std::uint64_t UNROLL = LAB_STREAM_UNROLL;
+constexpr unsigned FMA_CHAINS = LAB_STREAM_FMA_CHAINS;
+constexpr unsigned FMA_UNROLL = LAB_STREAM_FMA_UNROLL;
 
 __device__ __forceinline__ float plus(float a, float b) { return a + b; }
 __device__ __forceinline__ int plus(int a, int b) {

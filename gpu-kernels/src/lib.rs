@@ -30,6 +30,7 @@ compile_error!("the canaries build with rustc's NVPTX backend only: drop feature
 
 #[macro_use]
 pub mod device;
+pub mod launch;
 // Feature `canaries` builds the sanitizer's deliberately wrong kernels instead of the lab's,
 // so the two never share a PTX.
 #[cfg(not(feature = "canaries"))]

@@ -1,4 +1,5 @@
-//! The reduction sequence v1..v6 (PMPP ch. 10; Harris 2007; the chapter's section 6).
+//! The reduction sequence v1..v6 (PMPP ch. 10; Harris 2007; the chapter's section 6), and v7
+//! beyond the chapter.
 //!
 //! Every version sums `n` elements of `input` and adds its block's partial sum to `*out` with
 //! one atomic per block, so the host zeroes `*out` before the launch. Each version changes one
@@ -17,13 +18,7 @@
 //! (`BLOCK × COARSEN`); v6 one wave (blocks per SM from the occupancy API × SM count).
 
 use crate::device::*;
-
-/// Threads per block, fixed at compile time so every tree loop unrolls completely.
-pub const BLOCK: u32 = 256;
-/// Warps per block.
-pub const WARPS: u32 = BLOCK / 32;
-/// Values each v4 and v5 thread adds privately before the tree.
-pub const COARSEN: u32 = 8;
+pub use crate::launch::reduce::*;
 
 /// What a reduction needs of its element type.
 pub trait Elem: Copy {
@@ -343,10 +338,7 @@ reduce_entries! {
     reduce_v7_i32 = reduce_v7::<i32>;
 }
 
-// ---- Beyond the chapter (issue 7): v7, aimed at CUB's `DeviceReduce::Sum`. ----
-
-/// Independent 16-byte loads each v7 thread has in flight per loop trip (64 bytes).
-pub const V7_UNROLL: u64 = 4;
+// ---- Beyond the chapter: v7, aimed at CUB's `DeviceReduce::Sum`. ----
 
 /// What v7 needs beyond [`Elem`]: the sum over the warp in one call, by the fastest means the
 /// type allows.

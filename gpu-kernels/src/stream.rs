@@ -9,11 +9,7 @@
 //! load; the host passes a value no realistic input folds to, and nothing is written).
 
 use crate::device::*;
-
-/// Threads per block of the stream kernel.
-pub const BLOCK: u32 = 256;
-/// Independent 16-byte loads each thread has in flight per loop trip.
-pub const UNROLL: u64 = 4;
+pub use crate::launch::stream::*;
 
 /// XOR of the four words of one 16-byte group.
 #[inline(always)]
@@ -112,15 +108,6 @@ kernel! {
 
 // ---------------------------------------------------------------------------------------------
 // The compute ceiling: FP32 fused multiply-adds, as fast as the SMs can issue them.
-
-/// Threads per block of the FMA peak kernel.
-pub const FMA_BLOCK: u32 = 256;
-/// Independent FMA chains per thread: enough to cover the FMA latency (about 4 cycles) even
-/// with few warps per scheduler, so the pipes, not the dependencies, set the pace.
-pub const FMA_CHAINS: u32 = 8;
-/// Steps of every chain per trip of the outer loop (unrolled: 8 × 16 = 128 FMAs per trip, so
-/// the loop's counter, compare and branch are ~2% of the issued instructions).
-pub const FMA_UNROLL: u32 = 16;
 
 /// One step of every chain: `x = x · a + b`, eight independent `fma.rn.f32`.
 #[inline(always)]

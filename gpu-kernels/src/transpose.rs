@@ -1,6 +1,7 @@
 //! Matrix transposes, f32, row-major: `output[c][r] = input[r][c]` for a `rows × cols` input.
 //!
-//! All three use the same launch, so only their memory pattern differs:
+//! The chapter's three (naive, tiled, padded) use the same launch, so only their memory pattern
+//! differs; v4, beyond the chapter, has its own (see its entry point).
 //!
 //! # Launch
 //! Block `(TILE, ROWS_PER_PASS)` = (32, 8); grid `(ceil(cols / 32), ceil(rows / 32))`; each
@@ -11,11 +12,8 @@
 //! Parameters: `input` device pointer `[rows][cols]`, `output` device pointer `[cols][rows]`.
 
 use crate::device::*;
+pub use crate::launch::transpose::*;
 
-/// Tile edge, in elements.
-pub const TILE: u32 = 32;
-/// Tile rows a block moves per pass (block height).
-pub const ROWS_PER_PASS: u32 = 8;
 /// Shared-memory row length of the tiled (unpadded) transpose, in f32.
 pub const PITCH_TILED: u32 = TILE;
 /// Shared-memory row length of the padded transpose: one extra word shifts each row one bank.
@@ -94,12 +92,7 @@ kernel! {
     }
 }
 
-// ---- Beyond the chapter (issue 7): transpose_v4, aimed at the D2D copy. ----
-
-/// v4 tile edge, in elements: a 64×64 f32 tile (16 KiB of shared memory).
-pub const V4_TILE: u32 = 64;
-/// v4 threads per block (one dimension): each thread moves 16 elements as four 16-byte groups.
-pub const V4_THREADS: u32 = 256;
+// ---- Beyond the chapter: v4, aimed at the device-to-device copy. ----
 
 /// Where tile element (row `r`, column `c`) lives in v4's shared memory: unpadded rows of 64
 /// floats, the column XOR-ed with `r & 28` (bits 2..4 of the row). The XOR moves whole 4-float

@@ -8,14 +8,8 @@
 //! the compiled xtask binary with the host binary `lab` beside it, so they run on a machine
 //! without cargo.
 
-mod commands;
-mod nvvm;
-mod plot;
-mod profiler;
-mod ptxcheck;
-mod util;
-
 use clap::{Parser, Subcommand};
+use xtask::commands;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about, long_about = None, disable_help_subcommand = true)]

@@ -6,7 +6,6 @@
 //! wrapper), libnvvm 11.8, and the vendored crates that cargo 1.58 reads offline through its own
 //! `CARGO_HOME`. See `nvvm/README.md`.
 
-use crate::util;
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,7 +52,7 @@ pub fn build(root: &Path) -> Result<PathBuf> {
         // LLVM 9's headers warn a lot under g++ 12 while the codegen's C++ shim compiles.
         .env("CXXFLAGS", "-w");
     eprintln!("rust-cuda (rustc_codegen_nvvm, {TOOLCHAIN}): gpu-kernels --features nvvm");
-    util::run(&mut cmd)?;
+    crate::process::run(&mut cmd)?;
     if !out.is_file() {
         bail!(
             "the nvvm build reported success but wrote no '{}'",

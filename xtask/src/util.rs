@@ -18,21 +18,6 @@ pub fn root() -> PathBuf {
     }
 }
 
-/// Runs `cmd`, echoing it first; fails with the command line and exit status.
-pub fn run(cmd: &mut Command) -> Result<()> {
-    eprintln!("+ {}", show(cmd));
-    let status = cmd
-        .status()
-        .with_context(|| format!("could not start '{}'", show(cmd)))?;
-    if !status.success() {
-        bail!("'{}' failed ({status})", show(cmd));
-    }
-    Ok(())
-}
-
-/// A command line as a user would type it (arguments with spaces quoted).
-pub use crate::profiler::tools::show;
-
 /// The commit what runs was built from: a `dist/` binary's own (its `MANIFEST.txt`, even inside
 /// a checkout, whose HEAD may differ from what was built), else `git rev-parse --short HEAD`
 /// with `-dirty` when the tree has changes; "unknown" outside git.
@@ -91,36 +76,6 @@ pub fn cuda_tool(name: &str) -> Result<PathBuf> {
         .ok_or_else(|| anyhow::anyhow!("'{name}' not found (looked in .tools/cuda13/bin, $CUDA_PATH/bin, PATH): run scripts/setup.sh"))
 }
 
-/// What a finished child process printed.
-pub struct Captured {
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// Runs `cmd`, echoing it to stderr first, and returns its output; fails with the command
-/// line, the exit status and the tail of its stderr.
-pub fn capture(cmd: &mut Command) -> Result<Captured> {
-    eprintln!("+ {}", show(cmd));
-    let out = cmd
-        .output()
-        .with_context(|| format!("could not start '{}'", show(cmd)))?;
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    if !out.status.success() {
-        let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        bail!(
-            "'{}' failed ({})\n{}",
-            show(cmd),
-            out.status,
-            tail.join("\n")
-        );
-    }
-    Ok(Captured {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr,
-    })
-}
-
 /// A tool's version as its `--version` reports it: the line naming the release
 /// (`Cuda compilation tools, release 13.0, V13.0.88`), else the build line, else "unknown".
 pub fn tool_version(tool: &Path) -> String {
@@ -138,17 +93,6 @@ pub fn tool_version(tool: &Path) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// Output format shared by every subcommand's `--format`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Fixed-width text for a terminal
-    Table,
-    /// JSON (each document carries a `schema_version`)
-    Json,
-    /// CSV with a header row
-    Csv,
-}
-
 /// The `lab` binary: `explicit` (`--lab PATH`), else the one beside this executable. Under
 /// `cargo xtask` in a source tree (cargo sets `CARGO`) it is rebuilt first so it is never
 /// stale; from a copied `dist/` it is used as it is.
@@ -158,7 +102,7 @@ pub fn lab_binary(explicit: Option<&Path>) -> Result<PathBuf> {
         && let Some(cargo) = std::env::var_os("CARGO")
         && root.join("Cargo.toml").exists()
     {
-        run(Command::new(cargo).current_dir(&root).args([
+        crate::process::run(Command::new(cargo).current_dir(&root).args([
             "build",
             "--release",
             "--quiet",

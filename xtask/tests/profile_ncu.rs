@@ -10,17 +10,13 @@
 //! `synthetic-*` page for the edges the real capture lacks. The tests assert facts read off
 //! the capture, so a new capture that changes them fails here first.
 
-#[allow(dead_code)]
-#[path = "../src/profiler/mod.rs"]
-mod profiler;
-
-use profiler::capture;
-use profiler::diagnose::{self, RULES};
-use profiler::metrics::{self as m, Row};
-use profiler::ncu_csv::{self, Profiled, Value};
-use profiler::predict::{self, Check, Expect, Status, Tol};
-use profiler::report::{self, TableReport};
 use std::path::{Path, PathBuf};
+use xtask::profiler::capture;
+use xtask::profiler::diagnose::{self, RULES};
+use xtask::profiler::metrics::{self as m, Row};
+use xtask::profiler::ncu_csv::{self, Profiled, Value};
+use xtask::profiler::predict::{self, Check, Expect, Status, Tol};
+use xtask::profiler::report::{self, TableReport};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ncu")

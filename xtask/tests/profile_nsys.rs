@@ -7,12 +7,8 @@
 //! `nsys-bench_<report>.csv`, and `synthetic-nsys-empty_nvtx_sum.csv` (a report nsys skips,
 //! which the real capture does not contain).
 
-#[allow(dead_code)]
-#[path = "../src/profiler/mod.rs"]
-mod profiler;
-
-use profiler::nsys_csv::{self, REPORTS, StatsTable};
 use std::path::{Path, PathBuf};
+use xtask::profiler::nsys_csv::{self, REPORTS, StatsTable};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nsys")

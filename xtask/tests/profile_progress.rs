@@ -1,16 +1,12 @@
-//! Progress of ncu and nsys while they run (`profiler::progress`, `tools::run_tee`): the
+//! Progress of ncu and nsys while they run (`profiler::progress`, `process::run_tee`): the
 //! parser on the real H200 console logs (`results/profile/*.log`: ncu's replay progress,
 //! nsys's `\r`-separated report chunks), the byte splitter against `BufRead::lines`, and
 //! `run_tee` on a small script that prints like they do. The bar itself: `progress.rs`'s tests.
 
-#[allow(dead_code)]
-#[path = "../src/profiler/mod.rs"]
-mod profiler;
-
-use profiler::progress::{Piece, Progress, Splitter, parse};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use xtask::profiler::progress::{Piece, Progress, Splitter, parse};
 
 fn logs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/profile")
@@ -374,7 +370,7 @@ fn sh(script: &str) -> Command {
 #[test]
 fn run_tee_returns_the_same_lines() {
     let script = r#"printf "==PROF== Profiling \"k\" - 0: 0%%...."; sleep 0.1; printf "50%%....100%% - 3 passes\n"; printf "[1/1] [=10%%  ] x[1/1] [==50%%  ] x\n" >&2"#;
-    let (status, text) = profiler::tools::run_tee(&mut sh(script)).unwrap();
+    let (status, text) = xtask::process::run_tee(&mut sh(script)).unwrap();
     assert!(status.success());
     assert_eq!(
         text,
@@ -385,7 +381,7 @@ fn run_tee_returns_the_same_lines() {
 
     // nsys's `\r`s, CRLF, a blank line, a last line without a newline, a failing exit.
     let script = r#"printf 'a\r\nb\rc\n\n\r[1/1] [=5%%] r'; sleep 0.1; printf '\r[1/1] [=9%%] r\n'; printf 'err\r\ntail\r' >&2; printf 'out tail'; exit 3"#;
-    let (status, text) = profiler::tools::run_tee(&mut sh(script)).unwrap();
+    let (status, text) = xtask::process::run_tee(&mut sh(script)).unwrap();
     assert_eq!(status.code(), Some(3));
     assert_eq!(
         text,

@@ -112,8 +112,8 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe { asm!("trap;", options(noreturn)) }
 }
 
-// ---- Issue 7 (reduce_v7, transpose_v4): read-only loads with cache hints, `redux.sync`. ----
-// The same four functions, with the same signatures, are in `nvvm.rs`.
+// ---- Non-coherent 16-byte loads, unsplit 16-byte stores, `redux.sync`. ----
+// The same three functions, with the same signatures, are in `nvvm.rs`.
 
 /// One 16-byte read-only load that does not allocate in L1:
 /// `ld.global.nc.L1::no_allocate.v4.b32` (the non-coherent path: the data must not be written
@@ -170,7 +170,7 @@ pub unsafe fn store4<T: Copy>(p: *mut Vec4<T>, v: Vec4<T>) {
          options(nostack));
 }
 
-// ---- Issue 9 (the roofline's compute roof, `stream::fma_peak_f32`). ----
+// ---- The roofline's compute roof (`stream::fma_peak_f32`). ----
 // The same function, with the same signature, is in `nvvm.rs`.
 
 /// `fma.rn.f32`: `a · b + c` with one rounding. Written out because neither compiler is

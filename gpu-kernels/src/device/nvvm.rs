@@ -133,8 +133,8 @@ macro_rules! kernel {
     };
 }
 
-// ---- Issue 7 (reduce_v7, transpose_v4): read-only loads with cache hints, `redux.sync`. ----
-// The same four functions, with the same signatures, are in `llvm.rs`. libnvvm has no way to
+// ---- Non-coherent 16-byte loads, unsplit 16-byte stores, `redux.sync`. ----
+// The same three functions, with the same signatures, are in `llvm.rs`. libnvvm has no way to
 // ask for these qualifiers from a plain load, so they are inline `asm!` here as well.
 
 /// One 16-byte read-only load that does not allocate in L1:
@@ -192,7 +192,7 @@ pub unsafe fn store4<T: Copy>(p: *mut Vec4<T>, v: Vec4<T>) {
          options(nostack));
 }
 
-// ---- Issue 9 (the roofline's compute roof, `stream::fma_peak_f32`). ----
+// ---- The roofline's compute roof (`stream::fma_peak_f32`). ----
 // The same function, with the same signature, is in `llvm.rs`.
 
 /// `fma.rn.f32`: `a · b + c` with one rounding. Written out because neither compiler is

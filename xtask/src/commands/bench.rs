@@ -49,7 +49,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<()> {
         cmd.arg("--out").arg(&out);
     }
     let started = std::time::SystemTime::now();
-    util::run(&mut cmd)?;
+    crate::process::run(&mut cmd)?;
     if help {
         print!("{OWN_FLAGS_HELP}");
         return Ok(());

@@ -20,7 +20,7 @@ pub fn run(args: &Args) -> Result<()> {
     let out = root.join(&args.out);
     // Fresh PTX first: the host embeds it, and a stale one is a build error.
     super::ptx::build_all(&root)?;
-    util::run(Command::new("cargo").current_dir(&root).args([
+    crate::process::run(Command::new("cargo").current_dir(&root).args([
         "build",
         "--release",
         "-p",
@@ -64,9 +64,11 @@ fn build_harness(root: &Path, dest: &Path) -> Result<()> {
         .and_then(Path::parent)
         .map(|cuda| cuda.join("lib"))
         .context("nvcc has no parent folder")?;
-    util::run(
+    crate::process::run(
         Command::new(nvcc)
-            .args(["-O3", "-std=c++17", "-arch=sm_90", "-lineinfo", "-L"])
+            .args(["-O3", "-std=c++17", "-arch=sm_90", "-lineinfo"])
+            .args(catalog::cdefs::nvcc_defines())
+            .arg("-L")
             .arg(lib)
             .arg("-o")
             .arg(dest)

@@ -23,8 +23,8 @@ pub struct Entry {
 #[derive(clap::Args)]
 pub struct Args {
     /// Output format
-    #[arg(long, value_enum, default_value_t = util::Format::Table)]
-    format: util::Format,
+    #[arg(long, value_enum, default_value_t = catalog::Format::Table)]
+    format: catalog::Format,
     /// Only rows whose kernel contains this text
     #[arg(long)]
     kernel: Option<String>,
@@ -92,18 +92,18 @@ pub fn run(args: &Args) -> Result<()> {
         })
         .collect();
     match args.format {
-        util::Format::Json => {
+        catalog::Format::Json => {
             let doc = serde_json::json!({ "schema_version": SCHEMA_VERSION, "entries": rows });
             println!("{}", serde_json::to_string_pretty(&doc)?)
         }
-        util::Format::Csv => {
+        catalog::Format::Csv => {
             let mut w = csv::Writer::from_writer(std::io::stdout());
             for e in &rows {
                 w.serialize(e)?;
             }
             w.flush()?;
         }
-        util::Format::Table => {
+        catalog::Format::Table => {
             if rows.is_empty() {
                 println!(
                     "the experiment log {} is empty: add rows with `--record \"change; hypothesis\"` on bench or profile",

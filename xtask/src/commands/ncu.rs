@@ -11,10 +11,11 @@ use crate::profiler::report::TableReport;
 use crate::profiler::tools::{self, NCU};
 use crate::util;
 use anyhow::{Result, bail};
+use catalog::Which;
 use std::path::{Path, PathBuf};
 
 /// What to print on stdout (every format is also written to the output folder).
-pub use crate::util::Format;
+pub use catalog::Format;
 
 /// ncu's `--clock-control`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -34,19 +35,6 @@ pub enum CacheControl {
     All,
     /// Keep what the previous pass left in the caches
     None,
-}
-
-/// Which compiler's kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Which {
-    Llvm,
-    Nvvm,
-    /// The CUDA C++ twins of the chapter's kernels, compiled by nvcc
-    Nvcc,
-    /// Both Rust compilers
-    Both,
-    /// Both Rust compilers and nvcc
-    All,
 }
 
 fn value_name<T: clap::ValueEnum>(v: T) -> String {
@@ -130,9 +118,9 @@ impl NcuOptions {
         let mut size_args = size_args;
         size_args.extend(["--placement".to_string(), placement.to_string()]);
         let lab = util::lab_binary(self.lab.as_deref())?;
-        let plan = capture::plan(&lab, kernels, &value_name(self.backend), &size_args)?;
+        let plan = capture::plan(&lab, kernels, self.backend.name(), &size_args)?;
         let ncu = NCU.find()?;
-        let version = tools::output(std::process::Command::new(&ncu).arg("--version"))
+        let version = crate::process::output(std::process::Command::new(&ncu).arg("--version"))
             .ok()
             .and_then(|v| {
                 v.lines()

@@ -153,8 +153,8 @@ fn trace(nsys: &Path, lab: &Path, dir: &Path, name: &str, lab_args: &str) -> Res
     .arg(&stem_tmp)
     .arg(lab)
     .args(lab_args.split_whitespace());
-    let (status, console) = tools::run_tee(&mut cmd)?;
-    let logged = format!("+ {}\n{console}", tools::show(&cmd));
+    let (status, console) = crate::process::run_tee(&mut cmd)?;
+    let logged = format!("+ {}\n{console}", crate::process::show(&cmd));
     tools::write_atomic(&dir.join(format!("{name}.nsys.log")), logged.as_bytes())?;
     if let Some(problem) = tools::known_problem("nsys", &console) {
         bail!("{problem}");
@@ -178,7 +178,7 @@ fn trace(nsys: &Path, lab: &Path, dir: &Path, name: &str, lab_args: &str) -> Res
         .args(["--force-export=true", "--force-overwrite=true", "--output"])
         .arg(&stem_tmp)
         .arg(&rep);
-    let (status, console) = tools::run_tee(&mut stats)?;
+    let (status, console) = crate::process::run_tee(&mut stats)?;
     if let Some(problem) = tools::known_problem("nsys", &console) {
         bail!("{problem}");
     }

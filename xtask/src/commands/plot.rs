@@ -5,7 +5,8 @@
 //! Needs no GPU: only the results file.
 
 use crate::plot::{self, Chart, results::Results};
-use crate::util::{self, Format};
+use crate::util;
+use catalog::Format;
 use anyhow::{Result, bail};
 use std::path::{Path, PathBuf};
 

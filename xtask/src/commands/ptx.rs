@@ -6,6 +6,7 @@
 
 use crate::util;
 use anyhow::{Context, Result};
+use catalog::{Backend, Which};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,14 +16,6 @@ pub struct Args {
     /// twins), or all
     #[arg(long, value_enum, default_value_t = Which::All)]
     backend: Which,
-}
-
-#[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
-enum Which {
-    Llvm,
-    Nvvm,
-    Nvcc,
-    All,
 }
 
 pub fn run(args: &Args) -> Result<()> {
@@ -35,17 +28,18 @@ pub fn build_all(root: &Path) -> Result<()> {
 }
 
 fn build(root: &Path, which: Which) -> Result<()> {
-    if matches!(which, Which::Llvm | Which::All) {
+    let backends = which.backends();
+    if backends.contains(&Backend::Llvm) {
         let ptx = build_llvm(root, false)?;
         eprintln!("llvm PTX: {}", ptx.display());
         let ptx = build_llvm(root, true)?;
         eprintln!("canary PTX: {}", ptx.display());
     }
-    if matches!(which, Which::Nvvm | Which::All) {
+    if backends.contains(&Backend::Nvvm) {
         let ptx = crate::nvvm::build(root)?;
         eprintln!("nvvm PTX: {}", ptx.display());
     }
-    if matches!(which, Which::Nvcc | Which::All) {
+    if backends.contains(&Backend::Nvcc) {
         let ptx = build_nvcc(root)?;
         eprintln!("nvcc PTX: {}", ptx.display());
     }
@@ -53,21 +47,17 @@ fn build(root: &Path, which: Which) -> Result<()> {
 }
 
 /// The CUDA C++ twins of the chapter's kernels, through nvcc 13 with the flags a CUDA user
-/// would pick: `-O3 -arch=sm_90`, and `-lineinfo` like the llvm build's line tables.
+/// would pick: `-O3 -arch=sm_90`, and `-lineinfo` like the llvm build's line tables; the
+/// launch constants as `-D` flags (`catalog::cdefs`).
 fn build_nvcc(root: &Path) -> Result<PathBuf> {
     let dest = ptx_path(root, "nvcc");
     std::fs::create_dir_all(dest.parent().unwrap())?;
     let tmp = dest.with_extension("ptx.tmp");
-    util::run(
+    crate::process::run(
         Command::new(util::cuda_tool("nvcc")?)
-            .args([
-                "-ptx",
-                "-O3",
-                "-std=c++17",
-                "-arch=sm_90",
-                "-lineinfo",
-                "-o",
-            ])
+            .args(["-ptx", "-O3", "-std=c++17", "-arch=sm_90", "-lineinfo"])
+            .args(catalog::cdefs::nvcc_defines())
+            .arg("-o")
             .arg(&tmp)
             .arg(root.join(NVCC_SOURCE)),
     )?;
@@ -100,7 +90,7 @@ fn build_llvm(root: &Path, canaries: bool) -> Result<PathBuf> {
         ("llvm", &[])
     };
     let target_dir = root.join(format!("target/kernels-{set}"));
-    util::run(
+    crate::process::run(
         Command::new("cargo")
             .current_dir(root.join("gpu-kernels"))
             .args([

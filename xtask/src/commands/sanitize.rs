@@ -31,8 +31,8 @@ pub struct Args {
     #[arg(long)]
     lab: Option<PathBuf>,
     /// Output format of the per kernel × tool lines
-    #[arg(long, value_enum, default_value_t = util::Format::Table)]
-    format: util::Format,
+    #[arg(long, value_enum, default_value_t = catalog::Format::Table)]
+    format: catalog::Format,
     /// Run only the canaries (one deliberately wrong kernel per tool, each of which must be
     /// flagged): a quick check of the sanitizer and of this command's reading of it
     #[arg(long)]
@@ -197,14 +197,14 @@ pub fn run(args: &Args) -> Result<()> {
     if args.canaries_only {
         let summary = header + &canary_lines;
         match args.format {
-            util::Format::Table => print!("{summary}"),
-            util::Format::Json => println!(
+            catalog::Format::Table => print!("{summary}"),
+            catalog::Format::Json => println!(
                 "{}",
                 serde_json::to_string_pretty(
                     &serde_json::json!({"schema_version": 1, "canaries": canaries})
                 )?
             ),
-            util::Format::Csv => {
+            catalog::Format::Csv => {
                 let mut w = csv::Writer::from_writer(std::io::stdout());
                 for c in &canaries {
                     w.serialize(c)?;
@@ -263,7 +263,7 @@ pub fn run(args: &Args) -> Result<()> {
     let mut table: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     let mut failures = 0;
     for (tool, label, cmd, outcome) in &results {
-        log += &format!("===== {tool} · {label}\n$ {}\n", tools::show(cmd));
+        log += &format!("===== {tool} · {label}\n$ {}\n", crate::process::show(cmd));
         match outcome {
             Ok((code, text)) => {
                 log += text;
@@ -340,14 +340,14 @@ pub fn run(args: &Args) -> Result<()> {
     }
     summary += &format!("{failures} finding(s)\n");
     match args.format {
-        util::Format::Table => print!("{summary}"),
-        util::Format::Json => println!(
+        catalog::Format::Table => print!("{summary}"),
+        catalog::Format::Json => println!(
             "{}",
             serde_json::to_string_pretty(
                 &serde_json::json!({"schema_version": 1, "findings": failures, "canaries": canaries, "rows": rows})
             )?
         ),
-        util::Format::Csv => {
+        catalog::Format::Csv => {
             let mut w = csv::Writer::from_writer(std::io::stdout());
             for r in &rows {
                 w.serialize(r)?;
@@ -403,7 +403,7 @@ fn run_canaries(
     let mut log = String::new();
     let mut rows = Vec::new();
     for (tool, label, cmd, outcome) in &results {
-        log += &format!("===== {tool} · {label}\n$ {}\n", tools::show(cmd));
+        log += &format!("===== {tool} · {label}\n$ {}\n", crate::process::show(cmd));
         match outcome {
             Ok((_, text)) => log += text,
             Err(e) => {
@@ -582,7 +582,7 @@ pub fn parse_summary(text: &str) -> Option<Summary> {
 
 /// Every single kernel name `lab run --list` knows (groups excluded).
 fn kernel_names(lab: &Path) -> Result<Vec<String>> {
-    let listing = tools::output(Command::new(lab).args(["run", "--list"]))?;
+    let listing = crate::process::output(Command::new(lab).args(["run", "--list"]))?;
     let names: Vec<String> = listing
         .lines()
         .skip_while(|l| !l.starts_with("kernels"))
@@ -617,7 +617,7 @@ fn run_parallel(
                         Some(limit) => output_within(&mut cmd, limit),
                         None => cmd
                             .output()
-                            .with_context(|| format!("starting {}", tools::show(&cmd)))
+                            .with_context(|| format!("starting {}", crate::process::show(&cmd)))
                             .map(|o| {
                                 let text = String::from_utf8_lossy(&o.stdout).into_owned()
                                     + &String::from_utf8_lossy(&o.stderr);
@@ -666,7 +666,7 @@ fn output_within(cmd: &mut Command, limit: Duration) -> Outcome {
         .process_group(0);
     let mut child = cmd
         .spawn()
-        .with_context(|| format!("starting {}", tools::show(cmd)))?;
+        .with_context(|| format!("starting {}", crate::process::show(cmd)))?;
     let pipes = [drain(child.stdout.take()), drain(child.stderr.take())];
     let start = Instant::now();
     let status = loop {

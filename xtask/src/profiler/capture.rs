@@ -110,7 +110,7 @@ pub fn plan(lab: &Path, kernels: &str, backend: &str, size_args: &[String]) -> R
         .args(size_args);
     let out = cmd
         .output()
-        .with_context(|| format!("could not start '{}'", tools::show(&cmd)))?;
+        .with_context(|| format!("could not start '{}'", crate::process::show(&cmd)))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         let line = err
@@ -223,8 +223,8 @@ pub fn run_job(s: &Settings, job: &Job) -> Result<Vec<Row>> {
     let _ = std::fs::remove_file(&manifest_tmp);
 
     let mut cmd = ncu_command(s, job, &report_stem, &manifest_tmp);
-    let (status, console) = tools::run_tee(&mut cmd)?;
-    let logged = format!("+ {}\n{console}", tools::show(&cmd));
+    let (status, console) = crate::process::run_tee(&mut cmd)?;
+    let logged = format!("+ {}\n{console}", crate::process::show(&cmd));
     write_atomic(&file("ncu.log"), logged.as_bytes())?;
     if let Some(problem) = tools::known_problem("ncu", &console) {
         bail!("{problem}");
@@ -288,7 +288,7 @@ pub fn run_job(s: &Settings, job: &Job) -> Result<Vec<Row>> {
 
 /// `ncu --import REPORT --page raw --csv`: the table every parser here reads.
 pub fn import_raw(ncu: &Path, report: &Path) -> Result<String> {
-    tools::output(
+    crate::process::output(
         Command::new(ncu)
             .arg("--import")
             .arg(report)

@@ -2,10 +2,9 @@
 //! share: finding and running the profilers, parsing their CSV, the chapter's predictions,
 //! the diagnosis rules and the printers.
 //!
-//! This tree uses nothing else from xtask, so its tests (`xtask/tests/profile_*.rs`) compile
-//! it directly and exercise it on captured ncu and nsys output.
+//! Its tests (`xtask/tests/profile_*.rs`) exercise it on captured ncu and nsys output.
 //!
-//! - `tools`: find ncu/nsys (PATH, then NVIDIA's install folders), run them, known failures.
+//! - `tools`: find ncu/nsys (PATH, then NVIDIA's install folders), their known failures.
 //! - `progress`: ncu's and nsys's unfinished progress lines, shown as a bar on a terminal.
 //! - `capture`: `lab run` under ncu so that exactly the profiled launches are collected.
 //! - `ncu_csv`: `ncu --import R --page raw --csv`; `nsys_csv`: `nsys stats --format csv`.

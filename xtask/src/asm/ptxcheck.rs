@@ -11,9 +11,9 @@
 //!   stores (a generic access to shared data costs an address-space check in hardware);
 //! - v5 and v6 contain `shfl.sync`; v6 contains a 16-byte global load (`ld.global….v4`).
 
-use crate::commands::asm::Backend;
-use crate::commands::asm::counts::InstClass;
-use crate::commands::asm::ptx::{self, Module};
+use super::counts::InstClass;
+use super::ptx::{self, Module};
+use catalog::Backend;
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::path::Path;
@@ -172,7 +172,7 @@ pub fn check_module(m: &Module, backend: Backend) -> Vec<Check> {
 }
 
 fn target(m: &Module, backend: Backend) -> Check {
-    let want = backend.ptx_target();
+    let want = ptx::target(backend);
     let got = m.target.join(", ");
     let mut failures = Vec::new();
     if m.target.first().map(String::as_str) != Some(want) {
@@ -318,7 +318,6 @@ fn wide_loads(m: &Module, backend: Backend) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::ptx::ptx_path;
     use crate::util;
 
     /// A module with every entry point in its expected shape, from which each test breaks one.
@@ -465,7 +464,7 @@ mod tests {
 
     /// The real PTX, as built by `cargo xtask ptx`: fails (never skips) when it is absent.
     fn check_real(backend: Backend) {
-        let path = ptx_path(&util::root(), backend.name());
+        let path = util::root().join(catalog::ptx::path(backend));
         let m = read(&path, backend).unwrap_or_else(|e| panic!("{e:#}"));
         let failed: Vec<String> = check_module(&m, backend)
             .iter()

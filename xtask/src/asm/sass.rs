@@ -57,7 +57,7 @@ pub fn assemble(ptx: &Path, cubin: &Path) -> Result<(PathBuf, BTreeMap<String, R
         .args(["-lineinfo", "-v", "-o"])
         .arg(cubin)
         .arg(ptx);
-    let out = util::capture(&mut cmd)?;
+    let out = crate::process::capture(&mut cmd)?;
     Ok((cubin.to_path_buf(), parse_resources(&out.stderr)))
 }
 
@@ -66,7 +66,7 @@ pub fn assemble(ptx: &Path, cubin: &Path) -> Result<(PathBuf, BTreeMap<String, R
 pub fn disassemble(cubin: &Path) -> Result<Vec<Function>> {
     let mut cmd = Command::new(util::cuda_tool("nvdisasm")?);
     cmd.args(["-c", "-g"]).arg(cubin);
-    let out = util::capture(&mut cmd)?;
+    let out = crate::process::capture(&mut cmd)?;
     let functions = parse_disassembly(&out.stdout);
     if functions.is_empty() {
         bail!("nvdisasm printed no functions for {}", cubin.display());

@@ -1,6 +1,7 @@
 //! The default mode: a kernel's PTX or SASS, with `--source` the Rust lines in between.
 
-use super::{Args, Build, Format, print_json, ptx, sass, short_path};
+use super::{Build, View, print_json, ptx, sass, short_path};
+use catalog::Format;
 use anyhow::{Result, bail};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -14,11 +15,11 @@ struct Listing {
     lines: Vec<String>,
 }
 
-pub fn print(builds: &mut [Build], patterns: &[String], args: &Args) -> Result<()> {
+pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()> {
     let mut sources = Sources::default();
     let mut out = Vec::new();
     for b in builds.iter_mut() {
-        if args.source && !b.module.has_line_info() {
+        if view.source && !b.module.has_line_info() {
             bail!(
                 "no line info in {}: its PTX has no .loc/.file directives (the kernels were built \
                  without line tables; see docs/asm-walkthrough.md)",
@@ -26,25 +27,25 @@ pub fn print(builds: &mut [Build], patterns: &[String], args: &Args) -> Result<(
             );
         }
         for name in b.kernels(patterns) {
-            let lines = if args.sass {
+            let lines = if view.sass {
                 let s = b.sass()?;
                 let Some(f) = s.function(&name) else {
                     bail!("'{name}' is missing from the {} SASS", b.backend);
                 };
-                sass_lines(f, args.source, &mut sources)
+                sass_lines(f, view.source, &mut sources)
             } else {
                 let f = b.module.entry(&name).expect("kernels() lists entries");
-                ptx_lines(f, &b.module, args.source, &mut sources)
+                ptx_lines(f, &b.module, view.source, &mut sources)
             };
             out.push(Listing {
                 kernel: name,
                 backend: b.backend,
-                kind: if args.sass { "sass" } else { "ptx" },
+                kind: if view.sass { "sass" } else { "ptx" },
                 lines,
             });
         }
     }
-    if args.format == Format::Json {
+    if view.format == Format::Json {
         return print_json("listings", &out);
     }
     for l in &out {

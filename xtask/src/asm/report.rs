@@ -1,7 +1,8 @@
 //! `--stats` (one table for the selected kernels, SASS then PTX) and `--diff`.
 
 use super::counts::{Counts, widths};
-use super::{Args, Backend, Build, Format, listing, print_json, sass::Resources};
+use super::{Build, View, listing, print_json, sass::Resources};
+use catalog::{Backend, Format};
 use crate::util;
 use anyhow::{Result, bail};
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::ASCII_MARKDOWN};
@@ -365,7 +366,7 @@ struct Diff {
 }
 
 /// `--diff A B` (per backend) or `--diff A` across two backends.
-pub fn diff(builds: &mut [Build], sides: &[String], args: &Args) -> Result<()> {
+pub fn diff(builds: &mut [Build], sides: &[String], view: View) -> Result<()> {
     // (build index, kernel) pairs to compare.
     let mut pairs: Vec<((usize, String), (usize, String))> = Vec::new();
     let resolve = |b: &Build, p: &String| -> Result<Vec<String>> {
@@ -416,11 +417,11 @@ pub fn diff(builds: &mut [Build], sides: &[String], args: &Args) -> Result<()> {
             .filter(|((_, x), (_, y))| x != y)
             .map(|((k, x), (_, y))| (k, x, y))
             .collect();
-        let listing_diff = if args.stats {
+        let listing_diff = if view.stats {
             None
         } else {
-            let la = normalized(&mut builds[ia], &ka, args.sass, &mut sources)?;
-            let lb = normalized(&mut builds[ib], &kb, args.sass, &mut sources)?;
+            let la = normalized(&mut builds[ia], &ka, view.sass, &mut sources)?;
+            let lb = normalized(&mut builds[ib], &kb, view.sass, &mut sources)?;
             let (ta, tb) = (la.join("\n") + "\n", lb.join("\n") + "\n");
             let diff = similar::TextDiff::from_lines(&ta, &tb)
                 .unified_diff()
@@ -436,10 +437,10 @@ pub fn diff(builds: &mut [Build], sides: &[String], args: &Args) -> Result<()> {
             listing_diff,
         });
     }
-    if args.format == Format::Json {
+    if view.format == Format::Json {
         return print_json("diffs", &out);
     }
-    let kind = if args.sass { "SASS" } else { "PTX" };
+    let kind = if view.sass { "SASS" } else { "PTX" };
     for d in &out {
         println!("## {} vs {}\n", d.a.label(), d.b.label());
         if d.differing.is_empty() {

@@ -1,4 +1,4 @@
-//! `cargo xtask asm --check`: the PTX checks of `crate::ptxcheck`, then the SASS checks that
+//! `cargo xtask asm --check`: the PTX checks of `super::ptxcheck`, then the SASS checks that
 //! protect what the chapter teaches (issue 6), per backend:
 //!
 //! - v1, v2, v3 have the same shape: the same number of barriers (one after the load, one per
@@ -15,8 +15,9 @@
 
 use super::counts::{Inst, InstClass, widths};
 use super::report::{self, KernelStats};
-use super::{Backend, Build, Format, Sass, print_json, ptx};
-use crate::ptxcheck::{self, Check};
+use super::{Build, Sass, print_json, ptx};
+use super::ptxcheck::{self, Check};
+use catalog::{Backend, Format};
 use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 
@@ -381,7 +382,7 @@ fn sass_times_33(i: &Inst) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::asm::counts::Counts;
+    use crate::asm::counts::Counts;
 
     fn stats(
         kernel: &str,

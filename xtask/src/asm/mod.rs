@@ -1,0 +1,223 @@
+//! What the Rust source became: a backend's PTX parsed ([`ptx`]), assembled and disassembled
+//! for sm_90 ([`sass`]), counted by instruction class ([`counts`]), listed ([`listing`]),
+//! tabled and diffed ([`report`]), and checked against what the chapter teaches
+//! ([`ptxcheck`] on the PTX, [`checks`] on the SASS).
+//!
+//! Needs no GPU: only the PTX from `cargo xtask ptx` and the CUDA 13 tools that
+//! `scripts/setup.sh` puts in `.tools/cuda13/bin`.
+
+pub mod checks;
+pub mod counts;
+pub mod listing;
+pub mod ptx;
+pub mod ptxcheck;
+pub mod report;
+pub mod sass;
+
+use crate::util;
+use anyhow::{Result, bail};
+use catalog::{Backend, Format};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// How `asm` shows what it read: the options of the listing, `--stats` and `--diff`.
+#[derive(Clone, Copy, Debug)]
+pub struct View {
+    /// SASS for sm_90 instead of PTX.
+    pub sass: bool,
+    /// Rust source lines interleaved.
+    pub source: bool,
+    /// Counts only.
+    pub stats: bool,
+    pub format: Format,
+}
+
+/// A `--backend` list: `llvm`, `nvvm`, `nvcc`, `both` (the Rust compilers), `all`, or several
+/// comma-separated; the first mention wins (`all,llvm` is llvm, nvvm, nvcc).
+pub fn parse_backends(s: &str) -> Result<Vec<Backend>, String> {
+    let mut list = Vec::new();
+    for part in s.split(',') {
+        match part.trim() {
+            "both" => list.extend(Backend::RUST),
+            "all" => list.extend(Backend::ALL),
+            other => match Backend::from_name(other) {
+                Some(b) => list.push(b),
+                None => {
+                    return Err(format!(
+                        "backend '{other}' is not one of llvm, nvvm, nvcc, both, all"
+                    ));
+                }
+            },
+        }
+    }
+    let mut unique = Vec::new();
+    for b in list {
+        if !unique.contains(&b) {
+            unique.push(b);
+        }
+    }
+    Ok(unique)
+}
+
+/// One backend's PTX, parsed, and (once needed) its SASS.
+pub struct Build {
+    pub backend: Backend,
+    pub ptx_path: PathBuf,
+    pub module: ptx::Module,
+    sass: Option<Sass>,
+}
+
+pub struct Sass {
+    pub functions: Vec<sass::Function>,
+    pub resources: BTreeMap<String, sass::Resources>,
+}
+
+impl Build {
+    pub fn load(backend: Backend, path: &Path) -> Result<Build> {
+        let module = ptxcheck::read(path, backend)?;
+        if module.target.iter().any(|t| t == "debug") {
+            eprintln!(
+                "warning: {} has '.target {}': ptxas compiles debug targets without optimization",
+                path.display(),
+                module.target.join(", ")
+            );
+        }
+        Ok(Build {
+            backend,
+            ptx_path: path.to_path_buf(),
+            module,
+            sass: None,
+        })
+    }
+
+    /// Assembles for sm_90 and disassembles, once; the listing carries nvdisasm's source
+    /// lines where the PTX had line info.
+    pub fn sass(&mut self) -> Result<&Sass> {
+        if self.sass.is_none() {
+            // One cubin per process: tests run several of these at once.
+            let cubin = util::root().join("target/asm").join(format!(
+                "{}-{}.cubin",
+                self.backend.name(),
+                std::process::id()
+            ));
+            let (cubin, resources) = sass::assemble(&self.ptx_path, &cubin)?;
+            let functions = sass::disassemble(&cubin);
+            let _ = std::fs::remove_file(&cubin);
+            self.sass = Some(Sass {
+                functions: functions?,
+                resources,
+            });
+        }
+        Ok(self.sass.as_ref().expect("assembled above"))
+    }
+
+    /// This build's entry points matching the `--kernel` patterns, in PTX order.
+    pub fn kernels(&self, patterns: &[String]) -> Vec<String> {
+        self.module
+            .entries()
+            .filter(|f| patterns.iter().any(|p| matches(p, &f.name)))
+            .map(|f| f.name.clone())
+            .collect()
+    }
+}
+
+impl Sass {
+    pub fn function(&self, name: &str) -> Option<&sass::Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+}
+
+/// `all`, an exact name, or a prefix ending at an underscore (`reduce_v1` → `reduce_v1_f32`).
+pub fn matches(pattern: &str, name: &str) -> bool {
+    pattern == "all"
+        || name == pattern
+        || name
+            .strip_prefix(pattern)
+            .is_some_and(|rest| rest.starts_with('_'))
+}
+
+/// Version of the JSON documents `--format json` prints.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The PTX to read: `file`, or each of `backends`' `target/ptx/<backend>/` (default: the Rust
+/// compilers, or all three with `check`). A backend named explicitly (or needed by `check`)
+/// must exist; the default skips a missing one.
+pub fn load_builds(
+    file: Option<&Path>,
+    backends: Option<&[Backend]>,
+    check: bool,
+) -> Result<Vec<Build>> {
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("cannot read '{}': {e}", path.display()))?;
+        return Ok(vec![Build::load(ptx::compiler(&text), path)?]);
+    }
+    let explicit = backends.is_some() || check;
+    let wanted = match backends {
+        Some(list) => list.to_vec(),
+        None if check => Backend::ALL.to_vec(),
+        None => Backend::RUST.to_vec(),
+    };
+    let root = util::root();
+    let mut builds = Vec::new();
+    for backend in wanted {
+        let path = root.join(catalog::ptx::path(backend));
+        if !path.exists() && !explicit {
+            eprintln!(
+                "note: no {backend} PTX at {} (run cargo xtask ptx --backend {backend}); showing the others",
+                path.display()
+            );
+            continue;
+        }
+        builds.push(Build::load(backend, &path)?);
+    }
+    if builds.is_empty() {
+        bail!("no PTX under target/ptx/: run cargo xtask ptx");
+    }
+    Ok(builds)
+}
+
+/// Prints one JSON document on stdout: `{"schema_version": 1, "<key>": value}`.
+pub fn print_json(key: &str, value: &impl Serialize) -> Result<()> {
+    let doc = serde_json::json!({ "schema_version": SCHEMA_VERSION, key: value });
+    println!("{}", serde_json::to_string_pretty(&doc)?);
+    Ok(())
+}
+
+/// `/work/main/gpu-kernels/src/reduce.rs` → `gpu-kernels/src/reduce.rs`; a path inside the
+/// Rust sources → from `core/` on.
+pub fn short_path(path: &str) -> String {
+    let root = util::root();
+    if let Ok(rel) = Path::new(path).strip_prefix(&root) {
+        return rel.display().to_string();
+    }
+    match path.find("/library/") {
+        Some(i) => path[i + "/library/".len()..].replace("core/src/../../stdarch/crates/", ""),
+        None => path.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_patterns() {
+        assert!(matches("reduce_v1", "reduce_v1_f32"));
+        assert!(matches("reduce", "reduce_v6_i32"));
+        assert!(matches("all", "bump"));
+        assert!(matches("bump", "bump"));
+        assert!(!matches("reduce_v1", "reduce_v10_f32"));
+        assert!(!matches("reduce_v", "reduce_v1_f32"));
+    }
+
+    #[test]
+    fn backend_lists() {
+        let p = parse_backends;
+        assert_eq!(p("both"), Ok(vec![Backend::Llvm, Backend::Nvvm]));
+        assert_eq!(p("nvvm,llvm"), Ok(vec![Backend::Nvvm, Backend::Llvm]));
+        assert_eq!(p("all,llvm"), Ok(Backend::ALL.to_vec()));
+        assert!(p("cuda").unwrap_err().contains("'cuda'"));
+    }
+}

@@ -1,0 +1,20 @@
+//! The lab's front end as a library: `main.rs` parses the command line and calls
+//! [`commands`], one module per subcommand; the work is done by the modules below, which the
+//! tests use directly.
+//!
+//! - [`asm`]: PTX and SASS read, counted, listed, diffed and checked.
+//! - [`profiler`]: ncu and nsys found, run and read; the chapter's predictions; the diagnosis.
+//! - [`sanitize`]: every kernel under compute-sanitizer, and the canaries that prove each tool
+//!   reports.
+//! - [`plot`]: SVG charts of a bench results file.
+//! - [`nvvm`]: the rust-cuda kernel build.
+//! - [`process`]: running a child process (echo the command, pass on its failure).
+//! - [`util`]: paths, the commit, the `lab` binary, CUDA tools.
+
+pub mod asm;
+pub mod commands;
+pub mod nvvm;
+pub mod plot;
+pub mod process;
+pub mod profiler;
+pub mod util;

@@ -111,6 +111,9 @@ pub struct Kernel {
     pub chain: Chain,
     /// A library routine the lab calls instead of launching its own kernel (CUB).
     pub library: Option<&'static str>,
+    /// Parameters of each PTX entry point (what the launcher passes; `asm --check` holds the
+    /// PTX to it). 0 for a library call.
+    pub params: u8,
     /// One line for `--list`.
     pub about: &'static str,
 }
@@ -141,6 +144,7 @@ const fn reduction(
         shared,
         chain,
         library: None,
+        params: 3,
         about,
     }
 }
@@ -159,6 +163,7 @@ const fn tiled(name: &'static str, shared: Shared, about: &'static str) -> Kerne
         shared,
         chain: Chain::None,
         library: None,
+        params: 4,
         about,
     }
 }
@@ -249,6 +254,7 @@ pub const KERNELS: &[Kernel] = &[
         shared: Shared::None,
         chain: Chain::Library,
         library: Some("cub::DeviceReduce::Sum"),
+        params: 0,
         about: "CUB's DeviceReduce::Sum, the reference",
     },
     tiled(
@@ -287,6 +293,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         chain: Chain::None,
         library: None,
+        params: 4,
         about: "64×64 XOR-swizzled tile, 16-byte global accesses",
     },
     Kernel {
@@ -301,6 +308,7 @@ pub const KERNELS: &[Kernel] = &[
         shared: Shared::None,
         chain: Chain::None,
         library: None,
+        params: 3,
         about: "the copy ceiling as a kernel: every element read and written once",
     },
     Kernel {
@@ -315,6 +323,7 @@ pub const KERNELS: &[Kernel] = &[
         shared: Shared::None,
         chain: Chain::None,
         library: None,
+        params: 4,
         about: "the read ceiling: every byte read once, nothing written",
     },
     Kernel {
@@ -327,6 +336,7 @@ pub const KERNELS: &[Kernel] = &[
         shared: Shared::None,
         chain: Chain::None,
         library: None,
+        params: 5,
         about: "the FP32 compute ceiling: independent FMA chains, no memory traffic",
     },
     Kernel {
@@ -341,6 +351,7 @@ pub const KERNELS: &[Kernel] = &[
         shared: Shared::None,
         chain: Chain::None,
         library: None,
+        params: 2,
         about: "the launch-gap demo: data[i] += 1",
     },
 ];

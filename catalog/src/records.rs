@@ -10,7 +10,10 @@ pub const WROTE: &str = "wrote ";
 /// The paths a `lab` run's stderr says it wrote, in order (the lines that start with
 /// [`WROTE`]).
 pub fn written(stderr: &str) -> Vec<&str> {
-    stderr.lines().filter_map(|l| l.strip_prefix(WROTE)).collect()
+    stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix(WROTE))
+        .collect()
 }
 
 /// Problem sizes of one `lab run`.

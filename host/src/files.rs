@@ -27,6 +27,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Says on stderr that `path` was written, as `wrote PATH`: one line per file `lab` writes, the
+/// line `xtask` reads to find what a run left behind.
+pub fn report_written(path: &Path) {
+    eprintln!("wrote {}", path.display());
+}
+
 /// Makes sure files can be written into `dir` (creating it if missing) by creating and
 /// removing a file there: a run that will write its results checks this before measuring,
 /// not after.

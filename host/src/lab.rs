@@ -1,7 +1,7 @@
 //! `Lab`: the CUDA context, one stream, and the kernels' modules from llvm, nvvm and nvcc.
 
 use crate::error::{Ctx, HostError, Result};
-use crate::kernels::Backend;
+use catalog::Backend;
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::error::CudaError;
@@ -9,30 +9,9 @@ use cust::memory::{DeviceBuffer, DeviceCopy};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 
-/// Facts about the GPU, for report headers.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct DeviceInfo {
-    pub name: String,
-    pub compute_capability: (i32, i32),
-    pub sm_count: u32,
-    pub l2_bytes: u64,
-    pub memory_bytes: u64,
-    /// CUDA version the driver supports, e.g. "13.0".
-    pub driver_cuda: String,
-    pub sm_clock_khz: i32,
-    pub memory_clock_khz: i32,
-    pub memory_bus_bits: i32,
-    /// Shared memory of one SM, in bytes (what blocks resident on it share).
-    pub shared_per_sm: u32,
-}
-
-/// Experiment knob (docs/experiments.md, E7): cap transpose_v4 at this many resident
-/// blocks per SM by giving each block more dynamic shared memory than it uses.
-pub const V4_BLOCKS_PER_SM_ENV: &str = "LAB_V4_BLOCKS_PER_SM";
+pub use catalog::records::DeviceInfo;
 
 pub struct Lab {
-    /// `LAB_V4_BLOCKS_PER_SM`, when set: see [`V4_BLOCKS_PER_SM_ENV`].
-    pub v4_blocks_per_sm: Option<u32>,
     /// One per backend, indexed by `Backend as usize`.
     modules: Vec<Module>,
     /// Non-blocking so graph capture works on it and it never syncs with the legacy stream.
@@ -53,28 +32,13 @@ impl Lab {
         let modules = Backend::ALL
             .into_iter()
             .map(|b| {
-                Module::from_ptx(b.ptx(), &[]).map_err(|source| HostError::ModuleLoad {
+                Module::from_ptx(crate::ptx::of(b), &[]).map_err(|source| HostError::ModuleLoad {
                     backend: b.name(),
                     source,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        let v4_blocks_per_sm = match std::env::var(V4_BLOCKS_PER_SM_ENV) {
-            Err(_) => None,
-            Ok(v) => Some(
-                v.parse()
-                    .ok()
-                    .filter(|&n| (1..=32).contains(&n))
-                    .ok_or_else(|| HostError::Invalid {
-                        what: "LAB_V4_BLOCKS_PER_SM",
-                        detail: format!(
-                            "'{v}' is not a block count from 1 to 32; unset it for the default"
-                        ),
-                    })?,
-            ),
-        };
         Ok(Lab {
-            v4_blocks_per_sm,
             modules,
             stream,
             info,

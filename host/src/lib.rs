@@ -3,7 +3,7 @@
 //! NVTX ranges and the CPU references the results are checked against.
 //!
 //! Unsafe is confined: raw driver calls in `ffi.rs` (graph capture), kernel launches in
-//! `kernels.rs` (each with a `SAFETY:` note naming what the launcher checked).
+//! `launchers/` (each with a `SAFETY:` note naming what the launcher checked).
 
 pub mod bench;
 pub mod canary;
@@ -11,18 +11,28 @@ pub mod cpu;
 pub mod error;
 pub mod ffi;
 pub mod files;
-pub mod kernels;
 pub mod lab;
+pub mod launchers;
 pub mod nvtx;
 pub mod placement;
-pub mod profile;
+pub mod run;
 pub mod timing;
 
+pub use catalog::{Backend, Dtype, Kernel, Which};
 pub use error::{HostError, Result};
-pub use kernels::{Backend, Elem, Variant, Version};
 pub use lab::Lab;
+pub use launchers::Elem;
 
 /// The kernels' PTX as `cargo xtask ptx` wrote it, embedded at build time.
 pub mod ptx {
     include!(concat!(env!("OUT_DIR"), "/ptx.rs"));
+
+    /// `backend`'s PTX (a missing one fails the build).
+    pub fn of(backend: catalog::Backend) -> &'static str {
+        match backend {
+            catalog::Backend::Llvm => LLVM,
+            catalog::Backend::Nvvm => NVVM,
+            catalog::Backend::Nvcc => NVCC,
+        }
+    }
 }

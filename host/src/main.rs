@@ -31,12 +31,9 @@ enum Cmd {
 /// `lab placement`'s arguments; the logic is in `host::placement`.
 #[derive(clap::Args)]
 struct PlacementArgs {
-    /// Reduction versions, comma-separated
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "reduce_v1,reduce_v2,reduce_v3,reduce_v4,reduce_v5"
-    )]
+    /// Reductions: names, `reduce`, or unique parts of names, comma-separated [default: every
+    /// reduction with one block per fixed share of the input, whose atomics the slot decides]
+    #[arg(long, value_delimiter = ',')]
     kernel: Vec<String>,
     /// Compilers, comma-separated
     #[arg(long, value_enum, value_delimiter = ',', default_value = "llvm,nvcc")]
@@ -55,24 +52,25 @@ struct PlacementArgs {
     out: Option<std::path::PathBuf>,
 }
 
-/// `lab run`'s arguments; the logic is in `host::profile`.
+/// `lab run`'s arguments; the logic is in `host::run`.
 #[derive(clap::Args)]
 struct RunArgs {
-    /// NAME[,NAME...], all, reductions or transposes (`--list` shows every name)
+    /// NAME[,NAME...]: a kernel, a PTX entry, a family (reduce, transpose, ceiling,
+    /// launch_gap), all, or a unique part of a name (`--list` shows every name)
     #[arg(long, required_unless_present = "list")]
     kernel: Option<String>,
     /// Which compiler's PTX: llvm (rustc's NVPTX backend), nvvm (rust-cuda), both (the two
     /// Rust compilers), nvcc (the CUDA C++ twins) or all
-    #[arg(long, value_enum, default_value_t = host::profile::Which::Both)]
-    backend: host::profile::Which,
+    #[arg(long, value_enum, default_value_t = host::Which::Both)]
+    backend: host::Which,
     /// Elements of the reductions and of bump
-    #[arg(long, default_value_t = host::profile::DEFAULT_N)]
+    #[arg(long, default_value_t = host::run::DEFAULT_N)]
     size: u64,
     /// Transpose input rows
-    #[arg(long, default_value_t = host::profile::DEFAULT_EDGE)]
+    #[arg(long, default_value_t = host::run::DEFAULT_EDGE)]
     rows: u32,
     /// Transpose input columns
-    #[arg(long, default_value_t = host::profile::DEFAULT_EDGE)]
+    #[arg(long, default_value_t = host::run::DEFAULT_EDGE)]
     cols: u32,
     /// Start the reduction inputs this many elements (0-3) past a 16-byte boundary
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=3))]
@@ -117,17 +115,9 @@ fn run(cmd: Cmd) -> Result<()> {
             }
         }
         Cmd::Placement(a) => {
-            let versions = a
-                .kernel
-                .iter()
-                .map(|k| {
-                    host::Version::from_name(k).ok_or_else(|| {
-                        anyhow::anyhow!("'{k}' is not a reduction version (reduce_v1 … reduce_v7)")
-                    })
-                })
-                .collect::<Result<Vec<_>>>()?;
+            let kernels = host::placement::reductions(&a.kernel.join(","))?;
             host::placement::run_cli(&host::placement::Request {
-                versions,
+                kernels,
                 backends: a.backend,
                 n: a.size,
                 reps: a.reps as usize,
@@ -138,13 +128,13 @@ fn run(cmd: Cmd) -> Result<()> {
         Cmd::Canary { tool } => host::canary::run(tool)?,
         Cmd::Run(a) => {
             if a.list {
-                print!("{}", host::profile::names_help());
+                print!("{}", host::run::names_help());
                 return Ok(());
             }
-            let req = host::profile::Request {
+            let req = host::run::Request {
                 kernels: a.kernel.unwrap_or_default(),
                 which: a.backend,
-                sizes: host::profile::Sizes {
+                sizes: catalog::records::Sizes {
                     n: a.size,
                     rows: a.rows,
                     cols: a.cols,
@@ -155,7 +145,7 @@ fn run(cmd: Cmd) -> Result<()> {
                 plan_only: a.plan,
                 manifest: a.manifest,
             };
-            if !host::profile::run_cli(&req)? {
+            if !host::run::run_cli(&req)? {
                 std::process::exit(1);
             }
         }

@@ -15,9 +15,10 @@
 //! chosen versions at every slot, for the full picture.
 
 use crate::error::{Ctx, Result};
-use crate::kernels::{Backend, Elem, Version};
 use crate::lab::Lab;
+use crate::launchers::Elem;
 use crate::timing::time_launches;
+use catalog::{Backend, Kernel};
 use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice};
 
 /// Candidate addresses for the result word.
@@ -32,14 +33,15 @@ const _: () = assert!(STRIDE_BYTES > 1 << 20 && STRIDE_BYTES.is_multiple_of(128)
 /// word's slot (320 vs 338 µs on the H200). At sizes that fit in L2 the split disappears (v1
 /// at 2^24: all 64 slots within 2 %), so the ranking needs a DRAM-sized input of its own.
 pub struct CalibrationKernel {
-    pub version: Version,
+    /// The reduction's catalogue name.
+    pub kernel: &'static str,
     pub backend: Backend,
     pub n: u64,
     pub reps: usize,
 }
 
 pub const CALIBRATION: CalibrationKernel = CalibrationKernel {
-    version: Version::V4,
+    kernel: "reduce_v4",
     backend: Backend::Llvm,
     n: 1 << 28,
     reps: 5,
@@ -203,13 +205,13 @@ impl ResultSlots {
         k * STRIDE_BYTES
     }
 
-    /// Times `version` on `backend` over `input` with the result in every slot (median of
+    /// Times the reduction `kernel` on `backend` over `input` with the result in every slot (median of
     /// `reps` event-timed launches each, after one warm-up).
     pub fn time_slots<T: Elem>(
         &self,
         lab: &Lab,
         backend: Backend,
-        version: Version,
+        kernel: &Kernel,
         input: &DeviceSlice<T>,
         reps: usize,
     ) -> Result<Vec<f64>> {
@@ -223,7 +225,7 @@ impl ResultSlots {
                     reps,
                     // SAFETY: a stream-ordered memset of a word inside the live pool.
                     || unsafe { word.set_32_async(0, &lab.stream) }.ctx(|| "zeroing a slot".into()),
-                    || lab.launch_reduce(backend, version, input, &out, &lab.stream),
+                    || lab.launch_reduce(backend, kernel, input, &out, &lab.stream),
                 )?;
                 Ok(s.median() * 1e3)
             })
@@ -246,10 +248,16 @@ impl ResultSlots {
         let addr = input.as_device_ptr().as_raw();
         // SAFETY: the buffer holds n 4-byte words; f32 has the same size and alignment.
         let ones = unsafe { DeviceSlice::<f32>::from_raw_parts(DevicePointer::from_raw(addr), n) };
-        let us = self.time_slots(lab, c.backend, c.version, &ones, c.reps)?;
+        let us = self.time_slots(
+            lab,
+            c.backend,
+            crate::launchers::kernel(c.kernel),
+            &ones,
+            c.reps,
+        )?;
         let label = format!(
             "{} [{}] f32 {}",
-            c.version.name(),
+            c.kernel,
             c.backend,
             crate::bench::size::label(n as u64)
         );
@@ -326,10 +334,38 @@ impl From<&ResultSlots> for Placement {
     }
 }
 
+/// `lab placement --kernel`: the catalogue's reductions `spec` selects (the catalogue's rule),
+/// or, for an empty spec, every reduction launched one block per fixed share of the input
+/// (their per-block atomics are what the slot decides). Anything else is refused.
+pub fn reductions(spec: &str) -> Result<Vec<&'static Kernel>> {
+    if spec.trim().is_empty() {
+        return Ok(crate::launchers::reductions()
+            .filter(|k| matches!(k.shape, catalog::Shape::Blocks { .. }))
+            .collect());
+    }
+    let picked = catalog::select(spec).map_err(|detail| crate::HostError::Invalid {
+        what: "--kernel",
+        detail,
+    })?;
+    picked
+        .into_iter()
+        .map(|s| s.kernel)
+        .map(
+            |k| match crate::launchers::reductions().any(|r| r.name == k.name) {
+                true => Ok(k),
+                false => Err(crate::HostError::Invalid {
+                    what: "--kernel",
+                    detail: format!("'{}' is not one of the lab's reductions", k.name),
+                }),
+            },
+        )
+        .collect()
+}
+
 /// What `lab placement` was asked to do.
 #[derive(Clone, Debug)]
 pub struct Request {
-    pub versions: Vec<Version>,
+    pub kernels: Vec<&'static Kernel>,
     pub backends: Vec<Backend>,
     pub n: u64,
     pub reps: usize,
@@ -361,10 +397,10 @@ pub fn run_cli(req: &Request) -> Result<()> {
         req.reps
     );
     let mut all = Vec::new();
-    for &v in &req.versions {
-        for &b in req.backends.iter().filter(|b| b.carries(v.name())) {
+    for &v in &req.kernels {
+        for &b in req.backends.iter().filter(|&&b| v.carried_by(b)) {
             let us = slots.time_slots(&lab, b, v, &input, req.reps)?;
-            let t = SlotTimes::new(format!("{} [{b}]", v.name()), us);
+            let t = SlotTimes::new(format!("{} [{b}]", v.name), us);
             println!("  {:<18} {}", t.label, t.summary());
             all.push(t);
         }
@@ -408,7 +444,7 @@ pub fn run_cli(req: &Request) -> Result<()> {
             what: "--out",
             detail: format!("could not write '{}': {e}", path.display()),
         })?;
-        eprintln!("placement: per-slot times written to {}", path.display());
+        crate::files::report_written(path);
     }
     Ok(())
 }

@@ -3,7 +3,8 @@
 mod common;
 
 use common::lab_or_skip;
-use host::{HostError, Variant, Version};
+use host::launchers::{reductions, transposes};
+use host::{HostError, Kernel};
 
 /// Device memory a run of `f` leaves behind, in bytes.
 fn leaked(lab: &host::Lab, f: impl FnOnce()) -> i64 {
@@ -24,14 +25,8 @@ fn thousand_launches_of_each_launcher_leak_nothing() {
     let output = lab.upload(&x).unwrap();
     let bump = lab.function(host::Backend::Llvm, "bump").unwrap();
     for backend in lab.backends() {
-        let versions: Vec<Version> = Version::ALL
-            .into_iter()
-            .filter(|v| backend.carries(v.name()))
-            .collect();
-        let variants: Vec<Variant> = Variant::ALL
-            .into_iter()
-            .filter(|v| backend.carries(v.name()))
-            .collect();
+        let versions: Vec<&Kernel> = reductions().filter(|v| v.carried_by(backend)).collect();
+        let variants: Vec<&Kernel> = transposes().filter(|v| v.carried_by(backend)).collect();
         let n = leaked(&lab, || {
             for i in 0..1000 {
                 // Each call allocates and frees its result buffer.
@@ -64,7 +59,7 @@ fn thousand_launches_of_each_launcher_leak_nothing() {
         for _ in 0..1000 {
             let e = lab.launch_transpose(
                 host::Backend::Llvm,
-                Variant::Tiled,
+                transposes().nth(1).expect("a second tiled transpose"),
                 &input,
                 &output,
                 1 << 20,

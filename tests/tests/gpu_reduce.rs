@@ -1,17 +1,19 @@
 //! Every reduction version × element type × backend against the CPU references, on the GPU.
 //! Integers must match exactly (wrapping). Floats twice: random [0, 1) inputs must lie within
 //! the rounding-error bound of the version's addition order, |gpu − Σx| ≤ depth · 2^-24 · Σ|x|,
-//! where depth is the longest chain of dependent f32 additions (`Version::addition_depth`);
+//! where depth is the longest chain of dependent f32 additions (`host::launchers::addition_depth`);
 //! and small-integer inputs, which every addition order sums exactly, must give exactly their
 //! integer sum (that bound is percents of Σ|x| at 2^28 and would pass a lost block). Skips
 //! visibly without a GPU.
 
 mod common;
 
+use catalog::Shape;
 use common::{assert_no_failures, lab_or_skip, seed};
 use host::bench::verify::{SumRef, check_f32, check_f32_exact};
-use host::kernels::{MAX_GRID_X, REDUCE_BLOCK};
-use host::{Backend, HostError, Lab, Version, cpu};
+use host::launchers::reduce::check_len;
+use host::launchers::{MAX_GRID_X, addition_depth, elements_per_block, reductions};
+use host::{Backend, HostError, Kernel, Lab, cpu};
 
 /// The sizes every version must get right: 1, below a warp, one block, one past a block,
 /// past v4's 2048-element block, not a multiple of 4, and two sizes far past the 60 MB L2.
@@ -22,15 +24,12 @@ fn check_all<T: host::Elem>(
     lab: &Lab,
     input: &cust::memory::DeviceSlice<T>,
     label: &str,
-    ok: impl Fn(Backend, Version, T) -> Result<(), String>,
+    ok: impl Fn(Backend, &Kernel, T) -> Result<(), String>,
 ) -> Vec<String> {
     let mut failures = Vec::new();
     for backend in lab.backends() {
-        for version in Version::ALL
-            .into_iter()
-            .filter(|v| backend.carries(v.name()))
-        {
-            let case = format!("{} [{backend}] {label}", version.entry::<T>());
+        for version in reductions().filter(|v| v.carried_by(backend)) {
+            let case = format!("{} [{backend}] {label}", version.entry(T::DTYPE));
             match lab.reduce(backend, version, input) {
                 Ok(got) => match ok(backend, version, got) {
                     Ok(()) => println!("ok      {case}"),
@@ -47,7 +46,7 @@ fn check_all<T: host::Elem>(
 }
 
 /// Integers: exactly the wrapping sum.
-fn exact(want: i32) -> impl Fn(Backend, Version, i32) -> Result<(), String> {
+fn exact(want: i32) -> impl Fn(Backend, &Kernel, i32) -> Result<(), String> {
     move |_, _, got| {
         if got == want {
             Ok(())
@@ -62,7 +61,7 @@ fn exact(want: i32) -> impl Fn(Backend, Version, i32) -> Result<(), String> {
 fn float_check<'a>(
     lab: &'a Lab,
     x: &[f32],
-) -> impl Fn(Backend, Version, f32) -> Result<(), String> + 'a {
+) -> impl Fn(Backend, &Kernel, f32) -> Result<(), String> + 'a {
     let reference = SumRef::f32(x);
     let n = x.len() as u64;
     move |backend, version, got| {
@@ -71,7 +70,7 @@ fn float_check<'a>(
             .map_err(|e| e.to_string())?
             .grid
             .0;
-        check_f32(got, &reference, version.addition_depth(n, blocks as u64)).map(|_| ())
+        check_f32(got, &reference, addition_depth(version, n, blocks as u64)).map(|_| ())
     }
 }
 
@@ -205,10 +204,7 @@ fn reduce_empty_is_zero() {
     };
     let d = lab.upload(&[7i32, 8]).unwrap();
     for backend in lab.backends() {
-        for version in Version::ALL
-            .into_iter()
-            .filter(|v| backend.carries(v.name()))
-        {
+        for version in reductions().filter(|v| v.carried_by(backend)) {
             assert_eq!(lab.reduce(backend, version, &d.index(0..0)).unwrap(), 0);
         }
     }
@@ -317,24 +313,28 @@ fn reduce_past_2_pow_31_elements() {
 }
 
 /// A length past what the grid can cover is refused with the limit named, not launched, by a
-/// check that needs no GPU; v6 and v7 launch one wave whatever the length.
+/// check that needs no GPU; a kernel launched as one wave takes any length.
 #[test]
 fn reduce_refuses_sizes_past_the_grid_limit() {
-    for v in Version::ALL {
-        let limit = MAX_GRID_X * v.elements_per_block();
-        if matches!(v, Version::V6 | Version::V7) {
-            assert!(v.check_len(u64::MAX).is_ok(), "{v:?}");
+    for v in reductions() {
+        let limit = MAX_GRID_X * elements_per_block(v);
+        if matches!(v.shape, Shape::OneWave { .. }) {
+            assert!(check_len(v, u64::MAX).is_ok(), "{v:?}");
             continue;
         }
-        assert!(v.check_len(limit).is_ok(), "{v:?}");
-        match v.check_len(limit + 1) {
+        assert!(check_len(v, limit).is_ok(), "{v:?}");
+        match check_len(v, limit + 1) {
             Err(e @ HostError::TooLarge { .. }) => {
                 assert!(e.to_string().contains(&limit.to_string()), "{e}")
             }
             other => panic!("{v:?}: expected TooLarge, got {other:?}"),
         }
     }
-    assert_eq!(Version::V3.elements_per_block(), REDUCE_BLOCK as u64);
+    let v3 = catalog::kernels::find("reduce_v3").unwrap();
+    assert_eq!(
+        elements_per_block(v3),
+        catalog::launch::reduce::BLOCK as u64
+    );
 }
 
 /// The launch config refuses exactly the lengths the pure check refuses, with its words (the
@@ -345,19 +345,16 @@ fn reduce_config_applies_the_grid_limit() {
         return;
     };
     for backend in lab.backends() {
-        for v in Version::ALL
-            .into_iter()
-            .filter(|v| backend.carries(v.name()))
-        {
-            let limit = MAX_GRID_X * v.elements_per_block();
+        for v in reductions().filter(|v| v.carried_by(backend)) {
+            let limit = MAX_GRID_X * elements_per_block(v);
             for n in [limit, limit + 1] {
                 let got = lab.reduce_config::<f32>(backend, v, n).map(|_| ());
-                let want = v.check_len(n);
+                let want = check_len(v, n);
                 assert_eq!(
                     format!("{got:?}"),
                     format!("{want:?}"),
                     "{} [{backend}] n={n}",
-                    v.name()
+                    v.name
                 );
             }
         }

@@ -5,8 +5,9 @@ mod common;
 
 use common::{assert_no_failures, lab_or_skip, seed};
 use cust::memory::CopyDestination;
-use host::kernels::{MAX_GRID_Y, check_matrix_lengths};
-use host::{HostError, Variant, cpu};
+use host::launchers::transpose::{grid, tile};
+use host::launchers::{MAX_GRID_Y, check_matrix_lengths, transposes};
+use host::{HostError, cpu};
 
 const POISON: u32 = 0xFFFF_FFFF;
 
@@ -41,12 +42,9 @@ fn transposes_element_exact() {
         let input = lab.upload(&x).unwrap();
         let mut output = lab.upload(&vec![0f32; x.len()]).unwrap();
         for backend in lab.backends() {
-            for variant in Variant::ALL
-                .into_iter()
-                .filter(|v| backend.carries(v.name()))
-            {
+            for variant in transposes().filter(|v| v.carried_by(backend)) {
                 output.set_32(POISON).unwrap();
-                let case = format!("{} [{backend}] {rows}×{cols}", variant.name());
+                let case = format!("{} [{backend}] {rows}×{cols}", variant.name);
                 if let Err(e) = lab
                     .launch_transpose(
                         backend,
@@ -91,10 +89,7 @@ fn transpose_empty_matrix() {
     };
     let buf = lab.upload(&[1f32]).unwrap();
     for backend in lab.backends() {
-        for variant in Variant::ALL
-            .into_iter()
-            .filter(|v| backend.carries(v.name()))
-        {
+        for variant in transposes().filter(|v| v.carried_by(backend)) {
             lab.launch_transpose(backend, variant, &buf, &buf, 0, 5, &lab.stream)
                 .unwrap();
             lab.launch_transpose(backend, variant, &buf, &buf, 5, 0, &lab.stream)
@@ -116,10 +111,10 @@ fn transpose_refuses_bad_shapes() {
     }
     assert!(check_matrix_lengths(5, 5, 25, 25).is_ok());
     assert!(check_matrix_lengths(0, 5, 0, 0).is_ok());
-    for v in Variant::ALL {
-        let max_rows = (MAX_GRID_Y * v.tile() as u64) as u32;
-        assert_eq!(v.grid(max_rows, 8).unwrap().1 as u64, MAX_GRID_Y, "{v:?}");
-        match v.grid(max_rows + 1, 8) {
+    for v in transposes() {
+        let max_rows = (MAX_GRID_Y * tile(v).unwrap() as u64) as u32;
+        assert_eq!(grid(v, max_rows, 8).unwrap().1 as u64, MAX_GRID_Y, "{v:?}");
+        match grid(v, max_rows + 1, 8) {
             Err(e @ HostError::TooLarge { .. }) => {
                 assert!(e.to_string().contains(&max_rows.to_string()), "{e}")
             }
@@ -137,7 +132,7 @@ fn transpose_launcher_applies_the_shape_checks() {
     let small = lab.upload(&[0f32; 16]).unwrap();
     let e = lab.launch_transpose(
         host::Backend::Llvm,
-        Variant::Naive,
+        catalog::kernels::find("transpose_naive").unwrap(),
         &small,
         &small,
         5,
@@ -146,11 +141,10 @@ fn transpose_launcher_applies_the_shape_checks() {
     );
     let want = check_matrix_lengths(5, 5, 16, 16);
     assert_eq!(format!("{e:?}"), format!("{want:?}"));
+    let padded = catalog::kernels::find("transpose_padded").unwrap();
     let rows = 65_535 * 32 + 1;
-    let e = lab
-        .transpose_config(Variant::Padded, rows, 8)
-        .map(|c| c.grid);
-    let want = Variant::Padded.grid(rows, 8);
+    let e = lab.transpose_config(padded, rows, 8).map(|c| c.grid);
+    let want = grid(padded, rows, 8);
     assert!(want.is_err());
     assert_eq!(format!("{e:?}"), format!("{want:?}"));
 }

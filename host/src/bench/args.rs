@@ -1,7 +1,7 @@
 //! `lab bench` flags (clap derive), and the plan they resolve to once the GPU is known.
 
 use super::size;
-use crate::kernels::Backend;
+pub use catalog::{Backend, Dtype, Format};
 use std::path::PathBuf;
 
 /// Measure every kernel against CUB and the measured ceilings, plus the launch-gap demo.
@@ -26,9 +26,8 @@ pub struct Args {
     /// backend built into this binary]
     #[arg(long, value_enum, value_delimiter = ',')]
     pub backend: Vec<Backend>,
-    /// Only kernels whose name contains one of these (e.g. reduce_v6, v6, cub, transpose,
-    /// padded, bump, fma_peak), or a section (ceiling, reduce, transpose, launch_gap);
-    /// comma-separated. The ceilings, CUB and the copy always run when a row needs them as its
+    /// Only these kernels: a name, a family (ceiling, reduce, transpose, launch_gap) or a
+    /// unique part of a name (e.g. reduce_v6, v6, cub, padded, bump, fma_peak), comma-separated. The ceilings, CUB and the copy always run when a row needs them as its
     /// reference (fma_peak whenever a reduction runs: the roofline's compute roof)
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub kernel: Vec<String>,
@@ -54,46 +53,6 @@ pub struct Args {
     /// a terminal; the lines are not)
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-/// Element types of the reductions.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Dtype {
-    F32,
-    I32,
-}
-
-impl Dtype {
-    pub fn name(self) -> &'static str {
-        match self {
-            Dtype::F32 => "f32",
-            Dtype::I32 => "i32",
-        }
-    }
-}
-
-/// Output formats of `--format`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Fixed-width tables (markdown), the device header first
-    Table,
-    /// The whole report, with a `schema_version`
-    Json,
-    /// One line per row
-    Csv,
 }
 
 /// Sections of the report, in the order they run and print.
@@ -143,6 +102,8 @@ pub struct Plan {
     pub backends: Vec<Backend>,
     pub dtypes: Vec<Dtype>,
     pub kernel_filter: Vec<String>,
+    /// The catalogue's kernels `kernel_filter` selects (empty: no filter).
+    pub selected: Vec<&'static str>,
     pub reps: u32,
     pub warmup: u32,
     pub seed: u64,
@@ -195,12 +156,22 @@ impl Plan {
             .map(|k| k.trim().to_lowercase())
             .filter(|k| !k.is_empty())
             .collect();
+        let selected = if kernel_filter.is_empty() {
+            Vec::new()
+        } else {
+            catalog::select(&kernel_filter.join(","))
+                .map_err(|e| format!("--kernel: {e}"))?
+                .iter()
+                .map(|s| s.kernel.name)
+                .collect()
+        };
         Ok(Plan {
             sizes,
             transpose,
             backends,
             dtypes,
             kernel_filter,
+            selected,
             reps: args.reps,
             warmup: args.warmup,
             seed: args.seed,
@@ -208,14 +179,10 @@ impl Plan {
         })
     }
 
-    /// Whether the user asked for `kernel` (of `section`): no filter, a section name, or a
-    /// substring of the kernel's name.
-    pub fn wants(&self, section: Section, kernel: &str) -> bool {
-        self.kernel_filter.is_empty()
-            || self
-                .kernel_filter
-                .iter()
-                .any(|f| f == section.name() || kernel.contains(f.as_str()))
+    /// Whether the user asked for the catalogue's `kernel`: no filter, or `--kernel` selects it
+    /// (`catalog::select`: a name, a family, or a unique part of a name).
+    pub fn wants(&self, kernel: &str) -> bool {
+        self.kernel_filter.is_empty() || self.selected.contains(&kernel)
     }
 
     /// `default` (no flags that change what is measured), `sweep`, or `custom`.
@@ -289,6 +256,17 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_or_ambiguous_kernel_is_refused() {
+        let e = plan(&["--kernel", "nope"]).unwrap_err();
+        assert!(e.starts_with("--kernel: 'nope' matches no kernel"), "{e}");
+        assert!(
+            plan(&["--kernel", "stream"])
+                .unwrap_err()
+                .contains("copy_stream")
+        );
+    }
+
+    #[test]
     fn missing_backend_is_an_error_that_says_why() {
         let e = plan(&["--backend", "nvvm"]).unwrap_err();
         assert!(e.contains("'nvvm' is not built into this binary"), "{e}");
@@ -297,15 +275,15 @@ mod tests {
     #[test]
     fn kernel_filter_matches_substrings_and_sections() {
         let p = plan(&["--kernel", "v6,CUB", "--kernel", "launch_gap"]).unwrap();
-        assert!(p.wants(Section::Reduce, "reduce_v6"));
-        assert!(p.wants(Section::Reduce, "cub_reduce_sum"));
-        assert!(!p.wants(Section::Reduce, "reduce_v5"));
-        assert!(!p.wants(Section::Transpose, "transpose_padded"));
-        assert!(p.wants(Section::LaunchGap, "bump"));
+        assert!(p.wants("reduce_v6"));
+        assert!(p.wants("cub_reduce_sum"));
+        assert!(!p.wants("reduce_v5"));
+        assert!(!p.wants("transpose_padded"));
+        assert!(p.wants("bump"));
         let all = plan(&[]).unwrap();
-        assert!(all.wants(Section::Transpose, "transpose_naive"));
+        assert!(all.wants("transpose_naive"));
         let t = plan(&["--kernel", "transpose"]).unwrap();
-        assert!(t.wants(Section::Transpose, "transpose_tiled"));
-        assert!(!t.wants(Section::Reduce, "reduce_v1"));
+        assert!(t.wants("transpose_tiled"));
+        assert!(!t.wants("reduce_v1"));
     }
 }

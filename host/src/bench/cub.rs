@@ -10,7 +10,7 @@
 //! alone and exists only when the shim is built.
 
 use crate::error::{HostError, Result};
-use crate::kernels::Elem;
+use crate::launchers::Elem;
 use cust::memory::{DeviceBuffer, DeviceSlice};
 use cust::stream::Stream;
 

@@ -122,15 +122,10 @@ pub fn commit() -> String {
     env!("LAB_GIT_COMMIT").to_string()
 }
 
-/// This process's command line, quoted where a shell would need it, after the lab's own
-/// environment knobs that change what runs (`LAB_V4_BLOCKS_PER_SM=6 lab bench ...`), so a
-/// results file says how to reproduce it.
+/// This process's command line, quoted where a shell would need it, so a results file says
+/// how to reproduce it.
 pub fn command_line() -> String {
-    let knobs = [crate::lab::V4_BLOCKS_PER_SM_ENV]
-        .into_iter()
-        .filter_map(|k| Some(format!("{k}={}", std::env::var(k).ok()?)));
-    knobs
-        .chain(std::env::args())
+    std::env::args()
         .map(|a| {
             if !a.is_empty()
                 && a.chars()

@@ -16,11 +16,12 @@ use super::verify::{self, Checked};
 use crate::cpu;
 use crate::error::{Ctx, Result};
 use crate::ffi::Graph;
-use crate::kernels::{Backend, Elem, Variant, Version};
 use crate::lab::Lab;
+use crate::launchers::{self, Elem, addition_depth};
 use crate::nvtx::range;
 use crate::placement::{Placement, ResultSlots};
 use crate::timing::{Samples, time_launches};
+use catalog::{Backend, Kernel};
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceSlice};
 use std::time::Instant;
 
@@ -104,10 +105,9 @@ impl<'a> Bench<'a> {
         }
         let wants_reduce = self.wants_reduce();
         if self.wants_bandwidth_ceilings() {
-            let pairs = Version::ALL
-                .iter()
-                .filter(|v| p.wants(Section::Reduce, v.name()))
-                .map(|v| p.backends.iter().filter(|b| b.carries(v.name())).count())
+            let pairs = launchers::reductions()
+                .filter(|v| p.wants(v.name))
+                .map(|v| p.backends.iter().filter(|&&b| v.carried_by(b)).count())
                 .sum::<usize>() as u64;
             for &n in &p.sizes {
                 add(nb, 4 * n, 0, 1);
@@ -117,17 +117,16 @@ impl<'a> Bench<'a> {
                 }
             }
         }
-        let pairs = Variant::ALL
-            .iter()
-            .filter(|v| p.wants(Section::Transpose, v.name()))
-            .map(|v| p.backends.iter().filter(|b| b.carries(v.name())).count())
+        let pairs = launchers::transposes()
+            .filter(|v| p.wants(v.name))
+            .map(|v| p.backends.iter().filter(|&&b| v.carried_by(b)).count())
             .sum::<usize>() as u64;
         if pairs > 0 {
             for &edge in &p.transpose {
                 add(1 + nb + pairs, 8 * edge * edge, 0, 1);
             }
         }
-        if p.wants(Section::LaunchGap, "bump") {
+        if p.wants("bump") {
             add(3 * nb, 0, 0, LAUNCHES);
             add(nb, 0, 0, 1);
         }
@@ -181,22 +180,18 @@ impl<'a> Bench<'a> {
     }
 
     fn wants_reduce(&self) -> bool {
-        Version::ALL
-            .iter()
-            .any(|v| self.plan.wants(Section::Reduce, v.name()))
-            || self.plan.wants(Section::Reduce, "cub_reduce_sum")
+        launchers::reductions().any(|v| self.plan.wants(v.name))
+            || self.plan.wants(launchers::library_reduction().name)
     }
 
     /// The read stream and the copy run whenever a reduction does (they are its ceilings).
     fn wants_bandwidth_ceilings(&self) -> bool {
-        self.wants_reduce()
-            || self.plan.wants(Section::Ceiling, "read_stream")
-            || self.plan.wants(Section::Ceiling, "d2d_copy")
+        self.wants_reduce() || self.plan.wants(launchers::stream::read_stream().name)
     }
 
     /// The FMA peak runs whenever a reduction does (the roofline's compute roof).
     fn wants_fma_peak(&self) -> bool {
-        self.wants_reduce() || self.plan.wants(Section::Ceiling, "fma_peak")
+        self.wants_reduce() || self.plan.wants(launchers::stream::fma_peak().name)
     }
 
     // -----------------------------------------------------------------------------------------
@@ -242,8 +237,8 @@ impl<'a> Bench<'a> {
             .with_flops(flops)
             .with_note(&format!(
                 "{} x {} x {FMA_ITERS} fma.rn.f32 per thread",
-                crate::kernels::FMA_CHAINS,
-                crate::kernels::FMA_UNROLL
+                catalog::launch::stream::FMA_CHAINS,
+                catalog::launch::stream::FMA_UNROLL
             ));
             self.measure(
                 row,
@@ -462,7 +457,8 @@ impl<'a> Bench<'a> {
             T::reference(host)
         };
         let ceiling = Some(target("read_stream", "f32", &size));
-        let cub_target = Some(target("cub_reduce_sum", T::NAME, &size));
+        let cub = launchers::library_reduction().name;
+        let cub_target = Some(target(cub, T::NAME, &size));
         let bytes = n * std::mem::size_of::<T>() as u64;
         // n − 1 additions; only float adds count as FLOPs (the roofline's y axis).
         let flops = if T::NAME == "f32" {
@@ -471,15 +467,14 @@ impl<'a> Bench<'a> {
             0
         };
         let out = slots.result::<T>();
-        let versions: Vec<Version> = Version::ALL
-            .into_iter()
-            .filter(|v| plan.wants(Section::Reduce, v.name()))
+        let versions: Vec<&Kernel> = launchers::reductions()
+            .filter(|v| plan.wants(v.name))
             .collect();
         for v in versions {
-            for &b in plan.backends.iter().filter(|b| b.carries(v.name())) {
+            for &b in plan.backends.iter().filter(|&&b| v.carried_by(b)) {
                 let row = Row::new(
                     Section::Reduce,
-                    v.name(),
+                    v.name,
                     b.name(),
                     T::NAME,
                     n,
@@ -489,7 +484,7 @@ impl<'a> Bench<'a> {
                 .with_flops(flops)
                 .compared_with(ceiling.clone(), cub_target.clone());
                 let depth = match lab.reduce_config::<T>(b, v, n) {
-                    Ok(cfg) => v.addition_depth(n, cfg.grid.0 as u64),
+                    Ok(cfg) => addition_depth(v, n, cfg.grid.0 as u64),
                     Err(e) => {
                         self.record(row.failed(e.to_string()));
                         continue;
@@ -511,17 +506,9 @@ impl<'a> Bench<'a> {
             }
         }
         // CUB: always, when any reduction ran (it is their reference).
-        let row = Row::new(
-            Section::Reduce,
-            "cub_reduce_sum",
-            "cub",
-            T::NAME,
-            n,
-            size,
-            bytes,
-        )
-        .with_flops(flops)
-        .compared_with(ceiling, None);
+        let row = Row::new(Section::Reduce, cub, "cub", T::NAME, n, size, bytes)
+            .with_flops(flops)
+            .compared_with(ceiling, None);
         if let Some(why) = cub::unavailable() {
             return self.record(row.skipped(why));
         }
@@ -550,9 +537,8 @@ impl<'a> Bench<'a> {
     /// Naive, tiled and padded at each edge, after a D2D copy of the same bytes (their ceiling).
     pub fn transposes(&mut self) -> Result<()> {
         let (lab, plan) = (self.lab, self.plan);
-        let variants: Vec<Variant> = Variant::ALL
-            .into_iter()
-            .filter(|v| plan.wants(Section::Transpose, v.name()))
+        let variants: Vec<&Kernel> = launchers::transposes()
+            .filter(|v| plan.wants(v.name))
             .collect();
         if variants.is_empty() {
             return Ok(());
@@ -600,10 +586,10 @@ impl<'a> Bench<'a> {
             }
 
             for &v in &variants {
-                for &b in plan.backends.iter().filter(|b| b.carries(v.name())) {
+                for &b in plan.backends.iter().filter(|&&b| v.carried_by(b)) {
                     let dim = edge as u32;
                     self.measure(
-                        row(v.name(), b),
+                        row(v.name, b),
                         || {
                             // SAFETY: a stream-ordered memset of a live buffer that
                             // outlives the queue.
@@ -631,7 +617,7 @@ impl<'a> Bench<'a> {
     /// (captured and instantiated once, timed separately, then replayed).
     pub fn launch_gap(&mut self) -> Result<()> {
         let (lab, plan) = (self.lab, self.plan);
-        if !plan.wants(Section::LaunchGap, "bump") {
+        if !plan.wants("bump") {
             return Ok(());
         }
         let size = format!("{LAUNCHES}x{BUMP_N}");

@@ -107,9 +107,6 @@ pub fn run(args: &Args) -> Result<Outcome> {
                 what: "results file",
                 detail: format!("writing into '{}': {e}", dir.display()),
             })?;
-            if !args.quiet {
-                eprintln!("bench: results written to {}", path.display());
-            }
             Some(path)
         }
         None => None,

@@ -6,8 +6,8 @@
 use super::args::Section;
 use super::env::Clocks;
 use crate::files::write_atomic;
-use crate::kernels::Backend;
 use crate::timing::Samples;
+use catalog::Backend;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -751,9 +751,12 @@ pub fn csv(r: &Report) -> String {
 pub fn write_results(dir: &Path, r: &Report) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let stem = r.file_stem();
-    write_atomic(&dir.join(format!("{stem}.txt")), table(r).as_bytes())?;
+    let txt_path = dir.join(format!("{stem}.txt"));
+    write_atomic(&txt_path, table(r).as_bytes())?;
+    crate::files::report_written(&txt_path);
     let json_path = dir.join(format!("{stem}.json"));
     write_atomic(&json_path, (json(r) + "\n").as_bytes())?;
+    crate::files::report_written(&json_path);
     Ok(json_path)
 }
 
@@ -1012,7 +1015,7 @@ mod tests {
             2.2,
             &[
                 ("transpose_naive", "llvm", 2.1),
-                ("transpose_v4", "llvm", 2.3),
+                ("transpose_swizzled", "llvm", 2.3),
                 ("transpose_naive", "nvcc", 2.2),
             ],
         );
@@ -1022,7 +1025,7 @@ mod tests {
             8192,
             126.0,
             &[
-                ("transpose_v4", "llvm", 136.0),
+                ("transpose_swizzled", "llvm", 136.0),
                 ("transpose_naive", "nvcc", 1000.0),
             ],
         ));
@@ -1037,7 +1040,7 @@ mod tests {
         assert!(!h.contains("(nvcc) 3x3"), "{h}");
         // A shape whose every row takes longer is compared as before.
         assert!(
-            h.contains("best transpose 8192x8192: transpose_v4 [llvm]"),
+            h.contains("best transpose 8192x8192: transpose_swizzled [llvm]"),
             "{h}"
         );
         assert!(!h.contains("8192x8192: launch-dominated"), "{h}");
@@ -1051,7 +1054,7 @@ mod tests {
             9.99,
             &[
                 ("transpose_naive", "llvm", 40.0),
-                ("transpose_v4", "llvm", 12.0),
+                ("transpose_swizzled", "llvm", 12.0),
             ],
         ))
         .join("\n");
@@ -1063,9 +1066,14 @@ mod tests {
         );
         assert!(!h.contains("best transpose"), "{h}");
         // At exactly the threshold, compared.
-        let h = headline(&transposes(1024, 10.0, &[("transpose_v4", "llvm", 12.0)])).join("\n");
+        let h = headline(&transposes(
+            1024,
+            10.0,
+            &[("transpose_swizzled", "llvm", 12.0)],
+        ))
+        .join("\n");
         assert!(
-            h.contains("best transpose 1024x1024: transpose_v4 [llvm]"),
+            h.contains("best transpose 1024x1024: transpose_swizzled [llvm]"),
             "{h}"
         );
     }
@@ -1088,7 +1096,7 @@ mod tests {
             rows.extend([
                 row(Section::Ceiling, "read_stream", "llvm", read_us),
                 row(Section::Reduce, "cub_reduce_sum", "cub", cub_us),
-                row(Section::Reduce, "reduce_v7", "llvm", v7_us),
+                row(Section::Reduce, "reduce_v9", "llvm", v7_us),
             ]);
             fill_ratios(&mut rows);
             headline(&rows).join("\n")
@@ -1115,7 +1123,7 @@ mod tests {
         // Everything past the threshold: compared.
         let h = small(12.0, 30.0, 20.0);
         assert!(
-            h.contains("best reduction f32 2^20: reduce_v7 [llvm]"),
+            h.contains("best reduction f32 2^20: reduce_v9 [llvm]"),
             "{h}"
         );
         assert!(!h.contains("launch-dominated"), "{h}");

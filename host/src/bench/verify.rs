@@ -230,7 +230,9 @@ mod tests {
         let n = 1u64 << 22;
         let x = f32::random(n as usize, 5);
         let r = SumRef::f32(&x);
-        let depth = crate::kernels::Version::V1.addition_depth(n, n / 256);
+        // The first version: one value per thread, one block per 256 values.
+        let v1 = crate::launchers::reductions().next().unwrap();
+        let depth = crate::launchers::addition_depth(v1, n, n / 256);
         let lost = (r.sum - cpu::sum_f64(&x[..256])) as f32;
         assert!(check_f32(lost, &r, depth).is_ok());
     }

@@ -1,0 +1,191 @@
+//! Typed launchers, one module per kernel family. Each checks what its kernel assumes (sizes,
+//! grid limits, buffer lengths) and returns an error instead of launching something undefined,
+//! so the launchers are safe to call. Launch shapes, block sizes and shared memory come from the
+//! kernel's catalogue entry ([`catalog::Kernel`]); nothing here names a particular version.
+//!
+//! - [`reduce`]: the reductions (`Σ input` into one result word).
+//! - [`transpose`]: the tiled transposes.
+//! - [`stream`]: the ceiling kernels (read stream, copy stream, FMA peak) and the launch-gap
+//!   demo kernel.
+
+pub mod reduce;
+pub mod stream;
+pub mod transpose;
+
+use crate::error::{Ctx, HostError, Result};
+use crate::lab::Lab;
+use catalog::{Backend, Dtype, Kernel, Shape};
+use cust::function::{BlockSize, Function, GridSize};
+use cust::memory::DeviceCopy;
+
+pub use reduce::addition_depth;
+pub use transpose::check_matrix_lengths;
+
+/// Largest grid x dimension the hardware accepts.
+pub const MAX_GRID_X: u64 = (1 << 31) - 1;
+/// Largest grid y dimension.
+pub const MAX_GRID_Y: u64 = 65_535;
+
+/// The catalogue's kernel named `name`. For the kernels the lab launches by role (the
+/// ceilings, the launch-gap demo); `every_role_kernel_is_catalogued` holds them to the table.
+pub fn kernel(name: &str) -> &'static Kernel {
+    catalog::kernels::find(name)
+        .unwrap_or_else(|| panic!("'{name}' is not in the kernel catalogue"))
+}
+
+/// The reductions the lab launches itself (every catalogued reduction but the library call),
+/// in catalogue order.
+pub fn reductions() -> impl Iterator<Item = &'static Kernel> {
+    catalog::KERNELS
+        .iter()
+        .filter(|k| k.family == catalog::Family::Reduce && k.library.is_none())
+}
+
+/// The library reduction (CUB's `DeviceReduce::Sum`).
+pub fn library_reduction() -> &'static Kernel {
+    catalog::KERNELS
+        .iter()
+        .find(|k| k.family == catalog::Family::Reduce && k.library.is_some())
+        .expect("the catalogue has a library reduction")
+}
+
+/// The tiled transposes (the transpose family's kernels launched on tiles), in catalogue order.
+pub fn transposes() -> impl Iterator<Item = &'static Kernel> {
+    catalog::KERNELS
+        .iter()
+        .filter(|k| matches!(k.shape, Shape::Tiles { .. }))
+}
+
+/// Element types the reductions are instantiated for.
+pub trait Elem:
+    DeviceCopy + Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static
+{
+    const DTYPE: Dtype;
+    /// Suffix of the PTX entry points: `f32`, `i32`.
+    const NAME: &'static str;
+    fn to_f64(self) -> f64;
+}
+
+impl Elem for f32 {
+    const DTYPE: Dtype = Dtype::F32;
+    const NAME: &'static str = "f32";
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Elem for i32 {
+    const DTYPE: Dtype = Dtype::I32;
+    const NAME: &'static str = "i32";
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+pub use catalog::records::LaunchConfig;
+
+/// A launch configuration's grid and block, as the driver takes them.
+pub(crate) fn dims(cfg: &LaunchConfig) -> (GridSize, BlockSize) {
+    (
+        GridSize::xy(cfg.grid.0, cfg.grid.1),
+        BlockSize::xy(cfg.block.0, cfg.block.1),
+    )
+}
+
+impl Lab {
+    /// Looks up a kernel by its PTX name.
+    pub fn function(&self, backend: Backend, entry: &str) -> Result<Function<'_>> {
+        self.module(backend)
+            .get_function(entry)
+            .map_err(|_| HostError::KernelNotFound {
+                name: entry.to_string(),
+                backend: backend.name(),
+            })
+    }
+
+    /// Blocks of one full wave of `entry` (blocks per SM from the occupancy API × SMs) with
+    /// `kernel`'s block and `shared_bytes` of dynamic shared memory.
+    pub(crate) fn wave(
+        &self,
+        backend: Backend,
+        kernel: &Kernel,
+        entry: &str,
+        shared_bytes: u32,
+    ) -> Result<u64> {
+        let f = self.function(backend, entry)?;
+        let threads = kernel.block.0 * kernel.block.1;
+        let per_sm = f
+            .max_active_blocks_per_multiprocessor(BlockSize::x(threads), shared_bytes as usize)
+            .ctx(|| format!("occupancy of {entry}"))?;
+        Ok(per_sm.max(1) as u64 * self.info.sm_count as u64)
+    }
+
+    /// A 1-D launch of `kernel` ([`Shape::Blocks`] or [`Shape::OneWave`]) over `n` elements:
+    /// `ceil(n / elements_per_block)` blocks (at least one), capped at one wave for
+    /// `OneWave`; the shared memory its entry asks for `elem_bytes`-byte elements.
+    pub(crate) fn linear_config(
+        &self,
+        backend: Backend,
+        kernel: &Kernel,
+        entry: &str,
+        n: u64,
+        elem_bytes: u32,
+    ) -> Result<LaunchConfig> {
+        let shared_bytes = kernel.shared_bytes(elem_bytes);
+        let blocks = match kernel.shape {
+            Shape::Blocks { elements_per_block } => n.div_ceil(elements_per_block).max(1),
+            Shape::OneWave { elements_per_block } => n
+                .div_ceil(elements_per_block)
+                .max(1)
+                .min(self.wave(backend, kernel, entry, shared_bytes)?),
+            Shape::Waves { waves } => {
+                (self.wave(backend, kernel, entry, shared_bytes)? * waves).min(MAX_GRID_X)
+            }
+            Shape::Tiles { .. } => {
+                return Err(HostError::Invalid {
+                    what: "launch shape",
+                    detail: format!("{} is launched on tiles, not over n elements", kernel.name),
+                });
+            }
+        };
+        if blocks > MAX_GRID_X {
+            return Err(HostError::TooLarge {
+                what: "n",
+                value: n,
+                limit: MAX_GRID_X * elements_per_block(kernel),
+                why: "grid x limit × elements per block",
+            });
+        }
+        Ok(LaunchConfig {
+            grid: (blocks as u32, 1),
+            block: kernel.block,
+            shared_bytes,
+        })
+    }
+}
+
+/// Elements one block covers before any cap (0 for a shape that is not 1-D over elements).
+pub fn elements_per_block(kernel: &Kernel) -> u64 {
+    match kernel.shape {
+        Shape::Blocks { elements_per_block } | Shape::OneWave { elements_per_block } => {
+            elements_per_block
+        }
+        Shape::Tiles { .. } | Shape::Waves { .. } => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_role_kernel_is_catalogued() {
+        for name in ["read_stream", "copy_stream", "fma_peak", "bump"] {
+            assert_eq!(kernel(name).name, name);
+        }
+        assert!(library_reduction().library.is_some());
+        assert!(reductions().count() >= 2);
+        assert!(transposes().all(|k| k.family == catalog::Family::Transpose));
+        assert!(!transposes().any(|k| k.name == "copy_stream"));
+    }
+}

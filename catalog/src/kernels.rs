@@ -302,7 +302,10 @@ pub const KERNELS: &[Kernel] = &[
         dtypes: F32,
         compilers: ALL_COMPILERS,
         block: (stream::BLOCK, 1),
-        shape: Shape::OneWave {
+        // One 16-byte group per thread, a block per 4 KiB: the resident blocks walk one narrow
+        // window of addresses, which the DRAM serves faster than a one-wave grid-stride walk
+        // of the same bytes (docs/experiments.md, E11).
+        shape: Shape::Blocks {
             elements_per_block: stream::BLOCK as u64 * 4,
         },
         shared: Shared::None,
@@ -424,7 +427,8 @@ impl PartialEq for Selected {
 /// `--kernel`'s rule, the same in every command. Each comma-separated item is, in this order:
 /// `all`; a family name (`reduce`, `transpose`, `ceiling`, `launch_gap`, or `reductions`,
 /// `transposes`); a kernel's exact name (`reduce_v3`, `cub_reduce_sum`); a PTX entry point
-/// (`reduce_v3_i32`); or a substring of exactly one kernel's name (`v3`, `cub`, `padded`).
+/// (`reduce_v3_i32`); a name without its family's name in front (`v3`, `padded`); or a substring of exactly one
+/// kernel's name (`cub`, `shfl`).
 /// The result keeps the order given, without duplicates. A substring that matches several
 /// kernels, or none, is an error that lists the candidates.
 pub fn select(spec: &str) -> Result<Vec<Selected>, String> {
@@ -468,6 +472,17 @@ pub fn select(spec: &str) -> Result<Vec<Selected>, String> {
                 kernel: k,
                 dtype: Some(d),
             });
+            continue;
+        }
+        // The name without its family's name in front: `v3` is reduce_v3 even though
+        // reduce_v3_shfl contains it too.
+        if let Some(k) = KERNELS.iter().find(|k| {
+            k.name
+                .strip_prefix(k.family.name())
+                .and_then(|short| short.strip_prefix('_'))
+                == Some(item)
+        }) {
+            push(whole(k));
             continue;
         }
         let matches: Vec<&'static Kernel> =

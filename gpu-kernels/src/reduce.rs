@@ -248,6 +248,13 @@ pub unsafe fn reduce_v5<T: Elem>(input: *const T, n: u64, out: *mut T) {
     let tid = thread_idx_x();
     s.set(tid, coarsened_sum(input, n));
     sync_threads();
+    finish_with_shuffles(s, tid, out);
+}
+
+/// The end of v5's tree: v3's tree down to 64 values, then warp 0 adds the two halves, five
+/// shuffles, and one atomic.
+#[inline(always)]
+unsafe fn finish_with_shuffles<T: Elem>(s: Shared<T>, tid: u32, out: *mut T) {
     tree_v3(s, tid, 64);
     if tid < 32 {
         let v = warp_sum(s.get(tid).plus(s.get(tid + 32)));

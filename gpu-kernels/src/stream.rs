@@ -70,13 +70,15 @@ kernel! {
 kernel! {
     /// `output[i] = input[i]` for `i < n`, 16 bytes per access: a grid-stride loop with
     /// [`UNROLL`] 16-byte loads in flight per thread, then their four stores, then a scalar
-    /// tail of `n % 4` elements.
+    /// tail of `n % 4` elements. Any 1-D grid works; the lab launches one thread per 16-byte
+    /// group, so each thread copies one group and the loop body never runs.
     ///
     /// - `input`, `output`: device pointers, `n` f32 each, 16-byte aligned, not overlapping.
     /// - `n`: element count (`u64`).
     ///
     /// # Launch
-    /// As [`read_stream_f32`]: 1-D, blocks of [`BLOCK`] threads, one wave.
+    /// 1-D, blocks of [`BLOCK`] threads, `ceil(n / (4 · BLOCK))` of them (the catalogue's
+    /// shape: one 16-byte group per thread).
     fn copy_stream_f32(input: *const f32, output: *mut f32, n: u64) {
         let threads = grid_dim_x() as u64 * block_dim_x() as u64;
         let gtid = block_idx_x() as u64 * block_dim_x() as u64 + thread_idx_x() as u64;

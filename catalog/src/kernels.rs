@@ -243,6 +243,18 @@ pub const KERNELS: &[Kernel] = &[
         )
     },
     Kernel {
+        compilers: RUST_ONLY,
+        ..reduction(
+            "reduce_v3_shfl",
+            Shape::Blocks {
+                elements_per_block: RB64,
+            },
+            Shared::PerThread,
+            Chain::PerThread(1),
+            "v3 with v5's shuffles: what the shuffles save, without the coarsening",
+        )
+    },
+    Kernel {
         name: "cub_reduce_sum",
         family: Family::Reduce,
         dtypes: BOTH_TYPES,
@@ -538,6 +550,8 @@ mod tests {
     fn one_rule_for_names_families_entries_and_substrings() {
         assert_eq!(names("reduce_v3"), ["reduce_v3"]);
         assert_eq!(names("v3"), ["reduce_v3"]);
+        assert_eq!(names("shfl"), ["reduce_v3_shfl"]);
+        assert_eq!(names("v3_shfl"), ["reduce_v3_shfl"]);
         assert_eq!(names("cub"), ["cub_reduce_sum"]);
         assert_eq!(names("reduce_v3_i32"), ["reduce_v3_i32"]);
         assert_eq!(names("padded,v3,padded"), ["transpose_padded", "reduce_v3"]);

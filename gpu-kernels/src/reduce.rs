@@ -264,6 +264,22 @@ unsafe fn finish_with_shuffles<T: Elem>(s: Shared<T>, tid: u32, out: *mut T) {
     }
 }
 
+/// v3 with v5's shuffles: one element per thread (no coarsening), v3's tree down to 64 values,
+/// then warp 0 finishes with five shuffles. Against v3 it isolates what the shuffles save
+/// (five barriers and five shared levels per block) while the block count, and so the
+/// same-address atomics, stay v3's.
+/// ```text
+/// s[tid] = i < n ? in[i] : 0; __syncthreads();
+/// /* v5's end of the tree: levels 128 and 64 in shared memory, then warp_sum in warp 0 */
+/// ```
+#[inline(always)]
+pub unsafe fn reduce_v3_shfl<T: Elem>(input: *const T, n: u64, out: *mut T) {
+    let s = Shared::<T>::dynamic();
+    let tid = thread_idx_x();
+    load_to_shared(s, input, n);
+    finish_with_shuffles(s, tid, out);
+}
+
 /// v6, one wave with wide loads: a grid of exactly as many blocks as fit on the GPU at once;
 /// each thread walks the array with a grid-stride loop of 16-byte loads, then shuffles within
 /// each warp, one shared slot per warp, and shuffles again in warp 0.
@@ -343,6 +359,8 @@ reduce_entries! {
     reduce_v6_i32 = reduce_v6::<i32>;
     reduce_v7_f32 = reduce_v7::<f32>;
     reduce_v7_i32 = reduce_v7::<i32>;
+    reduce_v3_shfl_f32 = reduce_v3_shfl::<f32>;
+    reduce_v3_shfl_i32 = reduce_v3_shfl::<i32>;
 }
 
 // ---- Beyond the chapter: v7, aimed at CUB's `DeviceReduce::Sum`. ----

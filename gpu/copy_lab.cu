@@ -15,6 +15,9 @@
 //               in flight, then their 16 stores (longer runs of reads, then of writes)
 //   bulk        Hopper's bulk copy engine per block: cp.async.bulk global→shared (mbarrier),
 //               then cp.async.bulk shared→global, 32 KiB per step, double-buffered
+// and the read ceiling's two shapes (bytes read only; ratio to the D2D copy's bytes/s):
+//   read_wave   one wave, grid-stride float4, 4 loads in flight (read_stream's shape)
+//   read_flat   one float4 per thread, n/4 threads
 
 #include <algorithm>
 #include <cstdint>
@@ -112,6 +115,24 @@ __global__ void bulk_copy(const char* in, char* out, std::uint64_t bytes) {
     asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
+// XOR of the words read; stored only if it equals `sentinel` (never, for these inputs).
+__device__ __forceinline__ unsigned fold(float4 v) {
+    return __float_as_uint(v.x) ^ __float_as_uint(v.y) ^ __float_as_uint(v.z) ^ __float_as_uint(v.w);
+}
+__global__ void read_wave(const float4* in, std::uint64_t groups, unsigned sentinel, unsigned* out) {
+    std::uint64_t threads = std::uint64_t(gridDim.x) * blockDim.x;
+    std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    unsigned acc = 0;
+    for (; i + 3 * threads < groups; i += 4 * threads)
+        acc ^= fold(in[i]) ^ fold(in[i + threads]) ^ fold(in[i + 2 * threads]) ^ fold(in[i + 3 * threads]);
+    for (; i < groups; i += threads) acc ^= fold(in[i]);
+    if (acc == sentinel) *out = acc;
+}
+__global__ void read_flat(const float4* in, std::uint64_t groups, unsigned sentinel, unsigned* out) {
+    std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < groups && fold(in[i]) == sentinel) *out = sentinel;
+}
+
 static double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     size_t n = v.size();
@@ -183,15 +204,22 @@ int main(int argc, char** argv) {
         bulk_copy<<<wb, 32, 2 * BULK_BYTES>>>(reinterpret_cast<const char*>(in),
                                                reinterpret_cast<char*>(out), n * 4);
     });
+    // The read shapes: half the bytes of a copy; `vs_d2d` compares bytes per second.
+    unsigned* flag;
+    CHECK(cudaMalloc(&flag, 4));
+    int wr = wave((const void*)read_wave, 256, 0);
+    vs.push_back({"read_wave", time_it([&] { read_wave<<<wr, 256>>>(i4, groups, 0xffffffffu, flag); }, out, n, reps)});
+    vs.push_back({"read_flat", time_it([&] { read_flat<<<unsigned((groups + 255) / 256), 256>>>(i4, groups, 0xffffffffu, flag); }, out, n, reps)});
     double ref = median(vs[0].us);
     std::printf("variant,n,grid,median_us,min_us,max_us,gbps,vs_d2d\n");
-    int grids[] = {0, w4, w8, int((groups + 255) / 256), wc, wb};
+    int grids[] = {0, w4, w8, int((groups + 255) / 256), wc, wb, wr, int((groups + 255) / 256)};
     for (size_t k = 0; k < vs.size(); ++k) {
         double m = median(vs[k].us);
+        double bytes = k < 6 ? 8.0 * n : 4.0 * n;  // copies read and write; reads only read
         std::printf("%s,%llu,%d,%.2f,%.2f,%.2f,%.1f,%.4f\n", vs[k].name, (unsigned long long)n,
                     grids[k], m, *std::min_element(vs[k].us.begin(), vs[k].us.end()),
-                    *std::max_element(vs[k].us.begin(), vs[k].us.end()), 8.0 * n / m / 1e3,
-                    ref / m);
+                    *std::max_element(vs[k].us.begin(), vs[k].us.end()), bytes / m / 1e3,
+                    (bytes / m) / (8.0 * n / ref));
     }
     return 0;
 }

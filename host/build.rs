@@ -3,12 +3,10 @@
 //! twins in `gpu-kernels/cuda/`), and the sanitizer's canaries (`lab canary`). A missing or
 //! stale PTX is a build error that names the command that fixes it.
 
+use catalog::Backend;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
-
-/// One PTX set per compiler, and the canaries' (rustc's NVPTX backend, feature `canaries`).
-const PTX_SETS: [&str; 4] = ["llvm", "nvvm", "nvcc", "canary"];
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
@@ -18,14 +16,21 @@ fn main() {
         println!("cargo:rerun-if-changed={}", s.display());
     }
 
+    // One PTX set per compiler (where the catalogue says `cargo xtask ptx` writes it), and the
+    // canaries' (rustc's NVPTX backend, feature `canaries`).
+    let sets = Backend::ALL
+        .map(|b| (b.name(), catalog::ptx::path(b)))
+        .into_iter()
+        .chain([("canary", catalog::ptx::CANARY.to_string())]);
     let mut code = String::new();
-    for set in PTX_SETS {
-        let (sources, dir) = match set {
-            "nvcc" => (&cuda, "gpu-kernels/cuda/"),
-            _ => (&rust, "gpu-kernels/"),
+    for (set, path) in sets {
+        let (sources, dir) = if set == Backend::Nvcc.name() {
+            (&cuda, "gpu-kernels/cuda/")
+        } else {
+            (&rust, "gpu-kernels/")
         };
         let newest_source = sources.iter().map(|p| modified(p)).max().unwrap();
-        let ptx = root.join("target/ptx").join(set).join("gpu_kernels.ptx");
+        let ptx = root.join(path);
         println!("cargo:rerun-if-changed={}", ptx.display());
         if !ptx.exists() {
             fail(&format!(

@@ -1,6 +1,13 @@
-//! The records that cross between `lab` and `xtask` as JSON: `lab run --plan`'s plan and
-//! `lab run --manifest`'s manifest. `lab` writes them, `xtask` reads them, both through these
+//! The records that cross between `lab` and `xtask` as JSON: `lab run --plan`'s plan,
+//! `lab run --manifest`'s manifest, and `lab bench`'s results file ([`results`], with the
+//! result word's [`placement`]). `lab` writes them, `xtask` reads them, both through these
 //! types.
+
+pub mod placement;
+pub mod results;
+
+pub use placement::{Group, Placement, SlotTimes};
+pub use results::{Clocks, Config, Device, Report, Row, SCHEMA_VERSION, Status};
 
 use serde::{Deserialize, Serialize};
 

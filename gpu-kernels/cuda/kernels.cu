@@ -22,7 +22,7 @@
     !defined(LAB_TRANSPOSE_TILE) || !defined(LAB_TRANSPOSE_ROWS_PER_PASS) ||                  \
     !defined(LAB_STREAM_UNROLL) || !defined(LAB_STREAM_FMA_CHAINS) ||                         \
     !defined(LAB_STREAM_FMA_UNROLL)
-#error "launch constants missing: build through `cargo xtask ptx` (or pass the -DLAB_* flags of catalog::cdefs::nvcc_defines)"
+#error "launch constants missing (-DLAB_*): build with cargo xtask ptx or cargo xtask dist"
 #endif
 
 namespace chapter {

@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod canary;
+pub mod cases;
 pub mod cpu;
 pub mod error;
 pub mod ffi;

@@ -10,7 +10,7 @@ mod common;
 
 use catalog::Shape;
 use common::{assert_no_failures, lab_or_skip, seed};
-use host::bench::verify::{SumRef, check_f32, check_f32_exact};
+use host::cases::verify::{SumRef, check_f32, check_f32_exact};
 use host::launchers::reduce::check_len;
 use host::launchers::{MAX_GRID_X, addition_depth, elements_per_block, reductions};
 use host::{Backend, HostError, Kernel, Lab, cpu};
@@ -56,7 +56,7 @@ fn exact(want: i32) -> impl Fn(Backend, &Kernel, i32) -> Result<(), String> {
     }
 }
 
-/// The f32 check every caller shares (`host::bench::verify::check_f32`): within
+/// The f32 check every caller shares (`host::cases::verify::check_f32`): within
 /// depth · 2^-24 · Σ|x| of the f64 sum, depth from the version's launch for `x.len()`.
 fn float_check<'a>(
     lab: &'a Lab,

@@ -88,7 +88,7 @@ enum Command {
     ResultsTable(commands::results_table::Args),
     /// The experiment log: every `--record "change; hypothesis"` row, as a table
     #[command(after_help = "Examples:
-  cargo xtask log --kernel reduce_v7
+  cargo xtask log --kernel reduce_v6
   cargo xtask log --format json")]
     Log(commands::log::Args),
     /// SVG charts of a bench results file: bandwidth bars, size sweep, roofline

@@ -7,11 +7,15 @@
 //! - [`run_tee`]: output forwarded as it comes (with a progress bar for ncu and nsys on a
 //!   terminal) and returned with the status, for callers that read the status themselves.
 //! - [`output`]: not echoed (a version query, a listing); returns stdout.
+//! - [`run_parallel`], [`output_within`]: several runs at once, each within a time limit.
 
 use crate::profiler::progress::{Piece, Splitter, Status};
 use anyhow::{Context, Result, bail};
 use std::io::{ErrorKind, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// A command line as a user would type it (arguments with spaces quoted).
 pub fn show(cmd: &Command) -> String {
@@ -153,3 +157,118 @@ pub fn output(cmd: &mut Command) -> Result<String> {
     Ok(String::from_utf8_lossy(&o.stdout).into_owned())
 }
 
+/// A finished run's exit code (-1 when a signal ended it) and everything it printed, stdout
+/// then stderr.
+pub type Outcome = Result<(i32, String)>;
+
+/// Runs the jobs `width` at a time; each within `limit`, when given.
+pub fn run_parallel(
+    jobs: Vec<(String, String, Command)>,
+    width: usize,
+    limit: Option<Duration>,
+) -> Vec<(String, String, Command, Outcome)> {
+    let jobs = std::sync::Mutex::new(jobs.into_iter().enumerate().collect::<Vec<_>>());
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..width {
+            s.spawn(|| {
+                loop {
+                    let Some((i, (tool, label, mut cmd))) = jobs.lock().unwrap().pop() else {
+                        break;
+                    };
+                    eprintln!("sanitize: {tool} · {label}");
+                    let outcome = match limit {
+                        Some(limit) => output_within(&mut cmd, limit),
+                        None => cmd
+                            .output()
+                            .with_context(|| format!("starting {}", crate::process::show(&cmd)))
+                            .map(|o| {
+                                let text = String::from_utf8_lossy(&o.stdout).into_owned()
+                                    + &String::from_utf8_lossy(&o.stderr);
+                                (o.status.code().unwrap_or(-1), text)
+                            }),
+                    };
+                    done.lock().unwrap().push((i, (tool, label, cmd, outcome)));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap();
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// How long to wait, once a run has ended, for its output pipes to close.
+pub const PIPE_GRACE: Duration = Duration::from_secs(2);
+
+/// A run stopped at its time limit, with what it had printed by then.
+#[derive(Debug)]
+pub struct TimedOut {
+    pub limit: Duration,
+    pub text: String,
+}
+
+impl std::fmt::Display for TimedOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "did not finish in {} s", self.limit.as_secs())
+    }
+}
+
+impl std::error::Error for TimedOut {}
+
+/// Like `cmd.output()`, but for at most `limit`: past it, `cmd`'s process group (it gets one of
+/// its own, so compute-sanitizer and the lab it started) is killed and the run is [`TimedOut`].
+pub fn output_within(cmd: &mut Command, limit: Duration) -> Outcome {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("starting {}", crate::process::show(cmd)))?;
+    let pipes = [drain(child.stdout.take()), drain(child.stderr.take())];
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if start.elapsed() >= limit {
+            let group = -i32::try_from(child.id())?;
+            // SAFETY: kill(2) takes no pointers; a negative pid names the process group that
+            // `process_group(0)` gave the child, whose id is the child's pid.
+            unsafe { libc::kill(group, libc::SIGKILL) };
+            child.wait()?;
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // A process that left the group could hold the pipes open: read what came, then go on.
+    let ended = Instant::now();
+    while pipes.iter().any(|(_, reader)| !reader.is_finished()) && ended.elapsed() < PIPE_GRACE {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let text: String = pipes
+        .iter()
+        .map(|(buf, _)| String::from_utf8_lossy(&buf.lock().unwrap()).into_owned())
+        .collect();
+    match status {
+        Some(status) => Ok((status.code().unwrap_or(-1), text)),
+        None => Err(TimedOut { limit, text }.into()),
+    }
+}
+
+/// Reads `pipe` to its end on a thread of its own, into a buffer the caller can read at any time.
+fn drain(
+    pipe: Option<impl Read + Send + 'static>,
+) -> (Arc<Mutex<Vec<u8>>>, std::thread::JoinHandle<()>) {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    let shared = Arc::clone(&buf);
+    let reader = std::thread::spawn(move || {
+        let Some(mut pipe) = pipe else { return };
+        let mut chunk = [0u8; 8192];
+        while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+            shared.lock().unwrap().extend_from_slice(&chunk[..n]);
+        }
+    });
+    (buf, reader)
+}

@@ -102,11 +102,13 @@ fn committed(name: &str) -> String {
 /// (`<name>.launches.json`), kernel by kernel with the backends side by side.
 fn plan_json(names: &[&str]) -> String {
     let mut launches: Vec<serde_json::Value> = Vec::new();
+    let mut plan = serde_json::Value::Null;
     for name in names {
         let text =
             std::fs::read_to_string(fixtures().join(format!("ncu/{name}.launches.json"))).unwrap();
         let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
         launches.extend(manifest["plan"]["launches"].as_array().unwrap().clone());
+        plan = manifest["plan"].clone();
     }
     let mut kernels: Vec<String> = Vec::new();
     for l in &launches {
@@ -120,7 +122,9 @@ fn plan_json(names: &[&str]) -> String {
             .iter()
             .position(|k| k == l["kernel"].as_str().unwrap())
     });
-    serde_json::json!({ "notes": [], "launches": launches }).to_string()
+    plan["notes"] = serde_json::json!([]);
+    plan["launches"] = serde_json::Value::Array(launches);
+    plan.to_string()
 }
 
 fn reductions_plan() -> String {

@@ -265,9 +265,12 @@ fn function_names_are_cut_from_any_kernel_name_base() {
 
 fn planned(kernel: &str, entry: &str, backend: &str) -> capture::Planned {
     capture::Planned {
+        label: format!("{kernel} [{backend}]"),
         kernel: kernel.into(),
         entry: entry.into(),
+        family: "reduction".into(),
         backend: backend.into(),
+        elements: 1 << 20,
     }
 }
 

@@ -55,45 +55,6 @@ pub struct Args {
     pub quiet: bool,
 }
 
-/// Sections of the report, in the order they run and print.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Section {
-    Ceiling,
-    Reduce,
-    Transpose,
-    LaunchGap,
-}
-
-impl Section {
-    pub const ALL: [Section; 4] = [
-        Section::Ceiling,
-        Section::Reduce,
-        Section::Transpose,
-        Section::LaunchGap,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Section::Ceiling => "ceiling",
-            Section::Reduce => "reduce",
-            Section::Transpose => "transpose",
-            Section::LaunchGap => "launch_gap",
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Section::Ceiling => "Ceilings (measured in this run)",
-            Section::Reduce => "Reductions",
-            Section::Transpose => "Transposes",
-            Section::LaunchGap => "Launch gap",
-        }
-    }
-}
-
 /// What one run measures: the flags, resolved.
 #[derive(Debug, Clone)]
 pub struct Plan {

@@ -3,46 +3,10 @@
 //! header says the clocks are unknown), plus the commit and the command line.
 
 use crate::lab::Lab;
+pub use catalog::records::Clocks;
 use cust::device::DeviceAttribute;
 use nvml_wrapper::Nvml;
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
-
-/// The GPU's clocks and what limits them, at one moment.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Clocks {
-    /// Where the numbers come from (`nvml`), or why there are none.
-    pub source: String,
-    pub sm_mhz: Option<u32>,
-    pub sm_max_mhz: Option<u32>,
-    pub memory_mhz: Option<u32>,
-    pub temperature_c: Option<u32>,
-    pub power_w: Option<f64>,
-    /// NVML's clock-throttle reasons (`GPU_IDLE`, `SW_POWER_CAP`, …); empty: none.
-    pub throttle: Vec<String>,
-}
-
-impl std::fmt::Display for Clocks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.sm_mhz.is_none() && self.memory_mhz.is_none() {
-            return write!(f, "unknown ({})", self.source);
-        }
-        let n = |v: Option<u32>| v.map_or("?".to_string(), |v| v.to_string());
-        write!(
-            f,
-            "SM {}/{} MHz, memory {} MHz, {} C, {} W, throttle: {}",
-            n(self.sm_mhz),
-            n(self.sm_max_mhz),
-            n(self.memory_mhz),
-            n(self.temperature_c),
-            self.power_w.map_or("?".to_string(), |p| format!("{p:.0}")),
-            if self.throttle.is_empty() {
-                "none".to_string()
-            } else {
-                self.throttle.join("|")
-            }
-        )
-    }
-}
 
 /// NVML, if this machine has it, and the PCI address of the lab's GPU.
 pub struct Monitor {
@@ -150,27 +114,5 @@ mod tests {
                     GCC version:  gcc version 13.3.0 (Ubuntu 13.3.0-6ubuntu2~24.04)\n";
         assert_eq!(proc_driver_version(text).as_deref(), Some("580.159.04"));
         assert_eq!(proc_driver_version("nothing here"), None);
-    }
-
-    #[test]
-    fn clocks_print_what_is_known() {
-        let none = Clocks {
-            source: "NVML unavailable: x".into(),
-            ..Clocks::default()
-        };
-        assert_eq!(none.to_string(), "unknown (NVML unavailable: x)");
-        let c = Clocks {
-            source: "nvml".into(),
-            sm_mhz: Some(1980),
-            sm_max_mhz: Some(1980),
-            memory_mhz: Some(3201),
-            temperature_c: Some(41),
-            power_w: Some(120.4),
-            throttle: vec!["GPU_IDLE".into()],
-        };
-        assert_eq!(
-            c.to_string(),
-            "SM 1980/1980 MHz, memory 3201 MHz, 41 C, 120 W, throttle: GPU_IDLE"
-        );
     }
 }

@@ -3,12 +3,11 @@
 //!
 //! - `args`: the flags and the plan they resolve to.
 //! - `measure`: the measurements (ceilings, reductions + CUB, transposes + copy, launch gap),
-//!   each phase in an NVTX range, each result verified after timing.
+//!   each phase in an NVTX range, each result verified after timing; what each row launches
+//!   and checks is its family's case (`crate::cases`), the same `lab run` drives.
 //! - `progress`: the progress bar on stderr (current row, ETA), off with `--quiet` or when
 //!   stderr is not a terminal.
-//! - `verify`: what counts as a right answer.
 //! - `report`: rows, ratios, the headline, and one printer per format (table, JSON, CSV).
-//! - `cub`: CUB's `DeviceReduce::Sum` through the nvcc-built shim (`host/cub/`).
 //! - `env`: driver version and clocks (NVML), commit, command line.
 //! - `size`: `2^28` in and out.
 //!
@@ -17,15 +16,13 @@
 //! copy of the same bytes) and its ratio to the reference (CUB; the copy).
 
 pub mod args;
-pub mod cub;
 pub mod env;
 pub mod measure;
 pub mod progress;
 pub mod report;
 pub mod size;
-pub mod verify;
 
-pub use args::{Args, Dtype, Format, Plan, Section};
+pub use args::{Args, Dtype, Format, Plan};
 pub use report::{Report, Row, Status};
 
 use crate::error::{HostError, Result};
@@ -94,7 +91,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
         headline: Vec::new(),
         failed: 0,
     };
-    report.finish();
+    report::finish(&mut report);
 
     match args.format {
         Format::Table => print!("{}", report::table(&report)),
@@ -127,7 +124,7 @@ fn device(lab: &Lab, monitor: &env::Monitor) -> report::Device {
         memory_bytes: i.memory_bytes,
         driver_version: monitor.driver_version(),
         driver_cuda: i.driver_cuda.clone(),
-        cub_runtime: cub::runtime_version(),
+        cub_runtime: crate::cases::cub::runtime_version(),
         sm_clock_max_mhz: (i.sm_clock_khz / 1000) as u32,
         memory_clock_max_mhz: (i.memory_clock_khz / 1000) as u32,
         memory_bus_bits: i.memory_bus_bits as u32,

@@ -1,5 +1,5 @@
 //! `cargo xtask asm --check`: the PTX checks of `super::ptxcheck`, then the SASS checks that
-//! protect what the chapter teaches (issue 6), per backend:
+//! protect what the chapter teaches, per backend:
 //!
 //! - v1, v2, v3 have the same shape: the same number of barriers (one after the load, one per
 //!   tree level: 1 + 8), the same shared loads and stores, predicated shared loads (the `if`
@@ -14,11 +14,11 @@
 //! - every reduction's tree and warp-sum loops are fully unrolled.
 
 use super::counts::{Inst, InstClass, widths};
+use super::ptxcheck::{self, Check};
 use super::report::{self, KernelStats};
 use super::{Build, Sass, print_json, ptx};
-use super::ptxcheck::{self, Check};
-use catalog::{Backend, Format};
 use anyhow::{Result, bail};
+use catalog::{Backend, Format};
 use std::collections::BTreeMap;
 
 /// How far apart v1, v2 and v3's SASS instruction counts may be: (max − min) / min. nvcc gives
@@ -47,7 +47,7 @@ pub const BARRIERS_AS_WRITTEN: &[(&str, usize)] = &[
     ("transpose_padded_f32", 1),
 ];
 
-/// Failures that are stated and explained (issue 6: "unless stated and explained"): printed as
+/// Failures that are stated and explained: printed as
 /// `known` with the reason, not failing the run. Remove an entry when its cause is fixed.
 pub const KNOWN: &[(Backend, &str, &str)] = &[
     (

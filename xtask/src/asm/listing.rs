@@ -1,8 +1,8 @@
 //! The default mode: a kernel's PTX or SASS, with `--source` the Rust lines in between.
 
 use super::{Build, View, print_json, ptx, sass, short_path};
-use catalog::Format;
 use anyhow::{Result, bail};
+use catalog::Format;
 use serde::Serialize;
 use std::collections::HashMap;
 

@@ -128,13 +128,18 @@ impl Sass {
     }
 }
 
-/// `all`, an exact name, or a prefix ending at an underscore (`reduce_v1` → `reduce_v1_f32`).
+/// `all`, an exact entry name, a catalogued kernel's name (its entries: `reduce_v3` →
+/// `reduce_v3_f32`, `reduce_v3_i32`, not another kernel whose name it begins), or a prefix
+/// ending at an underscore (`reduce` → every reduction).
 pub fn matches(pattern: &str, name: &str) -> bool {
-    pattern == "all"
-        || name == pattern
-        || name
-            .strip_prefix(pattern)
-            .is_some_and(|rest| rest.starts_with('_'))
+    if pattern == "all" || name == pattern {
+        return true;
+    }
+    if let Some(k) = catalog::kernels::find(pattern) {
+        return k.entries().iter().any(|e| e == name);
+    }
+    name.strip_prefix(pattern)
+        .is_some_and(|rest| rest.starts_with('_'))
 }
 
 /// Version of the JSON documents `--format json` prints.
@@ -210,6 +215,14 @@ mod tests {
         assert!(matches("bump", "bump"));
         assert!(!matches("reduce_v1", "reduce_v10_f32"));
         assert!(!matches("reduce_v", "reduce_v1_f32"));
+        // A kernel's name is not a prefix of another kernel's entries.
+        for k in catalog::KERNELS {
+            for other in catalog::KERNELS.iter().filter(|o| o.name != k.name) {
+                for e in other.entries() {
+                    assert!(!matches(k.name, &e), "{} matches {e}", k.name);
+                }
+            }
+        }
     }
 
     #[test]

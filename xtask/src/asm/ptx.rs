@@ -362,7 +362,6 @@ mod tests {
         }
     }
 
-
     const SAMPLE: &str = r#"
 .version 7.8
 .target sm_90, debug

@@ -1,9 +1,9 @@
-//! The PTX checks (issues 2 and 3): read a backend's PTX and fail unless it is what the host
-//! launches and what the chapter teaches. Run by `cargo test -p xtask` and by
-//! `cargo xtask asm --check` (which adds the SASS checks of `commands::asm::checks`).
+//! The PTX checks: read a backend's PTX and fail unless it is what the host launches and what
+//! the chapter teaches. Run by `cargo test -p xtask` and by `cargo xtask asm --check` (which
+//! adds the SASS checks of [`super::checks`]).
 //!
-//! - exactly the entry points the host launches on that backend, each with the parameter count
-//!   of its launcher (nvcc's C++ twins lack the Rust-only kernels);
+//! - exactly the entry points the kernel catalogue says that backend carries, each with the
+//!   parameter count of its launcher (nvcc's C++ twins lack the Rust-only kernels);
 //! - `.target sm_90` (rustc's NVPTX backend) or `.target sm_80` (rust-cuda's NVVM), with no
 //!   `, debug` (ptxas compiles a debug target without optimization: reduce_v1_f32 went from 74
 //!   to 259 SASS instructions, see docs/asm-walkthrough.md);
@@ -13,69 +13,32 @@
 
 use super::counts::InstClass;
 use super::ptx::{self, Module};
-use catalog::Backend;
 use anyhow::{Context, Result};
+use catalog::Backend;
 use serde::Serialize;
 use std::path::Path;
 
-/// One kernel entry point the host launches (`host/src/kernels.rs`).
+/// One PTX entry point a backend must declare, from the kernel catalogue.
 pub struct Entry {
-    pub name: &'static str,
-    /// Parameters the host's launcher passes.
+    pub name: String,
+    /// Parameters its launcher passes.
     pub params: usize,
-    /// Built by the Rust compilers only: the CUDA C++ twins (nvcc) are the chapter's kernels,
-    /// not the Rust-only experiments (reduce_v7, transpose_v4).
-    pub rust_only: bool,
 }
 
-const fn every(name: &'static str, params: usize) -> Entry {
-    Entry {
-        name,
-        params,
-        rust_only: false,
-    }
-}
-
-const fn rust(name: &'static str, params: usize) -> Entry {
-    Entry {
-        name,
-        params,
-        rust_only: true,
-    }
-}
-
-/// Every entry point the host launches, and nothing else: a PTX file with an entry this list
-/// lacks fails the check too, so the list cannot fall behind the kernels. (xtask does not link
-/// the host, which needs the CUDA driver, so it cannot read the host's own list.)
-pub const ENTRY_POINTS: &[Entry] = &[
-    every("reduce_v1_f32", 3),
-    every("reduce_v1_i32", 3),
-    every("reduce_v2_f32", 3),
-    every("reduce_v2_i32", 3),
-    every("reduce_v3_f32", 3),
-    every("reduce_v3_i32", 3),
-    every("reduce_v4_f32", 3),
-    every("reduce_v4_i32", 3),
-    every("reduce_v5_f32", 3),
-    every("reduce_v5_i32", 3),
-    every("reduce_v6_f32", 3),
-    every("reduce_v6_i32", 3),
-    rust("reduce_v7_f32", 3),
-    rust("reduce_v7_i32", 3),
-    every("transpose_naive_f32", 4),
-    every("transpose_tiled_f32", 4),
-    every("transpose_padded_f32", 4),
-    rust("transpose_v4_f32", 4),
-    every("bump", 2),
-    every("read_stream_f32", 4),
-    every("copy_stream_f32", 3),
-    every("fma_peak_f32", 5),
-];
-
-/// The entry points `backend`'s PTX must have.
-pub fn entry_points_of(backend: Backend) -> impl Iterator<Item = &'static Entry> {
-    let rust = Backend::RUST.contains(&backend);
-    ENTRY_POINTS.iter().filter(move |e| rust || !e.rust_only)
+/// The entry points `backend`'s PTX must have: every catalogued kernel that backend carries,
+/// and nothing else (a PTX entry the catalogue lacks fails the check too, so the catalogue
+/// cannot fall behind the kernels).
+pub fn entry_points_of(backend: Backend) -> Vec<Entry> {
+    catalog::KERNELS
+        .iter()
+        .filter(|k| k.carried_by(backend))
+        .flat_map(|k| {
+            k.entries().into_iter().map(|name| Entry {
+                name,
+                params: usize::from(k.params),
+            })
+        })
+        .collect()
 }
 
 /// Kernels whose data passes through shared memory as `ld.shared`/`st.shared`.
@@ -188,9 +151,9 @@ fn target(m: &Module, backend: Backend) -> Check {
 
 fn entry_points(m: &Module, backend: Backend) -> Check {
     let mut failures = Vec::new();
-    let want: Vec<&Entry> = entry_points_of(backend).collect();
+    let want = entry_points_of(backend);
     for e in &want {
-        match m.entry(e.name) {
+        match m.entry(&e.name) {
             None => failures.push(format!("entry '{}' missing", e.name)),
             Some(f) if f.params.len() != e.params => failures.push(format!(
                 "entry '{}' has {} parameters, the host passes {}",
@@ -202,19 +165,25 @@ fn entry_points(m: &Module, backend: Backend) -> Check {
         }
     }
     for f in m.entries() {
-        match ENTRY_POINTS.iter().find(|e| e.name == f.name) {
-            None => failures.push(format!(
-                "entry '{}' is not in ptxcheck::ENTRY_POINTS: add it with its launcher's \
-                 parameter count",
-                f.name
-            )),
-            Some(e) if !want.iter().any(|w| w.name == e.name) => failures.push(format!(
-                "entry '{}' is marked Rust-only in ptxcheck::ENTRY_POINTS but the {backend} PTX \
-                 has it: the host launches it there too, so mark it for every backend",
-                f.name
-            )),
-            Some(_) => {}
+        if want.iter().any(|w| w.name == f.name) {
+            continue;
         }
+        let known = catalog::KERNELS
+            .iter()
+            .any(|k| k.entries().contains(&f.name));
+        failures.push(if known {
+            format!(
+                "entry '{}' is in the {backend} PTX but the kernel catalogue \
+                 (catalog/src/kernels.rs) does not list {backend} among its compilers: add it",
+                f.name
+            )
+        } else {
+            format!(
+                "entry '{}' is not in the kernel catalogue (catalog/src/kernels.rs): add it \
+                 with its launcher's parameter count",
+                f.name
+            )
+        });
     }
     let detail = format!(
         "exactly the {} entry points the host launches on {backend}, with their parameter counts",
@@ -328,7 +297,8 @@ mod tests {
     /// [`good`] with exactly the entries `backend` carries.
     fn good_for(target: &str, backend: Backend) -> String {
         let mut s = format!(".version 7.8\n.target {target}\n.address_size 64\n");
-        for &Entry { name, params, .. } in entry_points_of(backend) {
+        for Entry { name, params } in entry_points_of(backend) {
+            let name = name.as_str();
             s += &format!(".visible .entry {name}(\n");
             for p in 0..params {
                 let sep = if p + 1 < params { "," } else { "" };
@@ -367,32 +337,46 @@ mod tests {
         );
     }
 
+    /// Entries the Rust compilers carry and nvcc does not.
+    fn rust_only() -> Vec<String> {
+        catalog::KERNELS
+            .iter()
+            .filter(|k| k.carried_by(Backend::Llvm) && !k.carried_by(Backend::Nvcc))
+            .flat_map(|k| k.entries())
+            .collect()
+    }
+
     #[test]
     fn the_rust_only_kernels_are_required_of_rust_and_refused_of_nvcc() {
+        let rust_only = rust_only();
+        assert!(!rust_only.is_empty());
         let nvcc = good_for("sm_90", Backend::Nvcc);
         let f = failing(&nvcc, Backend::Llvm);
-        for name in ["reduce_v7_f32", "reduce_v7_i32", "transpose_v4_f32"] {
+        for name in &rust_only {
             assert!(
                 f.iter().any(|f| f.contains(&format!("'{name}' missing"))),
                 "{name}: {f:?}"
             );
         }
         let f = failing(&good("sm_90"), Backend::Nvcc);
-        assert!(
-            f.iter()
-                .any(|f| f.contains("'transpose_v4_f32' is marked Rust-only")),
-            "{f:?}"
-        );
+        for name in &rust_only {
+            assert!(
+                f.iter().any(|f| f.contains(&format!(
+                    "'{name}' is in the nvcc PTX but the kernel catalogue"
+                ))),
+                "{name}: {f:?}"
+            );
+        }
     }
 
     #[test]
-    fn an_entry_the_list_lacks_fails() {
+    fn an_entry_the_catalogue_lacks_fails() {
         let text =
-            good("sm_90") + ".visible .entry reduce_v8_f32(\n\t.param .u64 p\n)\n{\n\tret;\n}\n";
+            good("sm_90") + ".visible .entry reduce_v99_f32(\n\t.param .u64 p\n)\n{\n\tret;\n}\n";
         let f = failing(&text, Backend::Llvm);
         assert!(
             f.iter()
-                .any(|f| f.contains("'reduce_v8_f32' is not in ptxcheck::ENTRY_POINTS")),
+                .any(|f| f.contains("'reduce_v99_f32' is not in the kernel catalogue")),
             "{f:?}"
         );
     }

@@ -2,9 +2,9 @@
 
 use super::counts::{Counts, widths};
 use super::{Build, View, listing, print_json, sass::Resources};
-use catalog::{Backend, Format};
 use crate::util;
 use anyhow::{Result, bail};
+use catalog::{Backend, Format};
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::ASCII_MARKDOWN};
 use regex::Regex;
 use serde::Serialize;

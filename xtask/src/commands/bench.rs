@@ -51,7 +51,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<()> {
     let started = std::time::SystemTime::now();
     crate::process::run(&mut cmd)?;
     if help {
-        print!("{OWN_FLAGS_HELP}");
+        print!("{}", own_flags_help());
         return Ok(());
     }
     if own.record.is_none() && own.plot.is_none() {
@@ -78,8 +78,16 @@ pub fn run(args: &Args, quiet: bool) -> Result<()> {
 /// `--record`'s (change, hypothesis).
 type Record = (String, String);
 
-/// Printed after lab's `--help`: the flags xtask takes out before lab sees them.
-const OWN_FLAGS_HELP: &str = "
+/// Printed after lab's `--help`: the flags xtask takes out before lab sees them. The
+/// `--record` example names the catalogue's newest reduction by its version (`v7`).
+fn own_flags_help() -> String {
+    let newest = catalog::KERNELS
+        .iter()
+        .rfind(|k| k.family == catalog::Family::Reduce && k.library.is_none())
+        .map_or("reduce", |k| k.name);
+    let version = newest.strip_prefix("reduce_").unwrap_or(newest);
+    format!(
+        "
 xtask's own flags (cargo xtask bench / dist/xtask bench):
       --record <\"CHANGE; HYPOTHESIS\">
           Append the measured rows to the experiment log (cargo xtask log)
@@ -88,8 +96,10 @@ xtask's own flags (cargo xtask bench / dist/xtask bench):
 
 Examples:
   cargo xtask bench --sweep --plot docs/plots
-  cargo xtask bench --kernel v7 --record \"unroll x4; more loads in flight\"
-";
+  cargo xtask bench --kernel {version} --record \"unroll x4; more loads in flight\"
+"
+    )
+}
 
 /// xtask's own flags of `cargo xtask bench`, which lab never sees.
 #[derive(Debug, Default, PartialEq)]
@@ -265,10 +275,17 @@ mod tests {
             rows.iter()
                 .all(|r| !r.kernel.contains("cub") && !r.kernel.contains("read_stream"))
         );
-        let v7 = rows
+        // The file's Rust-only reduction: carried by the Rust compilers, not by nvcc.
+        let rust_only = catalog::KERNELS
             .iter()
-            .find(|r| r.kernel == "reduce_v7 f32 [llvm] 2^28")
-            .expect("v7 row");
+            .find(|k| {
+                k.family == catalog::Family::Reduce
+                    && k.carried_by(catalog::Backend::Llvm)
+                    && !k.carried_by(catalog::Backend::Nvcc)
+            })
+            .expect("a Rust-only reduction");
+        let wanted = format!("{} f32 [llvm] 2^28", rust_only.name);
+        let v7 = rows.iter().find(|r| r.kernel == wanted).expect("v7 row");
         assert!(
             v7.result.starts_with("4388.") && v7.result.contains("x reference"),
             "{v7:?}"

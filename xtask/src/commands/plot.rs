@@ -6,8 +6,8 @@
 
 use crate::plot::{self, Chart, results::Results};
 use crate::util;
-use catalog::Format;
 use anyhow::{Result, bail};
+use catalog::Format;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]

@@ -316,7 +316,7 @@ mod tests {
         assert_eq!(b.name, "bandwidth-reduce-2pow28.svg");
         assert_eq!(
             b.groups,
-            ["reduce_v1", "reduce_v6", "reduce_v7", "cub_reduce_sum"]
+            ["reduce_v1", "reduce_v6", "reduce_v5", "cub_reduce_sum"]
         );
         let names: Vec<&str> = b.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(

@@ -235,8 +235,8 @@ mod tests {
                 "reduce_v1 [nvvm]",
                 "reduce_v6 [llvm]",
                 "reduce_v6 [nvvm]",
-                "reduce_v7 [llvm]",
-                "reduce_v7 [nvvm]",
+                "reduce_v5 [llvm]",
+                "reduce_v5 [nvvm]",
                 "cub_reduce_sum",
                 "read stream (ceiling)"
             ]

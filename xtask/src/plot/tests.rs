@@ -77,7 +77,7 @@ pub fn synthetic() -> Results {
             for (v, g) in [
                 ("reduce_v1", 900.0),
                 ("reduce_v6", 4000.0),
-                ("reduce_v7", 4200.0),
+                ("reduce_v5", 4200.0),
             ] {
                 for b in ["llvm", "nvvm"] {
                     let mut r = row("reduce", v, b, dtype, n, &size, 4 * n, g * scale);
@@ -186,7 +186,7 @@ fn every_chart_is_written_whole_with_its_series_named() {
         "cub_reduce_sum f32",
         "read stream",
         "D2D copy",
-        "reduce_v7",
+        "reduce_v5",
     ] {
         assert!(bars.contains(s), "{s} missing from the 2^28 bars");
     }
@@ -203,7 +203,7 @@ fn every_chart_is_written_whole_with_its_series_named() {
     for s in [
         "compute roof",
         "bandwidth roof",
-        "reduce_v7 [nvvm]",
+        "reduce_v5 [nvvm]",
         "0.25 FLOP/B",
     ] {
         assert!(roof.contains(s), "{s} missing from the roofline");

@@ -20,8 +20,8 @@ use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// NVTX filter matching `lab run`'s profiled launches (host::profile::NVTX_FILTER).
-pub const NVTX_FILTER: &str = "kernel-lab@profile/";
+/// NVTX filter matching `lab run`'s profiled launches.
+pub use catalog::nvtx::NVTX_FILTER;
 
 /// How ncu finds the profiled launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -32,42 +32,8 @@ pub enum Select {
     LaunchSkip,
 }
 
-/// One launch as `lab run --plan` lists it.
-#[derive(Clone, Debug, serde::Deserialize)]
-pub struct Planned {
-    /// `reduce_v3`: what `lab run --kernel` takes.
-    pub kernel: String,
-    /// `reduce_v3_f32`: the name ncu reports.
-    pub entry: String,
-    pub backend: String,
-}
-
-#[derive(Debug, serde::Deserialize)]
-pub struct Plan {
-    #[serde(default)]
-    pub notes: Vec<String>,
-    pub launches: Vec<Planned>,
-}
-
-/// One launch as `lab run --manifest` reports it.
-#[derive(Clone, Debug, serde::Deserialize)]
-pub struct Launched {
-    pub entry: String,
-    /// None for CUB, which picks its own launch.
-    pub config: Option<Config>,
-    pub ok: bool,
-    pub check: String,
-}
-
-#[derive(Clone, Debug, serde::Deserialize)]
-pub struct Config {
-    pub grid: (u32, u32),
-}
-
-#[derive(Debug, serde::Deserialize)]
-pub struct Manifest {
-    pub launches: Vec<Launched>,
-}
+/// `lab run --plan`'s plan and `lab run --manifest`'s manifest, as `lab` writes them.
+pub use catalog::records::{Launched, Manifest, Plan, Planned};
 
 /// What ncu collects.
 #[derive(Clone, Debug)]
@@ -280,7 +246,7 @@ pub fn run_job(s: &Settings, job: &Job) -> Result<Vec<Row>> {
     for l in launched.iter().flatten().filter(|l| !l.ok) {
         eprintln!(
             "warning: {} [{}] FAILED verification under ncu: {}",
-            l.entry, job.backend, l.check
+            l.planned.entry, job.backend, l.check
         );
     }
     match_rows(job, profiled, launched.as_deref())
@@ -373,7 +339,7 @@ fn attach(mut row: Row, launched: Option<&[Launched]>) -> Row {
     let cub = row.backend == "cub";
     if let Some(l) = launched.and_then(|ls| {
         ls.iter()
-            .find(|l| l.entry == f || (cub && l.entry.starts_with("cub::")))
+            .find(|l| l.planned.entry == f || (cub && l.planned.entry.starts_with("cub::")))
     }) {
         row.manifest_blocks = l.config.as_ref().map(|c| c.grid.0 as f64 * c.grid.1 as f64);
         row.verified = Some(l.ok);

@@ -6,8 +6,8 @@
 //! context), so `cust` device pointers and streams are valid on both sides. Without nvcc at
 //! build time the bench still runs; the CUB rows say why they are missing.
 //!
-//! This file is the project's second FFI boundary besides `ffi.rs`: it belongs to the bench
-//! alone and exists only when the shim is built.
+//! This file is the project's second FFI boundary besides `ffi.rs`; its calls exist only when
+//! the shim is built.
 
 use crate::error::{HostError, Result};
 use crate::launchers::Elem;

@@ -1,9 +1,12 @@
-//! How the bench decides that a result is right: integers exactly, float sums against an f64
+//! What counts as a right answer, for every case: integers exactly, float sums against an f64
 //! reference within a bound on the rounding of their addition order (and, on small-integer
 //! inputs, exactly), arrays bit for bit.
 //! Each check returns a short note for the table, or the error that fails the row.
 
 use crate::cpu;
+
+/// A verification verdict: a note for the table, or the error that fails the row.
+pub type Verdict = Result<String, String>;
 
 /// What a sum of `x` should be: the exact (f64 or i64) sum, and Σ|x| to scale float bounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -134,8 +137,47 @@ pub fn cub_depth(n: u64, sm_count: u32) -> u64 {
     n.div_ceil(sm_count.max(1) as u64 * 128) + 64
 }
 
+/// How an output array compared with its reference, bit for bit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mismatches {
+    /// Elements compared.
+    pub len: usize,
+    /// Elements whose bits differ.
+    pub wrong: usize,
+    /// The first of them: index, got, want.
+    pub first: Option<(usize, f32, f32)>,
+}
+
+impl Mismatches {
+    /// Compares the common length of `got` and `want`.
+    pub fn of(got: &[f32], want: &[f32]) -> Mismatches {
+        let mut bad = got
+            .iter()
+            .zip(want)
+            .enumerate()
+            .filter(|(_, (g, w))| g.to_bits() != w.to_bits());
+        let first = bad.next().map(|(i, (&g, &w))| (i, g, w));
+        Mismatches {
+            len: got.len().min(want.len()),
+            wrong: first.map_or(0, |_| 1 + bad.count()),
+            first,
+        }
+    }
+
+    /// `exact`, or the first mismatch and how many more there are.
+    pub fn verdict(&self, what: &str) -> Verdict {
+        match self.first {
+            None => Ok("exact".into()),
+            Some((i, g, w)) => Err(format!(
+                "{what}: element {i} is {g} but should be {w} ({} more mismatches)",
+                self.wrong - 1
+            )),
+        }
+    }
+}
+
 /// Bit-for-bit equality of two f32 arrays; the first mismatches, on failure.
-pub fn check_equal(got: &[f32], want: &[f32], what: &str) -> Result<String, String> {
+pub fn check_equal(got: &[f32], want: &[f32], what: &str) -> Verdict {
     if got.len() != want.len() {
         return Err(format!(
             "{what}: {} elements, expected {}",
@@ -143,18 +185,7 @@ pub fn check_equal(got: &[f32], want: &[f32], what: &str) -> Result<String, Stri
             want.len()
         ));
     }
-    let mut bad = got
-        .iter()
-        .zip(want)
-        .enumerate()
-        .filter(|(_, (g, w))| g.to_bits() != w.to_bits());
-    let Some((i, (g, w))) = bad.next() else {
-        return Ok("exact".into());
-    };
-    let more = bad.count();
-    Err(format!(
-        "{what}: element {i} is {g} but should be {w} ({more} more mismatches)"
-    ))
+    Mismatches::of(got, want).verdict(what)
 }
 
 #[cfg(test)]
@@ -274,6 +305,8 @@ mod tests {
         let b = [1.0f32, f32::NAN, 4.0];
         let e = check_equal(&b, &a, "t").unwrap_err();
         assert!(e.contains("element 1") && e.contains("1 more"), "{e}");
+        let m = Mismatches::of(&b, &a);
+        assert_eq!((m.len, m.wrong, m.first.map(|f| f.0)), (3, 2, Some(1)));
         assert!(check_equal(&a[..2], &a, "t").is_err());
     }
 }

@@ -1,0 +1,53 @@
+//! Every bench results file kept under `results/` reads through `catalog::records::Report`, and
+//! one written after the last field was added comes out byte for byte as it went in: the
+//! records are the schema the files were written with. (Floats are parsed exactly:
+//! serde_json's `float_roundtrip`.)
+
+use catalog::records::{Report, SCHEMA_VERSION};
+use std::path::{Path, PathBuf};
+
+fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            json_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "json") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_kept_results_file_reads_and_the_newest_write_back_unchanged() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+    let mut files = Vec::new();
+    json_files(&root, &mut files);
+    let (mut read, mut identical) = (0, 0);
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        if v["tool"] != "lab bench" {
+            continue;
+        }
+        let r: Report =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert_eq!(r.schema_version, SCHEMA_VERSION, "{}", f.display());
+        assert!(!r.rows.is_empty(), "{}", f.display());
+        read += 1;
+        // Files from before `flops` existed gain it when written back; the rest are unchanged.
+        let complete = v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|row| row.get("flops").is_some());
+        if complete {
+            let back = serde_json::to_string_pretty(&r).unwrap() + "\n";
+            assert!(back == text, "{} changes when written back", f.display());
+            identical += 1;
+        }
+    }
+    assert!(read > 0, "no bench results file under {}", root.display());
+    assert!(identical > 0, "no results file with every field");
+}

@@ -1,0 +1,200 @@
+//! The measurements, in the order they run: the compute ceiling (FP32 FMA peak, once), then
+//! for each size the bandwidth ceilings (read stream, D2D copy), then the reductions and CUB;
+//! the transposes after their own copy; the launch gap last. Every phase sits in an NVTX
+//! range named after its row (`reduce_v6 [llvm] f32 2^28: warm-up` / `: timed` / `: verify`).
+//!
+//! Each row: reset (outside the timed region) → warm-up → timed launches (one event pair
+//! each) → verify the last launch's output (and an f32 sum's on an exact-sum input, one more
+//! launch). A wrong result or a driver error fails that row and the run goes on. What a row
+//! launches and checks is its family's case (`crate::cases`), the same `lab run` drives.
+//!
+//! One module per phase: [`ceilings`], [`reduce`], [`transpose`], [`launch_gap`].
+
+mod ceilings;
+mod launch_gap;
+mod reduce;
+mod transpose;
+
+pub use ceilings::FMA_ITERS;
+pub use launch_gap::{BUMP_N, LAUNCHES};
+
+use super::args::Plan;
+use super::progress::{self, Progress};
+use super::report::{Passed, Row, Status};
+use crate::cases::{Case, Verdict};
+use crate::error::Result;
+use crate::lab::Lab;
+use crate::launchers;
+use crate::nvtx::range;
+use crate::placement::Placement;
+use crate::timing::{Samples, time_launches};
+
+/// Where the rows go while the run goes on.
+pub struct Bench<'a> {
+    lab: &'a Lab,
+    plan: &'a Plan,
+    progress: Progress,
+    pub rows: Vec<Row>,
+    /// Where the reductions' result word was (set when a reduction ran).
+    pub placement: Option<Placement>,
+}
+
+impl<'a> Bench<'a> {
+    /// `quiet`: no progress bar and no per-row lines on stderr.
+    pub fn new(lab: &'a Lab, plan: &'a Plan, quiet: bool) -> Bench<'a> {
+        let mut bench = Bench {
+            lab,
+            plan,
+            progress: Progress::new(0, 0, true),
+            rows: Vec::new(),
+            placement: None,
+        };
+        let (rows, work) = bench.planned();
+        bench.progress = Progress::new(rows, work, quiet);
+        bench
+    }
+
+    /// The rows, once every phase has run (the progress bar is cleared).
+    pub fn finish(self) -> Vec<Row> {
+        self.progress.finish();
+        self.rows
+    }
+
+    pub(super) fn record(&mut self, row: Row) {
+        let what = match (row.status, row.gbps, row.gflops, row.median_us) {
+            (Status::Failed, ..) => format!("FAILED: {}", row.note),
+            (Status::Skipped, ..) => format!("skipped: {}", row.note),
+            (_, Some(g), _, Some(us)) => format!("{g:.0} GB/s ({us:.1} us)"),
+            (_, None, Some(f), Some(us)) => format!("{f:.0} GFLOP/s ({us:.1} us)"),
+            (_, None, None, Some(us)) => format!("{us:.1} us"),
+            _ => String::new(),
+        };
+        let samples = self.plan.warmup + self.plan.reps;
+        let w = progress::weight(row.bytes, row.flops, row.launches, samples);
+        self.progress
+            .row_done(&format!("bench: {:<44} {what}", row.label()), w);
+        self.rows.push(row);
+    }
+
+    /// The rows the phases will record and their total weight (see [`progress::weight`]),
+    /// for the progress bar. Mirrors the phases' own choices of what to run.
+    fn planned(&self) -> (u64, u64) {
+        let p = self.plan;
+        let samples = p.warmup + p.reps;
+        let nb = p.backends.len() as u64;
+        let (mut rows, mut work) = (0u64, 0u64);
+        let mut add = |count: u64, bytes: u64, flops: u64, launches: u32| {
+            rows += count;
+            work += count * progress::weight(bytes, flops, launches, samples);
+        };
+        if self.wants_fma_peak() {
+            for &b in &p.backends {
+                add(1, 0, self.lab.fma_peak_flops(b, FMA_ITERS).unwrap_or(0), 1);
+            }
+        }
+        let wants_reduce = self.wants_reduce();
+        if self.wants_bandwidth_ceilings() {
+            let pairs = launchers::reductions()
+                .filter(|v| p.wants(v.name))
+                .map(|v| p.backends.iter().filter(|&&b| v.carried_by(b)).count())
+                .sum::<usize>() as u64;
+            for &n in &p.sizes {
+                add(nb, 4 * n, 0, 1);
+                add(1, 8 * n, 0, 1);
+                if wants_reduce {
+                    add(p.dtypes.len() as u64 * (pairs + 1), 4 * n, n, 1);
+                }
+            }
+        }
+        let pairs = launchers::transposes()
+            .filter(|v| p.wants(v.name))
+            .map(|v| p.backends.iter().filter(|&&b| v.carried_by(b)).count())
+            .sum::<usize>() as u64;
+        if pairs > 0 {
+            for &edge in &p.transpose {
+                add(1 + nb + pairs, 8 * edge * edge, 0, 1);
+            }
+        }
+        if p.wants("bump") {
+            add(3 * nb, 0, 0, LAUNCHES);
+            add(nb, 0, 0, 1);
+        }
+        (rows, work)
+    }
+
+    /// Warm-up, then the timed launches, each in its NVTX range.
+    fn time(
+        &self,
+        label: &str,
+        mut reset: impl FnMut() -> Result<()>,
+        mut launch: impl FnMut() -> Result<()>,
+    ) -> Result<Samples> {
+        {
+            let _r = range(&format!("{label}: warm-up"));
+            for _ in 0..self.plan.warmup {
+                reset()?;
+                launch()?;
+            }
+            self.lab.sync()?;
+        }
+        let _r = range(&format!("{label}: timed"));
+        time_launches(
+            &self.lab.stream,
+            0,
+            self.plan.reps as usize,
+            &mut reset,
+            &mut launch,
+        )
+    }
+
+    /// Times `launch`, verifies its last output and records the row.
+    fn measure(
+        &mut self,
+        row: Row,
+        reset: impl FnMut() -> Result<()>,
+        launch: impl FnMut() -> Result<()>,
+        verify: impl FnOnce() -> Result<Verdict>,
+    ) {
+        let label = row.label();
+        self.progress.working_on(&label);
+        let outcome = self.time(&label, reset, launch).and_then(|s| {
+            let _r = range(&format!("{label}: verify"));
+            Ok((s, verify()?))
+        });
+        self.record(match outcome {
+            Ok((s, Ok(note))) => row.passed(&s, note),
+            Ok((_, Err(wrong))) => row.failed(wrong),
+            Err(e) => row.failed(e.to_string()),
+        });
+    }
+
+    /// [`Bench::measure`] of a case: its reset and launch, then `verify`.
+    fn measure_case(
+        &mut self,
+        row: Row,
+        case: &impl Case,
+        verify: impl FnOnce() -> Result<Verdict>,
+    ) {
+        self.measure(row, || case.reset(), || case.launch(), verify);
+    }
+
+    /// Fails early, with the numbers, when the GPU lacks the memory a phase needs.
+    fn check_memory(&self, bytes: u64) -> Result<()> {
+        self.lab.check_fits(bytes)
+    }
+
+    fn wants_reduce(&self) -> bool {
+        launchers::reductions().any(|v| self.plan.wants(v.name))
+            || self.plan.wants(launchers::library_reduction().name)
+    }
+
+    /// The read stream and the copy run whenever a reduction does (they are its ceilings).
+    fn wants_bandwidth_ceilings(&self) -> bool {
+        self.wants_reduce() || self.plan.wants(launchers::stream::read_stream().name)
+    }
+
+    /// The FMA peak runs whenever a reduction does (the roofline's compute roof).
+    fn wants_fma_peak(&self) -> bool {
+        self.wants_reduce() || self.plan.wants(launchers::stream::fma_peak().name)
+    }
+}

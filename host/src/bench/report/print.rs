@@ -1,0 +1,215 @@
+//! Printers: one per format, all from the same `Report`.
+
+use super::{NOISY_SPREAD, Report, Row, Status};
+use catalog::Family;
+use std::fmt::Write as _;
+
+/// The section's heading in the table.
+fn title(f: Family) -> &'static str {
+    match f {
+        Family::Ceiling => "Ceilings (measured in this run)",
+        Family::Reduce => "Reductions",
+        Family::Transpose => "Transposes",
+        Family::LaunchGap => "Launch gap",
+    }
+}
+
+/// Fixed-width (markdown) tables: the device header, one table per section, the headline.
+pub fn table(r: &Report) -> String {
+    let mut s = String::new();
+    let d = &r.device;
+    let _ = writeln!(
+        s,
+        "# lab bench: {} (sm_{}, {} SMs, L2 {:.1} MiB, {:.1} GiB)",
+        d.name,
+        d.compute_capability.replace('.', ""),
+        d.sm_count,
+        d.l2_bytes as f64 / (1 << 20) as f64,
+        d.memory_bytes as f64 / (1u64 << 30) as f64,
+    );
+    let _ = writeln!(
+        s,
+        "driver {} (CUDA {}), CUB runtime {}, max clocks SM {} MHz / memory {} MHz, bus {} bits",
+        d.driver_version.as_deref().unwrap_or("unknown"),
+        d.driver_cuda,
+        d.cub_runtime.as_deref().unwrap_or("not built in"),
+        d.sm_clock_max_mhz,
+        d.memory_clock_max_mhz,
+        d.memory_bus_bits,
+    );
+    let _ = writeln!(s, "clocks before: {}", r.clocks_before);
+    let _ = writeln!(s, "clocks after:  {}", r.clocks_after);
+    let _ = writeln!(s, "commit {}, {}", short(&r.commit), r.date);
+    let _ = writeln!(s, "command: {}", r.command_line);
+    if let Some(p) = &r.config.placement {
+        let _ = writeln!(s, "{}", p.describe());
+    }
+    let _ = writeln!(
+        s,
+        "{} timed reps per row after {} warm-up (CUDA events around each launch; median, min, max); \
+         noisy: (max - min) / median > {:.0}%",
+        r.config.reps,
+        r.config.warmup,
+        NOISY_SPREAD * 100.0
+    );
+    for section in Family::ALL {
+        let rows: Vec<&Row> = r.rows.iter().filter(|x| x.section == section).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "\n## {}\n", title(section));
+        let _ = writeln!(s, "{}", section_table(section, &rows));
+    }
+    if !r.headline.is_empty() {
+        let _ = writeln!(s, "\n## Headline\n");
+        for h in &r.headline {
+            let _ = writeln!(s, "- {h}");
+        }
+    }
+    if r.failed > 0 {
+        let _ = writeln!(s, "\n{} row(s) FAILED verification or launch", r.failed);
+    }
+    s
+}
+
+fn section_table(section: Family, rows: &[&Row]) -> comfy_table::Table {
+    use comfy_table::{CellAlignment, Table, presets::ASCII_MARKDOWN};
+    let gap = section == Family::LaunchGap;
+    let (ceiling, reference) = match section {
+        Family::Reduce => ("% read ceiling", "vs CUB"),
+        Family::Transpose => ("% copy", "vs copy"),
+        _ => ("% ceiling", "vs ref"),
+    };
+    let (header, numeric) = if gap {
+        let h = vec![
+            "kernel",
+            "backend",
+            "launches",
+            "n",
+            "median us",
+            "min us",
+            "max us",
+            "us/kernel",
+            "note",
+        ];
+        (h, 2..8)
+    } else {
+        let h = vec![
+            "kernel",
+            "backend",
+            "dtype",
+            "n",
+            "MB",
+            "median us",
+            "min us",
+            "max us",
+            "GB/s",
+            ceiling,
+            reference,
+            "note",
+        ];
+        (h, 3..11)
+    };
+    let mut t = Table::new();
+    t.load_style(ASCII_MARKDOWN).set_header(header);
+    for r in rows {
+        // A failed row shows FAILED wherever a speed would be: never a number.
+        let speed = |v: Option<f64>, f: fn(f64) -> String| match r.status {
+            Status::Failed => "FAILED".to_string(),
+            _ => v.map_or("-".into(), f),
+        };
+        let mut cells = vec![r.kernel.clone(), r.backend.clone()];
+        if gap {
+            cells.extend([r.launches.to_string(), r.n.to_string()]);
+        } else {
+            cells.extend([
+                r.dtype.clone(),
+                r.size.clone(),
+                format!("{:.1}", r.bytes as f64 / 1e6),
+            ]);
+        }
+        cells.extend([
+            speed(r.median_us, fmt_us),
+            speed(r.min_us, fmt_us),
+            speed(r.max_us, fmt_us),
+        ]);
+        if gap {
+            cells.push(speed(r.us_per_launch, fmt_us));
+        } else {
+            cells.extend([
+                speed(r.gbps, fmt_gbps),
+                r.pct_of_ceiling.map_or("-".into(), |p| format!("{p:.1}")),
+                r.vs_reference.map_or("-".into(), |v| format!("{v:.3}")),
+            ]);
+        }
+        cells.push(note(r));
+        t.add_row(cells);
+    }
+    for i in numeric {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    t
+}
+
+/// The note column: the outcome first (FAILED, skipped, noisy), then the row's note.
+pub fn note(r: &Row) -> String {
+    match r.status {
+        Status::Failed => format!("FAILED: {}", r.note),
+        Status::Skipped => format!("skipped: {}", r.note),
+        Status::Ok => {
+            let mut parts = Vec::new();
+            if r.noisy {
+                parts.push(format!(
+                    "noisy (spread {:.1}%)",
+                    r.spread_pct.unwrap_or(0.0)
+                ));
+            }
+            // A compute-only row (fma_peak) has no GB/s: its rate goes in the note.
+            if let (None, Some(g)) = (r.gbps, r.gflops) {
+                parts.push(format!("{g:.0} GFLOP/s"));
+            }
+            parts.push(r.note.clone());
+            parts.retain(|p| !p.is_empty());
+            parts.join("; ")
+        }
+    }
+}
+
+/// Microseconds with precision that suits their size: 3.41, 561.2, 61234.
+pub fn fmt_us(us: f64) -> String {
+    if us < 10.0 {
+        format!("{us:.2}")
+    } else if us < 1000.0 {
+        format!("{us:.1}")
+    } else {
+        format!("{us:.0}")
+    }
+}
+
+pub fn fmt_gbps(g: f64) -> String {
+    if g < 100.0 {
+        format!("{g:.1}")
+    } else {
+        format!("{g:.0}")
+    }
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+/// The whole report as pretty JSON.
+pub fn json(r: &Report) -> String {
+    serde_json::to_string_pretty(r).expect("a report always serializes")
+}
+
+/// One CSV line per row, with a header line.
+pub fn csv(r: &Report) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for row in &r.rows {
+        w.serialize(row).expect("a row always serializes");
+    }
+    String::from_utf8(w.into_inner().expect("writing to memory")).expect("csv is UTF-8")
+}

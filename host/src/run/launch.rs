@@ -1,0 +1,230 @@
+//! `lab run`'s launches: for each planned (kernel, backend), its family's case
+//! (`crate::cases`) is prepared, reset and launched once untimed, reset again and launched
+//! exactly once inside the NVTX range [`PROFILE_RANGE`], then verified.
+
+use super::plan::{RunKernel, planned_backend, planned_kernel};
+use super::{PROFILE_RANGE, WARMUP_RANGE};
+use crate::cases::bump::Bump;
+use crate::cases::reduce::{self, Reduce, ReduceElem};
+use crate::cases::stream::{FmaPeak, ReadStream};
+use crate::cases::transpose::{self, Matrix};
+use crate::cases::{Case, Verdict};
+use crate::error::{Ctx, Result};
+use crate::lab::Lab;
+use crate::launchers::{Elem, LaunchConfig, stream::read_stream};
+use crate::nvtx;
+use crate::placement::ResultSlots;
+use catalog::records::{Launched, Plan, Planned, Sizes};
+use catalog::{Backend, Dtype, Family};
+use cust::context::CurrentContext;
+use cust::memory::DeviceBuffer;
+
+/// `fma_peak`'s trips per thread in `lab run` (one launch: a fraction of a millisecond).
+const FMA_ITERS: u32 = 64;
+
+/// Host inputs and their device copies, made once per run and shared by every kernel that
+/// reads them.
+#[derive(Default)]
+struct Inputs {
+    f32s: Option<(Vec<f32>, DeviceBuffer<f32>)>,
+    i32s: Option<(Vec<i32>, DeviceBuffer<i32>)>,
+    matrix: Option<(Vec<f32>, DeviceBuffer<f32>)>,
+}
+
+impl Inputs {
+    /// The reductions' (and the read stream's) vector of `T`: n + offset elements, made once
+    /// per run.
+    fn vector<T: RunElem>(
+        &mut self,
+        sizes: Sizes,
+        seed: u64,
+    ) -> Result<&(Vec<T>, DeviceBuffer<T>)> {
+        let slot = T::slot(self);
+        if slot.is_none() {
+            let len = (sizes.n + sizes.offset as u64) as usize;
+            *slot = Some(upload(reduce::input::<T>(len, seed))?);
+        }
+        Ok(slot.as_ref().expect("filled above"))
+    }
+
+    /// The `rows × cols` matrix the transposes and the copy kernel read (made once per run),
+    /// and an output of the same size.
+    fn matrix(
+        &mut self,
+        sizes: Sizes,
+        seed: u64,
+    ) -> Result<(&[f32], &DeviceBuffer<f32>, DeviceBuffer<f32>)> {
+        if self.matrix.is_none() {
+            let n = sizes.rows as usize * sizes.cols as usize;
+            self.matrix = Some(upload(transpose::input(n, seed ^ 0x7472_616e))?);
+        }
+        let (host, input) = self.matrix.as_ref().expect("filled above");
+        let output = DeviceBuffer::<f32>::zeroed(host.len())
+            .ctx(|| "allocating the output matrix".into())?;
+        Ok((host, input, output))
+    }
+}
+
+/// The element types of the run's vectors, each with its place in [`Inputs`].
+trait RunElem: ReduceElem {
+    fn slot(inputs: &mut Inputs) -> &mut Option<(Vec<Self>, DeviceBuffer<Self>)>;
+}
+
+impl RunElem for f32 {
+    fn slot(inputs: &mut Inputs) -> &mut Option<(Vec<f32>, DeviceBuffer<f32>)> {
+        &mut inputs.f32s
+    }
+}
+
+impl RunElem for i32 {
+    fn slot(inputs: &mut Inputs) -> &mut Option<(Vec<i32>, DeviceBuffer<i32>)> {
+        &mut inputs.i32s
+    }
+}
+
+fn upload<T: Elem>(host: Vec<T>) -> Result<(Vec<T>, DeviceBuffer<T>)> {
+    let dev = DeviceBuffer::from_slice(&host)
+        .ctx(|| format!("uploading {} {} inputs", host.len(), T::NAME))?;
+    Ok((host, dev))
+}
+
+/// Runs every planned launch (warm-up, reset, one profiled launch, verify), calling
+/// `done` after each. Verification failures are reported in the results, not as errors.
+/// The reductions add into `slots`' chosen word.
+pub fn run(
+    lab: &Lab,
+    plan: &Plan,
+    seed: u64,
+    slots: &ResultSlots,
+    mut done: impl FnMut(&Launched),
+) -> Result<Vec<Launched>> {
+    let mut inputs = Inputs::default();
+    let mut out = Vec::new();
+    for p in &plan.launches {
+        let r = run_one(lab, p, plan.sizes, seed, &mut inputs, slots)?;
+        done(&r);
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// Reset, warm-up launch, reset, then exactly one launch inside [`PROFILE_RANGE`].
+fn warm_then_profile(lab: &Lab, case: &impl Case) -> Result<()> {
+    for profiled in [false, true] {
+        case.reset()?;
+        // A copy from pageable memory may still be in flight when it returns, and the lab's
+        // stream does not wait for the legacy stream: wait for the whole context.
+        CurrentContext::synchronize().ctx(|| "waiting for the reset".into())?;
+        let _r = nvtx::range(if profiled {
+            PROFILE_RANGE
+        } else {
+            WARMUP_RANGE
+        });
+        case.launch()?;
+        lab.sync()?;
+    }
+    Ok(())
+}
+
+/// A launch's outcome: its configuration (None for the library call), whether the result was
+/// right, and what was compared.
+type Outcome = (Option<LaunchConfig>, bool, String);
+
+fn outcome(case: &impl Case, v: Verdict) -> Outcome {
+    (case.config(), v.is_ok(), v.unwrap_or_else(|e| e))
+}
+
+fn run_one(
+    lab: &Lab,
+    p: &Planned,
+    sizes: Sizes,
+    seed: u64,
+    inputs: &mut Inputs,
+    slots: &ResultSlots,
+) -> Result<Launched> {
+    let k = planned_kernel(p);
+    // Only the library call has no backend, and its case does not read this.
+    let backend = planned_backend(p).unwrap_or(Backend::Llvm);
+    let (config, ok, check) = match k.kernel.family {
+        Family::Reduce => match k.dtype {
+            Dtype::F32 => reduce_once::<f32>(lab, backend, k, sizes, seed, inputs, slots)?,
+            Dtype::I32 => reduce_once::<i32>(lab, backend, k, sizes, seed, inputs, slots)?,
+        },
+        Family::Transpose => {
+            let (rows, cols) = (sizes.rows, sizes.cols);
+            let (host, input, output) = inputs.matrix(sizes, seed)?;
+            let dims = (rows, cols);
+            let case = Matrix::kernel(
+                lab,
+                backend,
+                k.kernel,
+                input.index(..),
+                output.index(..),
+                dims,
+            )?;
+            warm_then_profile(lab, &case)?;
+            let what = if case.transposes() {
+                "the CPU transpose"
+            } else {
+                "the input"
+            };
+            let wrong = case.verify(&case.reference(host))?.wrong;
+            let check = format!("{rows}×{cols}, {wrong} elements differ from {what}");
+            (case.config(), wrong == 0, check)
+        }
+        Family::Ceiling if k.kernel.name == read_stream().name => {
+            let (_, dev) = inputs.vector::<f32>(sizes, seed)?;
+            let case = ReadStream::new(lab, backend, dev.index(..sizes.n as usize))?;
+            warm_then_profile(lab, &case)?;
+            outcome(&case, case.verify()?)
+        }
+        Family::Ceiling => {
+            let case = FmaPeak::new(lab, backend, FMA_ITERS)?;
+            warm_then_profile(lab, &case)?;
+            outcome(&case, case.verify()?)
+        }
+        Family::LaunchGap => {
+            let n = sizes.n as usize;
+            let start = crate::cpu::random::f32s(n, seed ^ 0x6275_6d70);
+            // The reset makes the check see exactly one launch: data = start + 1.
+            let case = Bump::new(lab, backend, start)?;
+            warm_then_profile(lab, &case)?;
+            let wrong = case.verify(1)?.wrong;
+            let check = format!("{wrong} of {n} elements are not start + 1");
+            (case.config(), wrong == 0, check)
+        }
+    };
+    Ok(Launched {
+        planned: p.clone(),
+        config,
+        ok,
+        check,
+    })
+}
+
+/// One reduction (the lab's kernel, or the library call when `k` is one) over the run's
+/// vector of `T`, from `sizes.offset` on.
+fn reduce_once<T: RunElem>(
+    lab: &Lab,
+    backend: Backend,
+    k: RunKernel,
+    sizes: Sizes,
+    seed: u64,
+    inputs: &mut Inputs,
+    slots: &ResultSlots,
+) -> Result<Outcome> {
+    let (host, dev) = inputs.vector::<T>(sizes, seed)?;
+    let off = sizes.offset as usize;
+    let case = Reduce::new(
+        lab,
+        k.kernel,
+        backend,
+        dev.index(off..),
+        slots.result::<T>(),
+    )?;
+    warm_then_profile(lab, &case)?;
+    Ok(outcome(
+        &case,
+        case.verify(&reduce::reference(&host[off..]), None)?,
+    ))
+}

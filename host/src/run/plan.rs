@@ -1,0 +1,236 @@
+//! What `lab run` will launch: `--kernel` resolved against the catalogue, each kernel on every
+//! chosen backend that carries it, and the device memory that takes, all before touching the
+//! GPU.
+
+use super::NVTX_FILTER;
+use crate::cases::cub;
+use crate::error::{HostError, Result};
+use catalog::kernels::Selected;
+use catalog::records::{Plan, Planned, Sizes};
+use catalog::{Backend, Dtype, Family, Kernel, Which};
+
+/// Default element count of the reductions and `bump` (2^24: ncu's replays stay short).
+pub const DEFAULT_N: u64 = 1 << 24;
+/// Default transpose shape, rows = cols.
+pub const DEFAULT_EDGE: u32 = 4096;
+
+/// The sizes when no flag changes them.
+pub fn default_sizes() -> Sizes {
+    Sizes {
+        n: DEFAULT_N,
+        rows: DEFAULT_EDGE,
+        cols: DEFAULT_EDGE,
+        offset: 0,
+    }
+}
+
+/// One kernel `lab run` launches: a catalogue entry and its element type.
+#[derive(Clone, Copy, Debug)]
+pub struct RunKernel {
+    pub kernel: &'static Kernel,
+    pub dtype: Dtype,
+}
+
+impl PartialEq for RunKernel {
+    fn eq(&self, o: &RunKernel) -> bool {
+        self.kernel.name == o.kernel.name && self.dtype == o.dtype
+    }
+}
+
+impl RunKernel {
+    /// What a spec picked: the element type it named, else f32.
+    fn of(s: Selected) -> RunKernel {
+        RunKernel {
+            kernel: s.kernel,
+            dtype: s.dtype.unwrap_or(Dtype::F32),
+        }
+    }
+
+    /// The name users type and tables show: `reduce_v3` (f32), `reduce_v3_i32`.
+    pub fn name(self) -> String {
+        if self.dtype == Dtype::F32 || self.kernel.dtypes.is_empty() {
+            self.kernel.name.to_string()
+        } else {
+            format!("{}_{}", self.kernel.name, self.dtype.name())
+        }
+    }
+
+    /// The PTX entry point, which is also the kernel name ncu and nsys report (CUB: the
+    /// library call; ncu reports CUB's own kernel names).
+    pub fn entry(self) -> String {
+        match self.kernel.library {
+            Some(call) => call.to_string(),
+            None => self.kernel.entry(self.dtype),
+        }
+    }
+
+    /// The manifest's family names: `reduction`, `transpose`, `ceiling`, `bump`.
+    pub fn family(self) -> &'static str {
+        match self.kernel.family {
+            Family::Reduce => "reduction",
+            Family::Transpose => "transpose",
+            Family::Ceiling => "ceiling",
+            Family::LaunchGap => "bump",
+        }
+    }
+
+    /// Elements it processes.
+    fn elements(self, s: Sizes) -> u64 {
+        match self.kernel.family {
+            Family::Transpose => s.rows as u64 * s.cols as u64,
+            _ => s.n,
+        }
+    }
+
+    /// The backends it runs on among `backends` (a library call: one launch, no backend).
+    fn via(self, backends: &[Backend]) -> Vec<Option<Backend>> {
+        if self.kernel.library.is_some() {
+            return vec![None];
+        }
+        let carried = backends
+            .iter()
+            .copied()
+            .filter(|&b| self.kernel.carried_by(b));
+        carried.map(Some).collect()
+    }
+}
+
+/// Resolves `--kernel` with the catalogue's rule ([`catalog::select`]), in the order given,
+/// without duplicates. An item that picks several kernels (`all`, a family) leaves out the
+/// library reduction when this binary does not link it; naming it still runs it (and fails
+/// with the reason).
+pub fn select(spec: &str) -> Result<Vec<RunKernel>> {
+    catalog::select(spec).map_err(|detail| HostError::Invalid {
+        what: "--kernel",
+        detail,
+    })?;
+    let mut out: Vec<RunKernel> = Vec::new();
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let picked = catalog::select(item).expect("every item resolved above");
+        let group = picked.len() > 1;
+        for s in picked {
+            let k = RunKernel::of(s);
+            let linked = s.kernel.library.is_none() || cub::unavailable().is_none();
+            if (linked || !group) && !out.contains(&k) {
+                out.push(k);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The plan: the launches for `kernels` × `which`, kernel by kernel, each on every chosen
+/// backend that carries it.
+pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
+    if sizes.n == 0 || sizes.rows == 0 || sizes.cols == 0 {
+        return Err(HostError::Invalid {
+            what: "size",
+            detail: format!(
+                "--size {} --rows {} --cols {}: every size must be at least 1",
+                sizes.n, sizes.rows, sizes.cols
+            ),
+        });
+    }
+    if kernels.iter().any(|k| k.kernel.family == Family::LaunchGap) && sizes.n > u32::MAX as u64 {
+        return Err(HostError::TooLarge {
+            what: "--size (bump)",
+            value: sizes.n,
+            limit: u32::MAX as u64,
+            why: "bump's u32 index",
+        });
+    }
+    let backends = which.backends();
+    let mut notes = Vec::new();
+    if let Some(why) = cub::unavailable() {
+        notes.push(format!(
+            "CUB is not in this binary ({why}): the groups leave it out"
+        ));
+    }
+    let mut launches = Vec::new();
+    let mut skipped = Vec::new();
+    for &k in kernels {
+        let via = k.via(&backends);
+        if k.kernel.library.is_none() && via.len() < backends.len() {
+            skipped.push(k.name());
+        }
+        for b in via {
+            let backend = b.map_or("cub", Backend::name);
+            launches.push(Planned {
+                label: format!("{} [{backend}]", k.name()),
+                kernel: k.name(),
+                entry: k.entry(),
+                family: k.family().to_string(),
+                backend: backend.to_string(),
+                elements: k.elements(sizes),
+            });
+        }
+    }
+    if !skipped.is_empty() {
+        let why = format!(
+            "{} {} no CUDA C++ twin (Rust-only kernels)",
+            skipped.join(", "),
+            if skipped.len() == 1 { "has" } else { "have" }
+        );
+        if launches.is_empty() {
+            return Err(HostError::Invalid {
+                what: "--backend",
+                detail: format!("{why}: use --backend llvm, nvvm or both"),
+            });
+        }
+        notes.push(format!("{why}: not run on nvcc"));
+    }
+    Ok(Plan {
+        sizes,
+        backends_built: Backend::ALL.iter().map(|b| b.name().to_string()).collect(),
+        notes,
+        nvtx_filter: NVTX_FILTER.to_string(),
+        launches,
+    })
+}
+
+/// The kernel a planned launch runs, looked up again in the catalogue.
+pub(super) fn planned_kernel(p: &Planned) -> RunKernel {
+    let s = catalog::select(&p.kernel).expect("a planned kernel is in the catalogue");
+    RunKernel::of(s[0])
+}
+
+/// The backend a planned launch runs on (None: the library call).
+pub(super) fn planned_backend(p: &Planned) -> Option<Backend> {
+    Backend::from_name(&p.backend)
+}
+
+/// Device bytes the planned launches hold at once, for refusing a size before any input is
+/// generated: each element type's input (n + offset elements, shared by every reduction of
+/// that type and the read stream), the transposes' input and output matrices (shared by every
+/// transpose and the copy kernel), and `bump`'s own buffer. CUB's temporary storage (sized by
+/// CUB at run time, small next to its input) and the 4-byte results are left out.
+pub fn bytes_needed(plan: &Plan) -> u64 {
+    let kernels: Vec<RunKernel> = plan.launches.iter().map(planned_kernel).collect();
+    let has = |wanted: &dyn Fn(RunKernel) -> bool| kernels.iter().any(|&k| wanted(k));
+    let s = plan.sizes;
+    let input = (s.n.saturating_add(s.offset as u64)).saturating_mul(4);
+    let mut bytes = 0u64;
+    for d in Dtype::ALL {
+        if has(&|k| uses_vector(k) && k.dtype == d) {
+            bytes = bytes.saturating_add(input);
+        }
+    }
+    if has(&|k| k.kernel.family == Family::Transpose) {
+        let matrix = (s.rows as u64 * s.cols as u64).saturating_mul(4);
+        bytes = bytes.saturating_add(matrix.saturating_mul(2));
+    }
+    if has(&|k| k.kernel.family == Family::LaunchGap) {
+        bytes = bytes.saturating_add(s.n.saturating_mul(4));
+    }
+    bytes
+}
+
+/// Whether `k` reads the run's random vector of its element type (the reductions, CUB, the
+/// read stream).
+fn uses_vector(k: RunKernel) -> bool {
+    k.kernel.family == Family::Reduce || is(k, crate::launchers::stream::read_stream())
+}
+
+fn is(k: RunKernel, kernel: &Kernel) -> bool {
+    k.kernel.name == kernel.name
+}

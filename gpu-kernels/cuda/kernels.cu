@@ -269,23 +269,13 @@ extern "C" __global__ void read_stream_f32(const float* in, std::uint64_t n, uns
     if (acc == sentinel) *out = acc;
 }
 
-// The copy ceiling as a kernel: output[i] = input[i], 16 bytes per access, UNROLL loads in
-// flight per thread, then their stores; a scalar tail of n % 4.
+// The copy ceiling as a kernel: output[i] = input[i], thread t copies 16-byte group t (a flat
+// grid of n/4 threads), the first n % 4 threads one element each of the scalar tail.
 extern "C" __global__ void copy_stream_f32(const float* in, float* out, std::uint64_t n) {
-    std::uint64_t threads = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
     std::uint64_t gtid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     std::uint64_t groups = n / 4;
-    const float4* src = reinterpret_cast<const float4*>(in);
-    float4* dst = reinterpret_cast<float4*>(out);
-    std::uint64_t i = gtid;
-    for (; i + (UNROLL - 1) * threads < groups; i += UNROLL * threads) {
-        float4 a = src[i], b = src[i + threads], c = src[i + 2 * threads], d = src[i + 3 * threads];
-        dst[i] = a;
-        dst[i + threads] = b;
-        dst[i + 2 * threads] = c;
-        dst[i + 3 * threads] = d;
-    }
-    for (; i < groups; i += threads) dst[i] = src[i];
+    if (gtid < groups)
+        reinterpret_cast<float4*>(out)[gtid] = reinterpret_cast<const float4*>(in)[gtid];
     if (gtid < n - groups * 4) out[groups * 4 + gtid] = in[groups * 4 + gtid];
 }
 

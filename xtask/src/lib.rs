@@ -3,18 +3,23 @@
 //! tests use directly.
 //!
 //! - [`asm`]: PTX and SASS read, counted, listed, diffed and checked.
+//! - [`bench`]: `lab bench` run, its results file found, recorded and plotted.
 //! - [`profiler`]: ncu and nsys found, run and read; the chapter's predictions; the diagnosis.
 //! - [`sanitize`]: every kernel under compute-sanitizer, and the canaries that prove each tool
 //!   reports.
+//! - [`experiment_log`]: the `--record "change; hypothesis"` rows, read and appended.
 //! - [`plot`]: SVG charts of a bench results file.
 //! - [`nvvm`]: the rust-cuda kernel build.
 //! - [`process`]: running a child process (echo the command, pass on its failure).
 //! - [`util`]: paths, the commit, the `lab` binary, CUDA tools.
 
 pub mod asm;
+pub mod bench;
 pub mod commands;
+pub mod experiment_log;
 pub mod nvvm;
 pub mod plot;
 pub mod process;
 pub mod profiler;
+pub mod sanitize;
 pub mod util;

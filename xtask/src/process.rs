@@ -3,6 +3,7 @@
 //! and its exit status.
 //!
 //! - [`run`]: output passes through; fails unless the exit status is success.
+//! - [`run_keeping_stderr`]: as [`run`], and returns what the child printed on stderr.
 //! - [`capture`]: output captured and returned; a failure carries the tail of its stderr.
 //! - [`run_tee`]: output forwarded as it comes (with a progress bar for ncu and nsys on a
 //!   terminal) and returned with the status, for callers that read the status themselves.
@@ -42,6 +43,38 @@ pub fn run(cmd: &mut Command) -> Result<()> {
         bail!("'{}' failed ({status})", show(cmd));
     }
     Ok(())
+}
+
+/// Runs `cmd` as [`run`] does, its stderr forwarded as it comes and also returned (for the
+/// `wrote PATH` lines `lab` prints). The child's stderr is a pipe, not the terminal, so a
+/// progress bar it would draw there gives way to its plain lines.
+pub fn run_keeping_stderr(cmd: &mut Command) -> Result<String> {
+    eprintln!("+ {}", show(cmd));
+    let mut child = cmd
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("could not start '{}'", show(cmd)))?;
+    let mut pipe = child.stderr.take().expect("piped");
+    let mut kept = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        match pipe.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                let _ = std::io::stderr().write_all(&buf[..n]);
+                kept.extend_from_slice(&buf[..n]);
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let status = child
+        .wait()
+        .with_context(|| format!("waiting for '{}'", show(cmd)))?;
+    if !status.success() {
+        bail!("'{}' failed ({status})", show(cmd));
+    }
+    Ok(String::from_utf8_lossy(&kept).into_owned())
 }
 
 /// What a finished child process printed.
@@ -271,4 +304,23 @@ fn drain(
         }
     });
     (buf, reader)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_is_kept_and_a_failure_is_an_error() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo out; echo 'wrote a b.json' >&2; echo done >&2"]);
+        assert_eq!(
+            run_keeping_stderr(&mut cmd).unwrap(),
+            "wrote a b.json\ndone\n"
+        );
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo no >&2; exit 3"]);
+        let e = run_keeping_stderr(&mut cmd).unwrap_err().to_string();
+        assert!(e.starts_with("'sh -c 'echo no >&2; exit 3'' failed"), "{e}");
+    }
 }

@@ -1,6 +1,6 @@
 //! What the Rust source became: a backend's PTX parsed ([`ptx`]), assembled and disassembled
 //! for sm_90 ([`sass`]), counted by instruction class ([`counts`]), listed ([`listing`]),
-//! tabled and diffed ([`report`]), and checked against what the chapter teaches
+//! tabled ([`report`]) and diffed ([`diff`]), and checked against what the chapter teaches
 //! ([`ptxcheck`] on the PTX, [`checks`] on the SASS).
 //!
 //! Needs no GPU: only the PTX from `cargo xtask ptx` and the CUDA 13 tools that
@@ -8,6 +8,7 @@
 
 pub mod checks;
 pub mod counts;
+pub mod diff;
 pub mod listing;
 pub mod ptx;
 pub mod ptxcheck;

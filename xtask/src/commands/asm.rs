@@ -7,7 +7,7 @@
 //! Needs no GPU: only the PTX from `cargo xtask ptx` and the CUDA 13 tools that
 //! `scripts/setup.sh` puts in `.tools/cuda13/bin`.
 
-use crate::asm::{self, View, checks, listing, report};
+use crate::asm::{self, View, checks, diff, listing, report};
 use anyhow::{Result, bail};
 use catalog::{Backend, Format};
 use std::path::PathBuf;
@@ -73,7 +73,7 @@ pub fn run(args: &Args) -> Result<()> {
         return checks::run(&mut builds, args.format);
     }
     if let Some(sides) = &args.diff {
-        return report::diff(&mut builds, sides, view);
+        return diff::diff(&mut builds, sides, view);
     }
     for p in &args.kernel {
         if !builds

@@ -4,9 +4,9 @@
 //!
 //! Needs no GPU: only the results file.
 
-use crate::plot::{self, Chart, results::Results};
+use crate::plot::{self, Chart};
 use crate::util;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use catalog::Format;
 use std::path::{Path, PathBuf};
 
@@ -31,22 +31,9 @@ pub fn run(args: &Args) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| default_out(&util::root(), &args.results));
-    let charts = plot(&args.results, &out)?;
+    let charts = plot::plot_file(&args.results, &out)?;
     print!("{}", listing(&charts, &args.results, &out, args.format)?);
     Ok(())
-}
-
-/// Draws every chart `results` supports into `out`.
-pub fn plot(results: &Path, out: &Path) -> Result<Vec<Chart>> {
-    let r = Results::read(results)?;
-    let charts = plot::render_all(&r, out)?;
-    if charts.is_empty() {
-        bail!(
-            "nothing to plot in {}: no verified reduction or transpose rows",
-            results.display()
-        );
-    }
-    Ok(charts)
 }
 
 /// `results/plots/<stem>`: one folder per results file.
@@ -145,10 +132,10 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("r.json");
         std::fs::write(&f, r#"{"schema_version": 2, "rows": []}"#).unwrap();
-        let e = format!("{:#}", plot(&f, &dir).unwrap_err());
+        let e = format!("{:#}", plot::plot_file(&f, &dir).unwrap_err());
         assert!(e.contains("schema_version 2"), "{e}");
         std::fs::write(&f, r#"{"schema_version": 1, "rows": []}"#).unwrap();
-        let e = format!("{:#}", plot(&f, &dir).unwrap_err());
+        let e = format!("{:#}", plot::plot_file(&f, &dir).unwrap_err());
         assert!(e.contains("nothing to plot"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -127,7 +127,7 @@ fn build_llvm(root: &Path, canaries: bool) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::sanitize::CANARIES;
+    use crate::sanitize::CANARIES;
 
     fn entries(set: &str) -> Vec<String> {
         let path = ptx_path(&util::root(), set);

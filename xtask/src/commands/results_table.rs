@@ -3,8 +3,10 @@
 //! file so that no figure in the docs is typed by hand. A test regenerates every table the
 //! docs mark with `<!-- results-table PATH SIZE DTYPE -->` and compares.
 
-use crate::plot::results::{Results, Row};
+use crate::plot::results::{self, Measured};
 use anyhow::{Result, bail};
+use catalog::Family;
+use catalog::records::{Report, Row};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -21,7 +23,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<()> {
-    let r = Results::read(&args.results)?;
+    let r = results::read(&args.results)?;
     print!("{}", table(&r, &args.size, &args.dtype)?);
     Ok(())
 }
@@ -30,11 +32,11 @@ pub fn run(args: &Args) -> Result<()> {
 const BACKENDS: [(&str, &str); 3] = [("llvm", "llvm"), ("nvvm", "nvvm"), ("nvcc", "nvcc (C++)")];
 
 /// The Markdown table: one line per reduction kernel (file order), CUB last.
-pub fn table(r: &Results, size: &str, dtype: &str) -> Result<String> {
+pub fn table(r: &Report, size: &str, dtype: &str) -> Result<String> {
     let rows: Vec<&Row> = r
         .rows
         .iter()
-        .filter(|x| x.section == "reduce" && x.size == size && x.dtype == dtype)
+        .filter(|x| x.section == Family::Reduce && x.size == size && x.dtype == dtype)
         .collect();
     if rows.is_empty() {
         bail!("no {dtype} reductions at {size} in this results file");

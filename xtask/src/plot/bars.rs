@@ -5,9 +5,11 @@
 //! Bars are grouped by kernel; within a group, one bar per backend and element type (the
 //! reductions) or backend and shape (the transposes). CUB is its own group.
 
-use super::results::{Results, Row, file_label};
+use super::results::{Measured, Rows, file_label};
 use super::{COPY_CEILING, Chart, Drawn, FONT, READ_CEILING, Ticks, backend_color, frame, lighter};
 use anyhow::Result;
+use catalog::Family;
+use catalog::records::{Report, Row};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -44,7 +46,7 @@ pub struct Level {
 }
 
 /// One chart per reduction size with verified rows.
-pub fn reductions(r: &Results) -> Vec<Bars> {
+pub fn reductions(r: &Report) -> Vec<Bars> {
     let mut sizes = r.reduce_sizes();
     if sizes.len() > SWEEP_SIZES.len() {
         sizes.retain(|n| SWEEP_SIZES.contains(n));
@@ -52,7 +54,7 @@ pub fn reductions(r: &Results) -> Vec<Bars> {
     sizes
         .into_iter()
         .filter_map(|n| {
-            let rows: Vec<&Row> = r.ok_rows("reduce").filter(|x| x.n == n).collect();
+            let rows: Vec<&Row> = r.ok_rows(Family::Reduce).filter(|x| x.n == n).collect();
             let size = rows.first()?.size.clone();
             let dtypes = distinct(rows.iter().map(|x| x.dtype.clone()));
             let series_of = |x: &Row| format!("{} {}", x.backend, x.dtype);
@@ -62,10 +64,10 @@ pub fn reductions(r: &Results) -> Vec<Bars> {
             };
             let (groups, series) = group(&rows, series_of, color_of);
             let mut levels = Vec::new();
-            if let Some(v) = r.best_gbps("ceiling", "read_stream", &size) {
+            if let Some(v) = r.best_gbps(Family::Ceiling, "read_stream", &size) {
                 levels.push(level(format!("read stream {size}"), v, READ_CEILING));
             }
-            if let Some(v) = r.best_gbps("ceiling", "d2d_copy", &size) {
+            if let Some(v) = r.best_gbps(Family::Ceiling, "d2d_copy", &size) {
                 levels.push(level(format!("D2D copy {size} (read + write)"), v, COPY_CEILING));
             }
             let bytes = rows.iter().map(|x| x.bytes).max().unwrap_or(0);
@@ -83,9 +85,9 @@ pub fn reductions(r: &Results) -> Vec<Bars> {
 }
 
 /// The transposes at every shape, with the copy of the same bytes as their ceiling.
-pub fn transposes(r: &Results) -> Option<Bars> {
+pub fn transposes(r: &Report) -> Option<Bars> {
     let rows: Vec<&Row> = r
-        .ok_rows("transpose")
+        .ok_rows(Family::Transpose)
         .filter(|x| x.kernel != "d2d_copy")
         .collect();
     if rows.is_empty() {
@@ -102,7 +104,7 @@ pub fn transposes(r: &Results) -> Option<Bars> {
         .iter()
         .enumerate()
         .filter_map(|(i, s)| {
-            let v = r.best_gbps("transpose", "d2d_copy", s)?;
+            let v = r.best_gbps(Family::Transpose, "d2d_copy", s)?;
             let c = if i == 0 {
                 COPY_CEILING
             } else {
@@ -113,11 +115,11 @@ pub fn transposes(r: &Results) -> Option<Bars> {
         .collect();
     // The read stream at the largest size measured: a bound from reads alone.
     let read = r
-        .ok_rows("ceiling")
+        .ok_rows(Family::Ceiling)
         .filter(|x| x.kernel == "read_stream")
         .max_by_key(|x| x.n);
     if let Some(row) = read
-        && let Some(v) = r.best_gbps("ceiling", "read_stream", &row.size)
+        && let Some(v) = r.best_gbps(Family::Ceiling, "read_stream", &row.size)
     {
         levels.push(level(
             format!("read stream {} (reads only)", row.size),

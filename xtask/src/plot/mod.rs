@@ -16,10 +16,10 @@ pub mod results;
 pub mod roofline;
 pub mod sweep;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
+use catalog::records::Report;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use results::Results;
 use std::path::{Path, PathBuf};
 
 /// Canvas size of every chart, in pixels.
@@ -44,9 +44,22 @@ pub struct Drawn {
     pub chart: Chart,
 }
 
+/// Draws every chart the results file `results` supports into `out`; fails when there is none.
+pub fn plot_file(results: &Path, out: &Path) -> Result<Vec<Chart>> {
+    let r = results::read(results)?;
+    let charts = render_all(&r, out)?;
+    if charts.is_empty() {
+        bail!(
+            "nothing to plot in {}: no verified reduction or transpose rows",
+            results.display()
+        );
+    }
+    Ok(charts)
+}
+
 /// Draws every chart the results support and writes them into `out`; returns what was
 /// written. A chart a file has no rows for is left out (a default run has no sweep).
-pub fn render_all(r: &Results, out: &Path) -> Result<Vec<Chart>> {
+pub fn render_all(r: &Report, out: &Path) -> Result<Vec<Chart>> {
     let mut drawn = Vec::new();
     for b in bars::reductions(r).into_iter().chain(bars::transposes(r)) {
         drawn.push(bars::draw(&b)?);

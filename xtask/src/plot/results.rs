@@ -1,75 +1,57 @@
-//! The part of a bench results file (`lab bench --out`, schema version 1) the charts read.
-//! A copy of the fields, not a dependency on the host crate (which links the CUDA driver):
-//! `docs/json-schema.md` describes the whole file.
+//! Reading a bench results file (`lab bench --out`) through the catalogue's records
+//! ([`catalog::records::Report`]), and what the charts and tables ask of it: verified rows,
+//! the best bandwidth of a target, the sizes, the provenance line. `docs/json-schema.md`
+//! describes the file.
 
 use anyhow::{Context, Result, bail};
+use catalog::Family;
+use catalog::records::{Report, Row, SCHEMA_VERSION, Status};
 use std::path::Path;
 
-/// The schema versions this reader understands.
-pub const SCHEMA_VERSION: u32 = 1;
-
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct Results {
-    pub schema_version: u32,
-    #[serde(default)]
-    pub date: String,
-    #[serde(default)]
-    pub commit: String,
-    #[serde(default)]
-    pub device: Device,
-    pub rows: Vec<Row>,
+/// Reads and checks a results file.
+pub fn read(path: &Path) -> Result<Report> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    parse(&text).with_context(|| format!("parsing {}", path.display()))
 }
 
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-pub struct Device {
-    #[serde(default)]
-    pub name: String,
-    /// L2 cache size, in bytes.
-    #[serde(default)]
-    pub l2_bytes: u64,
-}
-
-/// One measurement (see `host::bench::Row`).
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct Row {
-    /// `ceiling`, `reduce`, `transpose`, `launch_gap`.
-    pub section: String,
-    pub kernel: String,
-    /// `llvm`, `nvvm`, `nvcc`, `cub`, `driver`.
-    pub backend: String,
-    pub dtype: String,
-    pub n: u64,
-    pub size: String,
-    pub bytes: u64,
-    /// `ok`, `failed`, `skipped`.
-    pub status: String,
-    pub median_us: Option<f64>,
-    /// GB/s (10^9 bytes per second).
-    pub gbps: Option<f64>,
-    /// FLOPs per timed sample (absent before the roofline was added: 0).
-    #[serde(default)]
-    pub flops: u64,
-    /// GFLOP/s (absent before the roofline was added).
-    #[serde(default)]
-    pub gflops: Option<f64>,
-    /// % of the row's ceiling (reductions: the read stream; transposes: the copy).
-    #[serde(default)]
-    pub pct_of_ceiling: Option<f64>,
-    /// Ratio to the row's reference (reductions: CUB; transposes: the copy).
-    #[serde(default)]
-    pub vs_reference: Option<f64>,
-}
-
-impl Row {
-    /// A verified row's bandwidth.
-    pub fn ok_gbps(&self) -> Option<f64> {
-        self.gbps.filter(|_| self.status == "ok")
+/// A results file's text as a [`Report`]; its schema version is checked first, so a file of
+/// another version is named as such rather than failing on a field.
+pub fn parse(text: &str) -> Result<Report> {
+    #[derive(serde::Deserialize)]
+    struct Version {
+        schema_version: u32,
     }
+    let v: Version = serde_json::from_str(text)?;
+    if v.schema_version != SCHEMA_VERSION {
+        bail!(
+            "schema_version {} is not one this xtask reads ({SCHEMA_VERSION}): is it a bench results file from another version?",
+            v.schema_version
+        );
+    }
+    Ok(serde_json::from_str(text)?)
+}
 
+/// What the charts and tables read off one row.
+pub trait Measured {
+    /// A verified row's bandwidth.
+    fn ok_gbps(&self) -> Option<f64>;
     /// A verified row's GFLOP/s: the file's, or for an f32 reduction from a file written
     /// before `flops` existed, `n − 1` adds over the median time.
-    pub fn ok_gflops(&self) -> Option<f64> {
-        if self.status != "ok" {
+    fn ok_gflops(&self) -> Option<f64>;
+    /// FLOPs of an f32 reduction: the file's count, else `n − 1`.
+    fn reduction_flops(&self) -> Option<u64>;
+    /// `reduce_v6 [llvm]`, `cub_reduce_sum` (CUB's backend is in its name).
+    fn series_name(&self) -> String;
+}
+
+impl Measured for Row {
+    fn ok_gbps(&self) -> Option<f64> {
+        self.gbps.filter(|_| self.status == Status::Ok)
+    }
+
+    fn ok_gflops(&self) -> Option<f64> {
+        if self.status != Status::Ok {
             return None;
         }
         self.gflops.or_else(|| {
@@ -78,9 +60,8 @@ impl Row {
         })
     }
 
-    /// FLOPs of an f32 reduction: the file's count, else `n − 1`.
-    pub fn reduction_flops(&self) -> Option<u64> {
-        (self.section == "reduce" && self.dtype == "f32").then(|| {
+    fn reduction_flops(&self) -> Option<u64> {
+        (self.section == Family::Reduce && self.dtype == "f32").then(|| {
             if self.flops > 0 {
                 self.flops
             } else {
@@ -89,8 +70,7 @@ impl Row {
         })
     }
 
-    /// `reduce_v6 [llvm]`, `cub_reduce_sum` (CUB's backend is in its name).
-    pub fn series_name(&self) -> String {
+    fn series_name(&self) -> String {
         if matches!(self.backend.as_str(), "cub" | "driver") {
             self.kernel.clone()
         } else {
@@ -99,37 +79,33 @@ impl Row {
     }
 }
 
-impl Results {
-    pub fn read(path: &Path) -> Result<Results> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        Results::parse(&text).with_context(|| format!("parsing {}", path.display()))
-    }
-
-    pub fn parse(text: &str) -> Result<Results> {
-        let r: Results = serde_json::from_str(text)?;
-        if r.schema_version != SCHEMA_VERSION {
-            bail!(
-                "schema_version {} is not one this xtask reads ({SCHEMA_VERSION}): is it a bench results file from another version?",
-                r.schema_version
-            );
-        }
-        Ok(r)
-    }
-
+/// What the charts and tables read off a whole file.
+pub trait Rows {
     /// Verified rows of a section.
-    pub fn ok_rows<'a>(&'a self, section: &'a str) -> impl Iterator<Item = &'a Row> + 'a {
+    fn ok_rows(&self, section: Family) -> impl Iterator<Item = &Row>;
+    /// The reduction sizes in the file, ascending.
+    fn reduce_sizes(&self) -> Vec<u64>;
+    /// The best verified bandwidth of `kernel` in `section` at size label `size` (the best of
+    /// the backends counts, as in the bench's ratios).
+    fn best_gbps(&self, section: Family, kernel: &str, size: &str) -> Option<f64>;
+    /// The measured FP32 peak (the best `fma_peak` row), GFLOP/s.
+    fn fma_peak(&self) -> Option<f64>;
+    /// `NVIDIA H200, commit 0123abcd, 2026-11-29T12:00:00Z`: the charts' subtitle.
+    fn provenance(&self) -> String;
+}
+
+impl Rows for Report {
+    fn ok_rows(&self, section: Family) -> impl Iterator<Item = &Row> {
         self.rows
             .iter()
-            .filter(move |r| r.section == section && r.status == "ok")
+            .filter(move |r| r.section == section && r.status == Status::Ok)
     }
 
-    /// The reduction sizes in the file, ascending.
-    pub fn reduce_sizes(&self) -> Vec<u64> {
+    fn reduce_sizes(&self) -> Vec<u64> {
         let mut n: Vec<u64> = self
             .rows
             .iter()
-            .filter(|r| r.section == "reduce")
+            .filter(|r| r.section == Family::Reduce)
             .map(|r| r.n)
             .collect();
         n.sort();
@@ -137,25 +113,21 @@ impl Results {
         n
     }
 
-    /// The best verified bandwidth of `kernel` in `section` at size label `size` (the best of
-    /// the backends counts, as in the bench's ratios).
-    pub fn best_gbps(&self, section: &str, kernel: &str, size: &str) -> Option<f64> {
+    fn best_gbps(&self, section: Family, kernel: &str, size: &str) -> Option<f64> {
         self.ok_rows(section)
             .filter(|r| r.kernel == kernel && r.size == size)
-            .filter_map(Row::ok_gbps)
+            .filter_map(Measured::ok_gbps)
             .reduce(f64::max)
     }
 
-    /// The measured FP32 peak (the best `fma_peak` row), GFLOP/s.
-    pub fn fma_peak(&self) -> Option<f64> {
-        self.ok_rows("ceiling")
+    fn fma_peak(&self) -> Option<f64> {
+        self.ok_rows(Family::Ceiling)
             .filter(|r| r.kernel == "fma_peak")
             .filter_map(|r| r.gflops)
             .reduce(f64::max)
     }
 
-    /// `NVIDIA H200, commit 0123abcd, 2026-11-29T12:00:00Z`: the charts' subtitle.
-    pub fn provenance(&self) -> String {
+    fn provenance(&self) -> String {
         let commit = self.commit.get(..12).unwrap_or(&self.commit);
         format!("{}, commit {commit}, {}", self.device.name, self.date)
     }

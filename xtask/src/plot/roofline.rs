@@ -8,9 +8,11 @@
 //! adds are not FLOPs); the transposes do no arithmetic (0 FLOP/B) and are left out. The
 //! points are the reductions at 2^28 (or the largest size in the file).
 
-use super::results::{Results, Row};
+use super::results::{Measured, Rows};
 use super::{COMPUTE_ROOF, Chart, Drawn, FONT, READ_CEILING, frame, kernel_color};
 use anyhow::Result;
+use catalog::Family;
+use catalog::records::{Report, Row};
 use plotters::prelude::*;
 
 /// The size whose reductions are the points, when the file has it.
@@ -46,7 +48,7 @@ impl Roofline {
 }
 
 /// The roofline of a results file with verified f32 reductions and a read stream.
-pub fn roofline(r: &Results) -> Option<Roofline> {
+pub fn roofline(r: &Report) -> Option<Roofline> {
     let sizes = r.reduce_sizes();
     let n = if sizes.contains(&DEFAULT_N) {
         DEFAULT_N
@@ -54,16 +56,16 @@ pub fn roofline(r: &Results) -> Option<Roofline> {
         *sizes.last()?
     };
     let rows: Vec<&Row> = r
-        .ok_rows("reduce")
+        .ok_rows(Family::Reduce)
         // The CUDA C++ twins sit on their Rust points (same bytes, same flops): left out.
         .filter(|x| x.n == n && x.reduction_flops().is_some() && x.backend != "nvcc")
         .collect();
     let size = rows.first()?.size.clone();
-    let (bw, bw_size) = match r.best_gbps("ceiling", "read_stream", &size) {
+    let (bw, bw_size) = match r.best_gbps(Family::Ceiling, "read_stream", &size) {
         Some(g) => (g, size.clone()),
         None => {
             let best = r
-                .ok_rows("ceiling")
+                .ok_rows(Family::Ceiling)
                 .filter(|x| x.kernel == "read_stream")
                 .filter_map(|x| Some((x.ok_gbps()?, x.size.clone())))
                 .max_by(|a, b| a.0.total_cmp(&b.0))?;

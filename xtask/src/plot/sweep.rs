@@ -6,9 +6,11 @@
 //! Left of the L2 line the input can stay in L2 between launches, and at the smallest sizes
 //! one launch's fixed cost dominates; right of it every version reads DRAM.
 
-use super::results::{Results, Row};
+use super::results::{Measured, Rows};
 use super::{Chart, Drawn, FONT, READ_CEILING, Ticks, frame, kernel_color};
 use anyhow::Result;
+use catalog::Family;
+use catalog::records::{Report, Row};
 use plotters::prelude::*;
 
 /// Fewest sizes that make a sweep chart.
@@ -37,13 +39,13 @@ pub struct Line {
 }
 
 /// One chart per element type of the reductions, when the file has enough sizes.
-pub fn sweeps(r: &Results) -> Vec<Sweep> {
+pub fn sweeps(r: &Report) -> Vec<Sweep> {
     if r.reduce_sizes().len() < MIN_SIZES {
         return Vec::new();
     }
     // Rust versions and CUB; the CUDA C++ twins would double the lines (the bars show them).
     let reduce: Vec<&Row> = r
-        .ok_rows("reduce")
+        .ok_rows(Family::Reduce)
         .filter(|x| x.backend != "nvcc")
         .collect();
     let mut dtypes: Vec<&str> = reduce.iter().map(|x| x.dtype.as_str()).collect();
@@ -85,7 +87,7 @@ pub fn sweeps(r: &Results) -> Vec<Sweep> {
                 .into_iter()
                 .filter_map(|n| {
                     let size = r.rows.iter().find(|x| x.n == n && x.kernel == "read_stream")?.size.clone();
-                    Some(((n as f64).log2(), r.best_gbps("ceiling", "read_stream", &size)?))
+                    Some(((n as f64).log2(), r.best_gbps(Family::Ceiling, "read_stream", &size)?))
                 })
                 .collect();
             read.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -258,7 +260,7 @@ mod tests {
     fn a_file_with_one_size_has_no_sweep() {
         let mut r = synthetic();
         r.rows
-            .retain(|x| x.n == 1 << 28 || x.section == "transpose");
+            .retain(|x| x.n == 1 << 28 || x.section == Family::Transpose);
         assert!(sweeps(&r).is_empty());
     }
 }

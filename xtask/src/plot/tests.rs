@@ -5,7 +5,7 @@ use super::*;
 
 /// A small results file: a three-size sweep (2^20, 2^24, 2^28), both backends, f32 and i32,
 /// CUB, the ceilings (fma_peak included), two transposes and their copy, one failed row.
-pub fn synthetic() -> Results {
+pub fn synthetic() -> Report {
     let mut rows = Vec::new();
     let row = |section: &str,
                kernel: &str,
@@ -139,7 +139,7 @@ pub fn synthetic() -> Results {
                    "l2_bytes": 60u64 << 20, "memory_bytes": 150_000_000_000u64},
         "config": {"mode": "sweep"}, "rows": rows, "headline": [], "failed": 1
     });
-    Results::parse(&doc.to_string()).unwrap()
+    results::parse(&doc.to_string()).unwrap()
 }
 
 #[test]

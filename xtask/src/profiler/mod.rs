@@ -7,8 +7,12 @@
 //! - `tools`: find ncu/nsys (PATH, then NVIDIA's install folders), their known failures.
 //! - `progress`: ncu's and nsys's unfinished progress lines, shown as a bar on a terminal.
 //! - `capture`: `lab run` under ncu so that exactly the profiled launches are collected.
+//! - `ncu`: the options every ncu subcommand takes; rows collected (or read back); outputs.
+//! - `tables`: `ncu-table` and `ncu-transpose`, with the predictions beside the measurements.
+//! - `nsys`: a program traced under nsys (or its tables read back), rendered.
 //! - `ncu_csv`: `ncu --import R --page raw --csv`; `nsys_csv`: `nsys stats --format csv`.
 //! - `metrics`: metric names, metric sets, the tables' derived columns.
+//! - `profile`: `profile`'s full ncu report of each kernel, summarised.
 //! - `predict`: the chapter's predictions and the comparison with measurements.
 //! - `diagnose`: the rules table (SOL regime, then causes).
 //! - `report`: text / JSON / CSV printers.
@@ -16,9 +20,13 @@
 pub mod capture;
 pub mod diagnose;
 pub mod metrics;
+pub mod ncu;
 pub mod ncu_csv;
+pub mod nsys;
 pub mod nsys_csv;
 pub mod predict;
+pub mod profile;
 pub mod progress;
 pub mod report;
+pub mod tables;
 pub mod tools;

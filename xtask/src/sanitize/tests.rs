@@ -1,6 +1,6 @@
 use super::*;
-use crate::process::{PIPE_GRACE, output_within};
-use std::time::Instant;
+use crate::process::{Outcome, PIPE_GRACE, TimedOut, output_within};
+use std::time::{Duration, Instant};
 
 #[test]
 fn findings_are_matched_to_listed_kernels() {

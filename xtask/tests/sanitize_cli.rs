@@ -2,12 +2,9 @@
 //! the canaries run first, each under its own tool; a canary that comes back clean stops the
 //! command with one line naming it before any kernel is checked.
 //!
-//! The stand-in's flagged reports are the H200's (CUDA 13.0, driver 580), trimmed to the error
-//! lines and the summaries, except synccheck's, which is written, not captured, from what
-//! synccheck prints for the fault NVIDIA's `illegal_syncwarp.cu` sample plants (replace it with
-//! the H200's output of `dist/xtask sanitize --canaries-only`,
-//! results/sanitize/canaries.log). Its clean closing lines are the H200's
-//! (results/sanitize/sanitize.log).
+//! The stand-in's flagged reports are the H200's, one fixture file per tool
+//! (`tests/fixtures/sanitize/`, whose README says where they come from); its clean closing
+//! lines are the H200's too (results/sanitize/sanitize.log).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
@@ -27,9 +24,10 @@ case "$1" in
 esac
 "#;
 
-/// `compute-sanitizer --tool T ... LAB ARGS...`: runs LAB and reports. A canary is flagged
-/// unless its tool is `$FAKE_CLEAN_TOOL`; everything else is clean. Flagged, memcheck stops
-/// the canary's kernel, so the lab reports a failed launch instead of its `ran` line.
+/// `compute-sanitizer --tool T ... LAB ARGS...`: runs LAB and reports it clean, except a
+/// canary whose tool is not `$FAKE_CLEAN_TOOL`: for that one it prints, instead of running LAB,
+/// the H200's report `$FAKE_FIXTURES/canary-T.txt`, whose `error:` line (the lab's, when the
+/// tool stopped the canary's kernel) goes to stderr, where the lab printed it.
 const FAKE_SANITIZER: &str = r#"#!/bin/bash
 tool=""
 while [ $# -gt 0 ]; do
@@ -41,67 +39,20 @@ while [ $# -gt 0 ]; do
   shift
 done
 echo "$tool $*" >> "$FAKE_LOG"
+if [ "$2" = "canary" ] && [ "$tool" != "$FAKE_CLEAN_TOOL" ]; then
+  report="$FAKE_FIXTURES/canary-$tool.txt"
+  [ -f "$report" ] || { echo "fake compute-sanitizer: no $report" >&2; exit 2; }
+  sed '/^error: /d' "$report"
+  sed -n '/^error: /p' "$report" >&2
+  exit 86
+fi
 echo "========= COMPUTE-SANITIZER"
-flagged=0
-[ "$2" = "canary" ] && [ "$tool" != "$FAKE_CLEAN_TOOL" ] && flagged=1
-case "$tool:$flagged" in
-  memcheck:1)
-    cat <<'END'
-========= Invalid __global__ write of size 4 bytes
-=========     at canary_oob_write+0xb0 in canary.rs:18
-=========     by thread (232,0,0) in block (3,0,0)
-=========     Access to 0x7f6d0ca00fa0 is out of bounds
-=========     and is 1 bytes after the nearest allocation at 0x7f6d0ca00000 of size 4,000 bytes
-=========     Saved host backtrace up to driver entry point at kernel launch time
-========= 
-========= Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to "unspecified launch failure" on CUDA API call to cuStreamSynchronize.
-=========     Saved host backtrace up to driver entry point at error
-========= 
-========= Leaked 4,000 bytes at 0x7f6d0ca00000
-=========     Saved host backtrace up to driver entry point at allocation time
-========= 
-========= Target application returned an error
-========= LEAK SUMMARY: 4000 bytes leaked in 1 allocations
-========= ERROR SUMMARY: 9 errors
-END
-    echo 'error: running canary_oob_write failed: "unspecified launch failure": "unspecified launch failure"' >&2
-    exit 86;;
-  racecheck:1)
-    cat <<'END'
-========= Error: Race reported between Write access at _RINvNtCslsCp9HRKB6n_4core3ptr14write_volatilemECsaAv7U5Jpq7c_11gpu_kernels+0x60 in mod.rs:2269
-=========     and Write access at _RINvNtCslsCp9HRKB6n_4core3ptr14write_volatilemECsaAv7U5Jpq7c_11gpu_kernels+0x60 in mod.rs:2269 [63 hazards]
-=========     and Read access at _RINvNtCslsCp9HRKB6n_4core3ptr13read_volatilemECsaAv7U5Jpq7c_11gpu_kernels+0x80 in mod.rs:2163 [4 hazards]
-========= 
-END
-    "$@"
-    echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 86;;
-  synccheck:1)
-    cat <<'END'
-========= Barrier error detected. Invalid arguments
-=========     at canary_warp_sync_mask+0x50 in llvm.rs:201
-=========     by thread (16,0,0) in block (0,0,0)
-========= 
-END
-    "$@"
-    echo "========= ERROR SUMMARY: 1 error"; exit 86;;
-  initcheck:1)
-    cat <<'END'
-========= Uninitialized __global__ memory read of size 4 bytes
-=========     at canary_uninit_read+0x2b0 in canary.rs:66
-=========     by thread (0,0,0) in block (0,0,0)
-=========     Address 0x7f6f96a00000
-=========     Saved host backtrace up to driver entry point at kernel launch time
-========= 
-END
-    "$@"
-    echo "========= ERROR SUMMARY: 256 errors"
-    echo "========= ERROR SUMMARY: 236 errors were not printed. Use --print-limit option to adjust the number of printed errors"
-    exit 86;;
-  memcheck:0)
+case "$tool" in
+  memcheck)
     "$@"
     echo "========= LEAK SUMMARY: 0 bytes leaked in 0 allocations"
     echo "========= ERROR SUMMARY: 0 errors";;
-  racecheck:0)
+  racecheck)
     "$@"
     echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)";;
   *)
@@ -142,6 +93,10 @@ impl Sandbox {
             .arg(self.out())
             .env("COMPUTE_SANITIZER", self.dir.join("bin/compute-sanitizer"))
             .env("FAKE_LOG", self.dir.join("calls.log"))
+            .env(
+                "FAKE_FIXTURES",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sanitize"),
+            )
             .env_remove("FAKE_CLEAN_TOOL")
             .env_remove("CARGO");
         c
@@ -174,7 +129,7 @@ fn stderr(o: &Output) -> String {
 const FLAGGED: [&str; 4] = [
     "canary memcheck: flagged (9 errors) — expected (canary_oob_write: Invalid __global__ write of size 4 bytes)",
     "canary racecheck: flagged (1 error) — expected (canary_shared_race: Error: Race reported between Write access)",
-    "canary synccheck: flagged (1 error) — expected (canary_warp_sync_mask: Barrier error detected. Invalid arguments)",
+    "canary synccheck: flagged (17 errors) — expected (canary_warp_sync_mask: Barrier error detected. Invalid arguments.)",
     "canary initcheck: flagged (256 errors) — expected (canary_uninit_read: Uninitialized __global__ memory read of size 4 bytes)",
 ];
 

@@ -295,6 +295,18 @@ pub struct Report {
     pub failed: usize,
 }
 
+/// The reduction sizes among `rows`, ascending, each once.
+pub fn reduce_sizes(rows: &[Row]) -> Vec<u64> {
+    let mut n: Vec<u64> = rows
+        .iter()
+        .filter(|r| r.section == Family::Reduce)
+        .map(|r| r.n)
+        .collect();
+    n.sort_unstable();
+    n.dedup();
+    n
+}
+
 impl Report {
     /// `nvidia-h200-default-20261129T120000Z`: the results file's name, without extension.
     pub fn file_stem(&self) -> String {

@@ -102,15 +102,7 @@ impl Rows for Report {
     }
 
     fn reduce_sizes(&self) -> Vec<u64> {
-        let mut n: Vec<u64> = self
-            .rows
-            .iter()
-            .filter(|r| r.section == Family::Reduce)
-            .map(|r| r.n)
-            .collect();
-        n.sort();
-        n.dedup();
-        n
+        catalog::records::results::reduce_sizes(&self.rows)
     }
 
     fn best_gbps(&self, section: Family, kernel: &str, size: &str) -> Option<f64> {

@@ -21,13 +21,7 @@ pub const LAUNCH_DOMINATED_US: f64 = 10.0;
 /// launches dominate its times ([`LAUNCH_DOMINATED_US`]) gets one line saying so instead.
 pub fn headline(rows: &[Row]) -> Vec<String> {
     let ok = |r: &&Row| r.status == Status::Ok && r.gbps.is_some();
-    let mut sizes: Vec<u64> = rows
-        .iter()
-        .filter(|r| r.section == Family::Reduce)
-        .map(|r| r.n)
-        .collect();
-    sizes.sort();
-    sizes.dedup();
+    let mut sizes = catalog::records::results::reduce_sizes(rows);
     if sizes.len() > HEADLINE_SIZES.len() {
         sizes.retain(|n| HEADLINE_SIZES.contains(n));
     }

@@ -57,8 +57,12 @@ pub enum Shape {
     /// A 1-D grid of at most one wave (blocks per SM from the occupancy API × SMs), and never
     /// more blocks than `ceil(n / elements_per_block)`.
     OneWave { elements_per_block: u64 },
-    /// A 2-D grid of `tile × tile` tiles: `(ceil(cols / tile), ceil(rows / tile))`.
-    Tiles { tile: u32 },
+    /// A 2-D grid of `tile × tile` tiles. In raster order (`down_columns: false`)
+    /// `blockIdx.x` walks along the input's tile columns: grid `(ceil(cols / tile),
+    /// ceil(rows / tile))`. Down the columns (`true`) `blockIdx.x` walks down the input's tile
+    /// rows: grid `(ceil(rows / tile), ceil(cols / tile))`, so the blocks resident at one time
+    /// write a narrow band of output rows (docs/experiments.md, E13).
+    Tiles { tile: u32, down_columns: bool },
     /// `waves` full waves of blocks (every block the same work, no tail).
     Waves { waves: u64 },
 }
@@ -159,6 +163,7 @@ const fn tiled(name: &'static str, shared: Shared, about: &'static str) -> Kerne
         block: (transpose::TILE, transpose::ROWS_PER_PASS),
         shape: Shape::Tiles {
             tile: transpose::TILE,
+            down_columns: false,
         },
         shared,
         chain: Chain::None,
@@ -298,6 +303,7 @@ pub const KERNELS: &[Kernel] = &[
         block: (transpose::V4_THREADS, 1),
         shape: Shape::Tiles {
             tile: transpose::V4_TILE,
+            down_columns: true,
         },
         shared: Shared::Tile {
             rows: transpose::V4_TILE,

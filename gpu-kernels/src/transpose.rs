@@ -129,8 +129,10 @@ pub unsafe fn transpose_v4<const VEC: bool>(
     let tile = Shared::<f32>::dynamic();
     let tile4 = Shared::<Vec4<f32>>::dynamic();
     let t = thread_idx_x();
-    let row0 = block_idx_y() * V4_TILE; // tile origin in the input
-    let col0 = block_idx_x() * V4_TILE;
+    // Tile origin in the input. blockIdx.x walks down a column of tiles, so the blocks resident
+    // at one time write a narrow band of output rows (E13: faster than raster order).
+    let row0 = block_idx_x() * V4_TILE;
+    let col0 = block_idx_y() * V4_TILE;
 
     // Global → registers: all four groups first, so the loads overlap. (Four named values,
     // not an array: libnvvm keeps a loop-indexed array in local memory.)
@@ -225,7 +227,8 @@ kernel! {
     /// same for every block (a uniform branch).
     ///
     /// # Launch
-    /// Block `(V4_THREADS, 1)` = (256, 1); grid `(ceil(cols / 64), ceil(rows / 64))`; dynamic
+    /// Block `(V4_THREADS, 1)` = (256, 1); grid `(ceil(rows / 64), ceil(cols / 64))` (x walks
+    /// down the input's tile columns); dynamic
     /// shared memory `64 × 64 × 4` = 16384 bytes.
     fn transpose_v4_f32(input: *const f32, output: *mut f32, rows: u32, cols: u32) {
         let aligned = (input as u64 | output as u64) % 16 == 0;

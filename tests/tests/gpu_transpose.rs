@@ -112,11 +112,22 @@ fn transpose_refuses_bad_shapes() {
     assert!(check_matrix_lengths(5, 5, 25, 25).is_ok());
     assert!(check_matrix_lengths(0, 5, 0, 0).is_ok());
     for v in transposes() {
-        let max_rows = (MAX_GRID_Y * tile(v).unwrap() as u64) as u32;
-        assert_eq!(grid(v, max_rows, 8).unwrap().1 as u64, MAX_GRID_Y, "{v:?}");
-        match grid(v, max_rows + 1, 8) {
+        // The extent that runs along the grid's y: rows in raster order, cols down the columns.
+        let (tile, down_columns) = tile(v).unwrap();
+        let max = (MAX_GRID_Y * tile as u64) as u32;
+        let shape = |along_y: u32| {
+            if down_columns {
+                (8, along_y)
+            } else {
+                (along_y, 8)
+            }
+        };
+        let (rows, cols) = shape(max);
+        assert_eq!(grid(v, rows, cols).unwrap().1 as u64, MAX_GRID_Y, "{v:?}");
+        let (rows, cols) = shape(max + 1);
+        match grid(v, rows, cols) {
             Err(e @ HostError::TooLarge { .. }) => {
-                assert!(e.to_string().contains(&max_rows.to_string()), "{e}")
+                assert!(e.to_string().contains(&max.to_string()), "{e}")
             }
             other => panic!("{v:?}: expected TooLarge, got {other:?}"),
         }

@@ -8,10 +8,11 @@ use cust::launch;
 use cust::memory::DeviceSlice;
 use cust::stream::Stream;
 
-/// Tile edge of a transpose: the elements each block covers in x and y.
-pub fn tile(kernel: &Kernel) -> Result<u32> {
+/// Tile edge of a transpose (the elements each block covers in x and y), and whether its
+/// blocks walk down the input's tile columns.
+pub fn tile(kernel: &Kernel) -> Result<(u32, bool)> {
     match kernel.shape {
-        Shape::Tiles { tile } => Ok(tile),
+        Shape::Tiles { tile, down_columns } => Ok((tile, down_columns)),
         _ => Err(HostError::Invalid {
             what: "transpose",
             detail: format!("{} is not launched on tiles", kernel.name),
@@ -19,20 +20,26 @@ pub fn tile(kernel: &Kernel) -> Result<u32> {
     }
 }
 
-/// The grid of a `rows × cols` transpose, one block per tile; a shape whose rows pass the
-/// grid's y limit is refused. (Columns cannot pass x: u32::MAX / 32 is far below it.)
+/// The grid of a `rows × cols` transpose, one block per tile, in the catalogue's order; a
+/// shape whose tiles along y pass the grid's y limit is refused. (Along x nothing can:
+/// u32::MAX / 32 is far below the x limit.)
 pub fn grid(kernel: &Kernel, rows: u32, cols: u32) -> Result<(u32, u32)> {
-    let tile = tile(kernel)?;
-    let gy = rows.div_ceil(tile) as u64;
+    let (tile, down_columns) = tile(kernel)?;
+    let (along_x, (along_y, what)) = if down_columns {
+        (rows, (cols, "cols"))
+    } else {
+        (cols, (rows, "rows"))
+    };
+    let gy = along_y.div_ceil(tile) as u64;
     if gy > MAX_GRID_Y {
         return Err(HostError::TooLarge {
-            what: "rows",
-            value: rows as u64,
+            what,
+            value: along_y as u64,
             limit: MAX_GRID_Y * tile as u64,
-            why: "grid y limit × rows per tile",
+            why: "grid y limit × elements per tile",
         });
     }
-    Ok((cols.div_ceil(tile), gy as u32))
+    Ok((along_x.div_ceil(tile), gy as u32))
 }
 
 /// Refuses a transpose's input or output buffer shorter than `rows × cols` elements.
@@ -95,9 +102,20 @@ mod tests {
     #[test]
     fn grids_cover_the_matrix_in_tiles_and_refuse_past_y() {
         for k in super::super::transposes() {
-            let t = tile(k).unwrap();
-            assert_eq!(grid(k, 2 * t + 1, t).unwrap(), (1, 3), "{}", k.name);
-            let e = grid(k, u32::MAX, 8).unwrap_err().to_string();
+            let (t, down_columns) = tile(k).unwrap();
+            let (rows_tiles, cols_tiles) = (3, 1);
+            let want = if down_columns {
+                (rows_tiles, cols_tiles)
+            } else {
+                (cols_tiles, rows_tiles)
+            };
+            assert_eq!(grid(k, 2 * t + 1, t).unwrap(), want, "{}", k.name);
+            let (rows, cols) = if down_columns {
+                (8, u32::MAX)
+            } else {
+                (u32::MAX, 8)
+            };
+            let e = grid(k, rows, cols).unwrap_err().to_string();
             assert!(e.contains("grid y limit"), "{e}");
         }
         assert!(tile(super::super::kernel("bump")).is_err());

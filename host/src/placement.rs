@@ -4,10 +4,10 @@
 //! elements v1–v3 send 1,048,576 atomics to one address and v4–v5 131,072: one L2 slice
 //! serialises them, and the kernel's time is (atomics × ns per atomic) whenever that exceeds
 //! the time to read the input. How many ns depends on *where* the word is: on the H200 the
-//! addresses fall into two groups, about 5 % apart in v1's time (the word's L2 slice is either
-//! in the same L2 partition as the SMs that reach it, or across the partition fabric:
-//! `lts__t_requests_srcunit_ltcfabric` tells). A result word allocated by luck would make
-//! every v1–v5 row move by that much from run to run.
+//! addresses fall into two groups, about 6 % apart in v1's time (ncu: 3.1 against 3.3 L2
+//! cycles per `red` at the word's slice; which slices are slow, and why, is open:
+//! docs/result-word.md). A result word allocated by luck would make every v1–v5 row move by
+//! that much from run to run.
 //!
 //! So the bench allocates [`SLOTS`] candidate words [`STRIDE_BYTES`] apart, times
 //! [`CALIBRATION`]'s kernel with the word at each, and puts every reduction's result in the

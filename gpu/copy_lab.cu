@@ -25,15 +25,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                         \
-    do {                                                                                    \
-        cudaError_t e_ = (call);                                                            \
-        if (e_ != cudaSuccess) {                                                            \
-            std::fprintf(stderr, "copy_lab: %s failed at line %d: %s\n", #call, __LINE__,   \
-                         cudaGetErrorString(e_));                                           \
-            std::exit(1);                                                                   \
-        }                                                                                   \
-    } while (0)
+#include "measure.cuh"
 
 template <int UNROLL>
 __global__ void stream_copy(const float4* in, float4* out, std::uint64_t groups) {
@@ -133,32 +125,6 @@ __global__ void read_flat(const float4* in, std::uint64_t groups, unsigned senti
     if (i < groups && fold(in[i]) == sentinel) *out = sentinel;
 }
 
-static double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-template <typename F>
-static std::vector<double> time_it(F launch, float* out, std::uint64_t n, int reps) {
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    std::vector<double> us;
-    for (int r = -3; r < reps; ++r) {
-        CHECK(cudaMemsetAsync(out, 0xff, n * 4));  // poison: NaN bits
-        CHECK(cudaEventRecord(a));
-        launch();
-        CHECK(cudaGetLastError());
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 0) us.push_back(ms * 1e3);
-    }
-    return us;
-}
-
 int main(int argc, char** argv) {
     std::uint64_t n = std::uint64_t(1) << (argc > 1 ? std::atoi(argv[1]) : 28);
     int reps = argc > 2 ? std::atoi(argv[2]) : 20;
@@ -188,7 +154,7 @@ int main(int argc, char** argv) {
     };
     std::vector<V> vs;
     auto run = [&](const char* name, auto launch) {
-        vs.push_back({name, time_it(launch, out, n, reps)});
+        vs.push_back({name, time_launches(launch, out, n * 4, 0xff, reps)});
         std::vector<float> got(n);
         CHECK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
         std::uint64_t bad = 0;
@@ -208,8 +174,8 @@ int main(int argc, char** argv) {
     unsigned* flag;
     CHECK(cudaMalloc(&flag, 4));
     int wr = wave((const void*)read_wave, 256, 0);
-    vs.push_back({"read_wave", time_it([&] { read_wave<<<wr, 256>>>(i4, groups, 0xffffffffu, flag); }, out, n, reps)});
-    vs.push_back({"read_flat", time_it([&] { read_flat<<<unsigned((groups + 255) / 256), 256>>>(i4, groups, 0xffffffffu, flag); }, out, n, reps)});
+    vs.push_back({"read_wave", time_launches([&] { read_wave<<<wr, 256>>>(i4, groups, 0xffffffffu, flag); }, out, n * 4, 0xff, reps)});
+    vs.push_back({"read_flat", time_launches([&] { read_flat<<<unsigned((groups + 255) / 256), 256>>>(i4, groups, 0xffffffffu, flag); }, out, n * 4, 0xff, reps)});
     double ref = median(vs[0].us);
     std::printf("variant,n,grid,median_us,min_us,max_us,gbps,vs_d2d\n");
     int grids[] = {0, w4, w8, int((groups + 255) / 256), wc, wb, wr, int((groups + 255) / 256)};

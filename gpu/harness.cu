@@ -14,6 +14,7 @@
 // Output: one CSV line per measurement on stdout (header first), so runs diff and parse.
 
 #include "../gpu-kernels/cuda/kernels.cu"
+#include "measure.cuh"
 
 #include <algorithm>
 #include <cstdio>
@@ -21,16 +22,6 @@
 #include <cstring>
 #include <random>
 #include <vector>
-
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            std::fprintf(stderr, "harness: %s failed at %s:%d: %s\n", #call, __FILE__,      \
-                         __LINE__, cudaGetErrorString(e_));                                \
-            std::exit(1);                                                                  \
-        }                                                                                  \
-    } while (0)
 
 using Kernel = void (*)(const float*, std::uint64_t, float*);
 
@@ -45,12 +36,6 @@ static const Version VERSIONS[] = {
     {"reduce_v3", reduce_v3_f32, BLOCK},           {"reduce_v4", reduce_v4_f32, BLOCK * COARSEN},
     {"reduce_v5", reduce_v5_f32, BLOCK * COARSEN}, {"reduce_v6", reduce_v6_f32, 0},
 };
-
-static double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct Launch {
     unsigned grid;
@@ -73,26 +58,10 @@ static Launch config(const Version& v, std::uint64_t n) {
 
 // Event-timed launches of `v` adding into `out` (zeroed before each, outside the events).
 static std::vector<double> time_reduce(const Version& v, const float* in, std::uint64_t n,
-                                       float* out, int reps, int warmup = 3) {
+                                       float* out, int reps) {
     Launch c = config(v, n);
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    std::vector<double> us;
-    for (int r = -warmup; r < reps; ++r) {
-        CHECK(cudaMemsetAsync(out, 0, sizeof(float)));
-        CHECK(cudaEventRecord(a));
-        v.kernel<<<c.grid, BLOCK, c.shared>>>(in, n, out);
-        CHECK(cudaGetLastError());
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 0) us.push_back(ms * 1e3);
-    }
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    return us;
+    return time_launches([&] { v.kernel<<<c.grid, BLOCK, c.shared>>>(in, n, out); }, out,
+                         sizeof(float), 0, reps);
 }
 
 // Random floats in [0, 1) on the GPU, and their f64 sum.

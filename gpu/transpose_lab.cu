@@ -16,15 +16,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                         \
-    do {                                                                                    \
-        cudaError_t e_ = (call);                                                            \
-        if (e_ != cudaSuccess) {                                                            \
-            std::fprintf(stderr, "transpose_lab: %s failed at line %d: %s\n", #call,        \
-                         __LINE__, cudaGetErrorString(e_));                                 \
-            std::exit(1);                                                                   \
-        }                                                                                   \
-    } while (0)
+#include "measure.cuh"
 
 constexpr unsigned TILE = 32, ROWS = 8;
 
@@ -41,32 +33,6 @@ __global__ void padded(const float* in, float* out, unsigned n) {
     y = bx * TILE + threadIdx.y;
     for (unsigned j = 0; j < TILE; j += ROWS)
         out[std::uint64_t(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];
-}
-
-static double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    size_t k = v.size();
-    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-}
-
-template <typename F>
-static std::vector<double> time_it(F launch, float* out, std::size_t bytes, int reps) {
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    std::vector<double> us;
-    for (int r = -3; r < reps; ++r) {
-        CHECK(cudaMemsetAsync(out, 0xff, bytes));
-        CHECK(cudaEventRecord(a));
-        launch();
-        CHECK(cudaGetLastError());
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 0) us.push_back(ms * 1e3);
-    }
-    return us;
 }
 
 int main(int argc, char** argv) {
@@ -86,9 +52,9 @@ int main(int argc, char** argv) {
         bool transposed;
     };
     std::vector<V> vs;
-    vs.push_back({"d2d", time_it([&] { CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); }, out, bytes, reps), false});
-    vs.push_back({"rows", time_it([&] { padded<false><<<tiles, block>>>(in, out, n); }, out, bytes, reps), true});
-    vs.push_back({"cols", time_it([&] { padded<true><<<tiles, block>>>(in, out, n); }, out, bytes, reps), true});
+    vs.push_back({"d2d", time_launches([&] { CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); }, out, bytes, 0xff, reps), false});
+    vs.push_back({"rows", time_launches([&] { padded<false><<<tiles, block>>>(in, out, n); }, out, bytes, 0xff, reps), true});
+    vs.push_back({"cols", time_launches([&] { padded<true><<<tiles, block>>>(in, out, n); }, out, bytes, 0xff, reps), true});
     // Check the last variant's output against the CPU transpose.
     std::vector<float> got(elems);
     CHECK(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDeviceToHost));

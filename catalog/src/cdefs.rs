@@ -21,7 +21,7 @@ macro_rules! constants {
 constants! {
     reduce: BLOCK, WARPS, COARSEN, V7_UNROLL;
     transpose: TILE, ROWS_PER_PASS, V4_TILE, V4_THREADS;
-    stream: BLOCK, UNROLL, FMA_BLOCK, FMA_CHAINS, FMA_UNROLL;
+    stream: BLOCK, FMA_BLOCK, FMA_CHAINS, FMA_UNROLL;
     bump: BLOCK;
 }
 
@@ -80,7 +80,7 @@ mod tests {
             format!("-DLAB_REDUCE_BLOCK={}", launch::reduce::BLOCK),
             format!("-DLAB_REDUCE_WARPS={}", launch::reduce::WARPS),
             format!("-DLAB_TRANSPOSE_TILE={}", launch::transpose::TILE),
-            format!("-DLAB_STREAM_UNROLL={}", launch::stream::UNROLL),
+            format!("-DLAB_STREAM_FMA_UNROLL={}", launch::stream::FMA_UNROLL),
         ] {
             assert!(
                 flags.contains(&expected),

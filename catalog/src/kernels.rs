@@ -338,7 +338,8 @@ pub const KERNELS: &[Kernel] = &[
         dtypes: F32,
         compilers: ALL_COMPILERS,
         block: (stream::BLOCK, 1),
-        shape: Shape::OneWave {
+        // One 16-byte group per thread, as the copy (E11, E14).
+        shape: Shape::Blocks {
             elements_per_block: stream::BLOCK as u64 * 4,
         },
         shared: Shared::None,

@@ -20,7 +20,7 @@
 // (catalog::cdefs), so the two sides cannot drift apart.
 #if !defined(LAB_REDUCE_BLOCK) || !defined(LAB_REDUCE_WARPS) || !defined(LAB_REDUCE_COARSEN) || \
     !defined(LAB_TRANSPOSE_TILE) || !defined(LAB_TRANSPOSE_ROWS_PER_PASS) ||                  \
-    !defined(LAB_STREAM_UNROLL) || !defined(LAB_STREAM_FMA_CHAINS) ||                         \
+    !defined(LAB_STREAM_FMA_CHAINS) ||                         \
     !defined(LAB_STREAM_FMA_UNROLL)
 #error "launch constants missing (-DLAB_*): build with cargo xtask ptx or cargo xtask dist"
 #endif
@@ -32,7 +32,6 @@ constexpr unsigned WARPS = LAB_REDUCE_WARPS;
 constexpr unsigned COARSEN = LAB_REDUCE_COARSEN;
 constexpr unsigned TILE = LAB_TRANSPOSE_TILE;
 constexpr unsigned ROWS_PER_PASS = LAB_TRANSPOSE_ROWS_PER_PASS;
-constexpr std::uint64_t UNROLL = LAB_STREAM_UNROLL;
 constexpr unsigned FMA_CHAINS = LAB_STREAM_FMA_CHAINS;
 constexpr unsigned FMA_UNROLL = LAB_STREAM_FMA_UNROLL;
 
@@ -249,22 +248,15 @@ extern "C" __global__ void transpose_padded_f32(const float* in, float* out, uns
     transpose_tile<TILE + 1>(in, out, rows, cols);
 }
 
-// The read ceiling: every byte read once, 16 bytes per load, UNROLL loads per trip; a store
-// only if a thread's XOR equals `sentinel` (which the host picks so it never happens).
+// The read ceiling: every byte read once, thread t reads 16-byte group t (a flat grid of n/4
+// threads), the first n % 4 threads one element each of the tail; a store only if a thread's
+// XOR equals `sentinel` (which the host picks so it never happens).
 extern "C" __global__ void read_stream_f32(const float* in, std::uint64_t n, unsigned sentinel,
                                            unsigned* out) {
-    std::uint64_t threads = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
     std::uint64_t gtid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     std::uint64_t groups = n / 4;
-    const float4* body = reinterpret_cast<const float4*>(in);
     unsigned acc = 0;
-    std::uint64_t i = gtid;
-    for (; i + (UNROLL - 1) * threads < groups; i += UNROLL * threads) {
-        float4 a = body[i], b = body[i + threads], c = body[i + 2 * threads],
-               d = body[i + 3 * threads];
-        acc ^= fold(a) ^ fold(b) ^ fold(c) ^ fold(d);
-    }
-    for (; i < groups; i += threads) acc ^= fold(body[i]);
+    if (gtid < groups) acc = fold(reinterpret_cast<const float4*>(in)[gtid]);
     if (gtid < n - groups * 4) acc ^= __float_as_uint(in[groups * 4 + gtid]);
     if (acc == sentinel) *out = acc;
 }

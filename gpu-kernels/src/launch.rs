@@ -32,8 +32,6 @@ pub mod transpose {
 pub mod stream {
     /// Threads per block of the read and copy streams.
     pub const BLOCK: u32 = 256;
-    /// Independent 16-byte loads per thread per loop trip.
-    pub const UNROLL: u64 = 4;
     /// Threads per block of the FMA peak kernel.
     pub const FMA_BLOCK: u32 = 256;
     /// Independent FMA chains per thread: enough to cover the FMA latency (about 4 cycles) even

@@ -28,28 +28,16 @@ kernel! {
     /// - `out`: device pointer to one `u32`, written only on a sentinel match.
     ///
     /// # Launch
-    /// 1-D, blocks of [`BLOCK`] threads, no shared memory, any grid (the host launches one
-    /// wave: blocks per SM from the occupancy API × SMs). Each thread walks the 16-byte groups
-    /// with a grid-stride loop, [`UNROLL`] independent loads per trip.
+    /// 1-D, blocks of [`BLOCK`] threads, no shared memory, at least `ceil(n / (4 · BLOCK))`
+    /// of them (the catalogue's shape): thread `t` reads the 16-byte group `t`, the first
+    /// `n % 4` threads one element each of the scalar tail. A flat grid rather than a one-wave
+    /// grid-stride loop, for the reason E11 found for the copy (docs/experiments.md, E14).
     fn read_stream_f32(input: *const f32, n: u64, sentinel: u32, out: *mut u32) {
-        let threads = grid_dim_x() as u64 * block_dim_x() as u64;
         let gtid = block_idx_x() as u64 * block_dim_x() as u64 + thread_idx_x() as u64;
         let groups = n / 4;
-        let body = input as *const Vec4<f32>;
-
         let mut acc = 0u32;
-        let mut i = gtid;
-        while i + (UNROLL - 1) * threads < groups {
-            let a = load4(body.add(i as usize));
-            let b = load4(body.add((i + threads) as usize));
-            let c = load4(body.add((i + 2 * threads) as usize));
-            let d = load4(body.add((i + 3 * threads) as usize));
-            acc ^= fold(a) ^ fold(b) ^ fold(c) ^ fold(d);
-            i += UNROLL * threads;
-        }
-        while i < groups {
-            acc ^= fold(load4(body.add(i as usize)));
-            i += threads;
+        if gtid < groups {
+            acc = fold(load4((input as *const Vec4<f32>).add(gtid as usize)));
         }
         // The scalar tail: n % 4 elements after the last whole group.
         if gtid < n - groups * 4 {

@@ -41,8 +41,8 @@ const FMA_B: f32 = 0.001;
 const FMA_SENTINEL: f32 = -1.0;
 
 impl Lab {
-    /// How `read_stream_f32` is launched for `n` elements: one wave, never more blocks than
-    /// the 16-byte groups need.
+    /// How `read_stream_f32` is launched for `n` elements: the catalogue's shape (one 16-byte
+    /// group per thread).
     pub fn read_stream_config(&self, backend: Backend, n: u64) -> Result<LaunchConfig> {
         let k = read_stream();
         self.linear_config(backend, k, &k.entry(Dtype::F32), n, 4)
@@ -85,7 +85,8 @@ impl Lab {
             .ctx(|| format!("launching {entry} [{backend}] n={n}"))
     }
 
-    /// How `copy_stream_f32` is launched for `n` elements: one wave, as the read stream.
+    /// How `copy_stream_f32` is launched for `n` elements: the catalogue's shape, as the read
+    /// stream.
     pub fn copy_stream_config(&self, backend: Backend, n: u64) -> Result<LaunchConfig> {
         let k = copy_stream();
         self.linear_config(backend, k, &k.entry(Dtype::F32), n, 4)

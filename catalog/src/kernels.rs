@@ -173,6 +173,31 @@ const fn tiled(name: &'static str, shared: Shared, about: &'static str) -> Kerne
     }
 }
 
+/// A bandwidth-ceiling kernel of `stream.rs`: one 16-byte group per thread, carried by all
+/// three compilers.
+const fn stream_kernel(
+    name: &'static str,
+    family: Family,
+    params: u8,
+    about: &'static str,
+) -> Kernel {
+    Kernel {
+        name,
+        family,
+        dtypes: F32,
+        compilers: ALL_COMPILERS,
+        block: (stream::BLOCK, 1),
+        shape: Shape::Blocks {
+            elements_per_block: stream::BLOCK as u64 * 4,
+        },
+        shared: Shared::None,
+        chain: Chain::None,
+        library: None,
+        params,
+        about,
+    }
+}
+
 /// Every kernel, in the order `all` runs them.
 pub const KERNELS: &[Kernel] = &[
     reduction(
@@ -314,40 +339,21 @@ pub const KERNELS: &[Kernel] = &[
         params: 4,
         about: "64×64 XOR-swizzled tile, 16-byte global accesses",
     },
-    Kernel {
-        name: "copy_stream",
-        family: Family::Transpose,
-        dtypes: F32,
-        compilers: ALL_COMPILERS,
-        block: (stream::BLOCK, 1),
-        // One 16-byte group per thread, a block per 4 KiB: the resident blocks walk one narrow
-        // window of addresses, which the DRAM serves faster than a one-wave grid-stride walk
-        // of the same bytes (docs/experiments.md, E11).
-        shape: Shape::Blocks {
-            elements_per_block: stream::BLOCK as u64 * 4,
-        },
-        shared: Shared::None,
-        chain: Chain::None,
-        library: None,
-        params: 3,
-        about: "the copy ceiling as a kernel: every element read and written once",
-    },
-    Kernel {
-        name: "read_stream",
-        family: Family::Ceiling,
-        dtypes: F32,
-        compilers: ALL_COMPILERS,
-        block: (stream::BLOCK, 1),
-        // One 16-byte group per thread, as the copy (E11, E14).
-        shape: Shape::Blocks {
-            elements_per_block: stream::BLOCK as u64 * 4,
-        },
-        shared: Shared::None,
-        chain: Chain::None,
-        library: None,
-        params: 4,
-        about: "the read ceiling: every byte read once, nothing written",
-    },
+    // One 16-byte group per thread, a block per 4 KiB: the resident blocks walk one narrow
+    // window of addresses, which the DRAM serves faster than a one-wave grid-stride walk of the
+    // same bytes (docs/experiments.md, E11, E14).
+    stream_kernel(
+        "copy_stream",
+        Family::Transpose,
+        3,
+        "the copy ceiling as a kernel: every element read and written once",
+    ),
+    stream_kernel(
+        "read_stream",
+        Family::Ceiling,
+        4,
+        "the read ceiling: every byte read once, nothing written",
+    ),
     Kernel {
         name: "fma_peak",
         family: Family::Ceiling,

@@ -6,7 +6,11 @@
 #   BENCH_RUNS="--sweep|--size 2^20,2^30" STEPS="profile-v3 nsys" (passed to the parts)
 # Parts: tests bench profile sanitize, and harness (the plain CUDA C++ harness, dist/harness),
 # placement (`lab placement`), atomics (ncu of v1/v4 with the result word in the fast and the
-# slow group), launchgap (nsys of the harness's and the lab's back-to-back launches).
+# slow group), launchgap (nsys of the harness's and the lab's back-to-back launches),
+# model (the bench at the model check's sizes, then `xtask model-check`), cache (a hot and a
+# cold sweep of v6, v7 and CUB with the plot), source (`profile --source` of reduce_v3 on every
+# backend), compare (v3 against v5, v4 on llvm against nvcc), nsys (`xtask nsys` with its
+# per-range verdicts, and once without libdw to show the remedy line).
 set -uo pipefail
 out=${OUT:-results/gpu-run}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
@@ -99,6 +103,39 @@ for part in ${PARTS:-tests bench profile sanitize}; do
                 timeout 120 "$nsys" stats --report cuda_gpu_kern_sum,cuda_api_sum,cuda_gpu_trace \
                     --format csv -o "$rep" "$rep.nsys-rep" >>"$rep.log" 2>&1
             done ;;
+        model)
+            timeout $((budget - 10)) dist/xtask bench --size 2^10,2^24,2^26,2^28,2^30 --transpose 4096,8192,16384 \
+                --out "$out/model" >"$out/model/stdout.log" 2>&1
+            say "model bench: exit $?"
+            for f in "$out"/model/*.json; do
+                dist/xtask model-check "$f" >"$out/model/model-check.txt" 2>&1
+                say "model-check: exit $?"
+            done ;;
+        cache)
+            timeout $((budget - 10)) dist/xtask bench --sweep --cache both --kernel reduce_v6,reduce_v7,cub \
+                --plot "$out/cache/plots" --out "$out/cache" >"$out/cache/stdout.log" 2>&1
+            say "cache sweep: exit $?" ;;
+        source)
+            timeout $((budget - 10)) dist/xtask profile --kernel reduce_v3 --source --backend llvm,nvcc,nvvm \
+                --output "$out/source" >"$out/source/profile-reduce_v3-source.txt" 2>&1
+            say "profile --source: exit $?" ;;
+        compare)
+            timeout $((budget / 2)) dist/xtask compare reduce_v3 reduce_v5 --output "$out/compare/reduce_v3-vs-reduce_v5" \
+                --svg "$out/compare/reduce_v3-vs-reduce_v5.svg" >"$out/compare/reduce_v3-vs-reduce_v5.txt" 2>&1
+            say "compare v3 v5: exit $?"
+            timeout $(($(left) - 10)) dist/xtask compare reduce_v4 --backend llvm,nvcc --output "$out/compare/reduce_v4-llvm-vs-nvcc" \
+                --svg "$out/compare/reduce_v4-llvm-vs-nvcc.svg" >"$out/compare/reduce_v4-llvm-vs-nvcc.txt" 2>&1
+            say "compare v4 llvm nvcc: exit $?" ;;
+        nsys)
+            timeout 60 dist/xtask nsys --what launch-gap --output "$out/nsys/without-libdw" >"$out/nsys/without-libdw.txt" 2>&1
+            say "nsys without libdw: exit $? ($(find "$out/nsys/without-libdw" -type f | wc -l) files left)"
+            libdw=$(mktemp -d)
+            for deb in .tools/debs/libdw1_*.deb .tools/debs/libelf1_*.deb; do [[ -f $deb ]] && dpkg -x "$deb" "$libdw"; done
+            LD_LIBRARY_PATH=$libdw/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+                timeout $((budget - 70)) dist/xtask nsys --output "$out/nsys" \
+                --bench-args "bench --kernel reduce_v6,reduce_v7,cub --size 2^28" >"$out/nsys/nsys.txt" 2>&1
+            say "nsys: exit $?"
+            rm -f "$out"/nsys/*.sqlite ;;
         sanitize)
             timeout $((budget - 10)) dist/xtask sanitize --output "$out/sanitize" ${SANITIZE_FLAGS:-} >"$out/sanitize/stdout.log" 2>&1
             say "sanitize: exit $?" ;;

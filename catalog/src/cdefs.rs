@@ -22,6 +22,7 @@ constants! {
     reduce: BLOCK, WARPS, COARSEN, V7_UNROLL;
     transpose: TILE, ROWS_PER_PASS, V4_TILE, V4_THREADS;
     stream: BLOCK, FMA_BLOCK, FMA_CHAINS, FMA_UNROLL;
+    roofs: BLOCK, LINE_WORDS, SPREAD_REDS_PER_WARP, SHARED_STEPS;
     bump: BLOCK;
 }
 

@@ -4,14 +4,17 @@
 //! twin when it has one): the launchers, `lab bench`, `lab run`, the profilers, `asm`,
 //! `sanitize`, the GPU tests and the plots read this table instead of naming kernels.
 
-use crate::launch::{reduce, stream, transpose};
+use crate::launch::{reduce, roofs, stream, transpose};
+use crate::model::{self, CountsFn};
+use crate::roofs as roof;
 use crate::{Backend, Dtype};
 
 /// What a kernel is for; also the bench's sections and `--kernel`'s family names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
-    /// The hardware ceilings measured in every run (read stream, FMA peak).
+    /// The hardware ceilings and roofs measured in every run (read stream, FMA peak, the
+    /// atomic, shared-memory, block and scattered-store roofs).
     Ceiling,
     /// Σ of a vector, into one result word.
     Reduce,
@@ -115,6 +118,10 @@ pub struct Kernel {
     pub chain: Chain,
     /// A library routine the lab calls instead of launching its own kernel (CUB).
     pub library: Option<&'static str>,
+    /// What one launch does (bytes, blocks, barriers, atomics, shared wavefronts, scattered
+    /// sectors, FLOPs) for the model's prediction (`model`); None for the roofs themselves and
+    /// the launch-gap demo.
+    pub counts: Option<CountsFn>,
     /// Parameters of each PTX entry point (what the launcher passes; `asm --check` holds the
     /// PTX to it). 0 for a library call.
     pub params: u8,
@@ -136,6 +143,7 @@ const fn reduction(
     shape: Shape,
     shared: Shared,
     chain: Chain,
+    counts: CountsFn,
     about: &'static str,
 ) -> Kernel {
     Kernel {
@@ -148,13 +156,19 @@ const fn reduction(
         shared,
         chain,
         library: None,
+        counts: Some(counts),
         params: 3,
         about,
     }
 }
 
 /// A transpose of square 32×32 tiles with 32×8 blocks.
-const fn tiled(name: &'static str, shared: Shared, about: &'static str) -> Kernel {
+const fn tiled(
+    name: &'static str,
+    shared: Shared,
+    counts: CountsFn,
+    about: &'static str,
+) -> Kernel {
     Kernel {
         name,
         family: Family::Transpose,
@@ -168,6 +182,7 @@ const fn tiled(name: &'static str, shared: Shared, about: &'static str) -> Kerne
         shared,
         chain: Chain::None,
         library: None,
+        counts: Some(counts),
         params: 4,
         about,
     }
@@ -179,6 +194,7 @@ const fn stream_kernel(
     name: &'static str,
     family: Family,
     params: u8,
+    counts: CountsFn,
     about: &'static str,
 ) -> Kernel {
     Kernel {
@@ -193,6 +209,32 @@ const fn stream_kernel(
         shared: Shared::None,
         chain: Chain::None,
         library: None,
+        counts: Some(counts),
+        params,
+        about,
+    }
+}
+
+/// A roof kernel of `roofs.rs`: blocks of `roofs::BLOCK` threads unless `shape` says
+/// otherwise, carried by the two Rust compilers, one entry point named like the kernel.
+const fn roof(
+    name: &'static str,
+    shape: Shape,
+    shared: Shared,
+    params: u8,
+    about: &'static str,
+) -> Kernel {
+    Kernel {
+        name,
+        family: Family::Ceiling,
+        dtypes: &[],
+        compilers: RUST_ONLY,
+        block: (roofs::BLOCK, 1),
+        shape,
+        shared,
+        chain: Chain::None,
+        library: None,
+        counts: None,
         params,
         about,
     }
@@ -207,6 +249,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(1),
+        model::one_red_per_block::<150, 9>,
         "interleaved addressing: tid % (2·stride) adds",
     ),
     reduction(
@@ -216,6 +259,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(1),
+        model::one_red_per_block::<150, 9>,
         "compact thread index: the same pairs, packed threads, bank conflicts",
     ),
     reduction(
@@ -225,6 +269,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(1),
+        model::one_red_per_block::<45, 9>,
         "sequential addressing: fold the upper half onto the lower",
     ),
     reduction(
@@ -234,6 +279,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(reduce::COARSEN as u64),
+        model::one_red_per_block::<45, 9>,
         "coarsening: 8 values per thread in a register, then v3's tree",
     ),
     reduction(
@@ -243,6 +289,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(reduce::COARSEN as u64),
+        model::one_red_per_block::<28, 3>,
         "v4, with warp shuffles for the last five levels",
     ),
     reduction(
@@ -255,6 +302,7 @@ pub const KERNELS: &[Kernel] = &[
             per_trip: 4,
             extra: 4,
         },
+        model::one_red_per_block::<9, 1>,
         "one wave, grid-stride 16-byte loads, warp shuffles",
     ),
     Kernel {
@@ -269,6 +317,7 @@ pub const KERNELS: &[Kernel] = &[
                 per_trip: 4,
                 extra: 6,
             },
+            model::one_red_per_block::<9, 1>,
             "v6 with four non-coherent 16-byte loads in flight per thread",
         )
     },
@@ -281,6 +330,7 @@ pub const KERNELS: &[Kernel] = &[
             },
             Shared::PerThread,
             Chain::PerThread(1),
+            model::one_red_per_block::<28, 3>,
             "v3 with v5's shuffles: what the shuffles save, without the coarsening",
         )
     },
@@ -296,12 +346,14 @@ pub const KERNELS: &[Kernel] = &[
         shared: Shared::None,
         chain: Chain::Library,
         library: Some("cub::DeviceReduce::Sum"),
+        counts: Some(model::library_reduction::<2>),
         params: 0,
         about: "CUB's DeviceReduce::Sum, the reference",
     },
     tiled(
         "transpose_naive",
         Shared::None,
+        model::moved_once::<0, 1024, 0>,
         "coalesced reads, writes down a column",
     ),
     tiled(
@@ -310,6 +362,7 @@ pub const KERNELS: &[Kernel] = &[
             rows: transpose::TILE,
             pitch: transpose::TILE,
         },
+        model::moved_once::<1056, 0, 1>,
         "through a 32×32 shared tile (32-way bank conflicts)",
     ),
     tiled(
@@ -318,6 +371,7 @@ pub const KERNELS: &[Kernel] = &[
             rows: transpose::TILE,
             pitch: transpose::TILE + 1,
         },
+        model::moved_once::<64, 0, 1>,
         "through a 32×33 shared tile (no conflicts)",
     ),
     Kernel {
@@ -336,6 +390,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         chain: Chain::None,
         library: None,
+        counts: Some(model::moved_once::<256, 0, 1>),
         params: 4,
         about: "64×64 XOR-swizzled tile, 16-byte global accesses",
     },
@@ -346,12 +401,14 @@ pub const KERNELS: &[Kernel] = &[
         "copy_stream",
         Family::Transpose,
         3,
+        model::moved_once::<0, 0, 0>,
         "the copy ceiling as a kernel: every element read and written once",
     ),
     stream_kernel(
         "read_stream",
         Family::Ceiling,
         4,
+        model::read_once,
         "the read ceiling: every byte read once, nothing written",
     ),
     Kernel {
@@ -364,8 +421,67 @@ pub const KERNELS: &[Kernel] = &[
         shared: Shared::None,
         chain: Chain::None,
         library: None,
+        counts: None,
         params: 5,
         about: "the FP32 compute ceiling: independent FMA chains, no memory traffic",
+    },
+    // The roofs: the atomic entry points carry the element type their `red` adds (f32, as the
+    // reductions' f32 rows); the others move untyped 32-bit words.
+    Kernel {
+        dtypes: F32,
+        ..roof(
+            roof::ATOMIC_SAME,
+            Shape::Blocks {
+                elements_per_block: 1,
+            },
+            Shared::None,
+            2,
+            "same-address atomics: each block, after a barrier, adds 1 to one word (thread 0)",
+        )
+    },
+    Kernel {
+        dtypes: F32,
+        ..roof(
+            roof::ATOMIC_SPREAD,
+            Shape::Blocks {
+                elements_per_block: (roofs::BLOCK / 32 * roofs::SPREAD_REDS_PER_WARP) as u64,
+            },
+            Shared::None,
+            2,
+            "spread atomics: lane 0 of each warp adds 1 to word after word, each in another line",
+        )
+    },
+    roof(
+        roof::SHARED_RW,
+        Shape::Waves { waves: 2 },
+        Shared::Tile {
+            rows: 3,
+            pitch: roofs::BLOCK,
+        },
+        2,
+        "shared-memory roof: conflict-free 32-bit loads and stores, one wavefront each",
+    ),
+    roof(
+        roof::EMPTY_BLOCKS,
+        Shape::Blocks {
+            elements_per_block: 1,
+        },
+        Shared::None,
+        1,
+        "block roof: thread 0 marks that its block ran; nothing else",
+    ),
+    Kernel {
+        block: (transpose::TILE, transpose::ROWS_PER_PASS),
+        ..roof(
+            roof::SCATTER_STORE,
+            Shape::Tiles {
+                tile: transpose::TILE,
+                down_columns: false,
+            },
+            Shared::None,
+            3,
+            "the naive transpose's stores alone: each lane 4 bytes into its own 32-byte sector",
+        )
     },
     Kernel {
         name: "bump",
@@ -379,6 +495,7 @@ pub const KERNELS: &[Kernel] = &[
         shared: Shared::None,
         chain: Chain::None,
         library: None,
+        counts: None,
         params: 2,
         about: "the launch-gap demo: data[i] += 1",
     },
@@ -593,8 +710,9 @@ mod tests {
         let n = all.len();
         all.sort();
         all.dedup();
-        // A kernel's name equals its entry only for the demo kernel (no element type).
-        assert_eq!(n - all.len(), 1);
+        // A kernel's name equals its entry only for the kernels without an element type.
+        let untyped = KERNELS.iter().filter(|k| k.dtypes.is_empty()).count();
+        assert_eq!(n - all.len(), untyped);
     }
 
     #[test]

@@ -11,16 +11,22 @@
 //! - [`nvtx`]: the NVTX domain and ranges `lab` emits and the profilers filter on.
 //! - [`ptx`]: where `cargo xtask ptx` writes each compiler's PTX.
 //! - [`records`]: the plan, manifest and results records `lab` writes and `xtask` reads.
+//! - [`roofs`]: the roofs a bench run measures (atomics, shared memory, blocks, launches,
+//!   scattered stores beside the ceilings), read back from its rows.
+//! - [`model`]: each kernel's counts per launch and its predicted time against the measured
+//!   roofs.
 //! - [`launch`]: the launch constants the kernels are compiled with (the same file the kernel
 //!   crate compiles).
 //! - [`cdefs`]: the launch constants as nvcc `-D` flags, for the CUDA C++ twins.
 
 pub mod cdefs;
 pub mod kernels;
+pub mod model;
 pub mod names;
 pub mod nvtx;
 pub mod ptx;
 pub mod records;
+pub mod roofs;
 
 /// The kernels' launch constants: the kernel crate's own file, compiled here too. The kernel
 /// crate is also built by a 2021 toolchain whose cargo cannot read this crate's manifest, so
@@ -30,3 +36,4 @@ pub mod launch;
 
 pub use kernels::{Family, KERNELS, Kernel, Shape, select};
 pub use names::{Backend, Dtype, Format, Which};
+pub use roofs::Roofs;

@@ -7,7 +7,7 @@ pub mod placement;
 pub mod results;
 
 pub use placement::{Group, Placement, SlotTimes};
-pub use results::{Clocks, Config, Device, Report, Row, SCHEMA_VERSION, Status};
+pub use results::{Cache, CacheMode, Clocks, Config, Device, Report, Row, SCHEMA_VERSION, Status};
 
 use serde::{Deserialize, Serialize};
 

@@ -42,6 +42,20 @@ pub mod stream {
     pub const FMA_UNROLL: u32 = 16;
 }
 
+/// The roof kernels (`roofs.rs`).
+pub mod roofs {
+    /// Threads per block of every roof kernel: the reductions' block, so the block and
+    /// atomic roofs are measured with the blocks the reductions launch.
+    pub const BLOCK: u32 = 256;
+    /// `atomic_spread`: words from one red's address to the next line's (128 bytes of f32).
+    pub const LINE_WORDS: u32 = 32;
+    /// `atomic_spread`: reds each warp's lane 0 issues.
+    pub const SPREAD_REDS_PER_WARP: u32 = 256;
+    /// `shared_rw`: load–store steps per loop trip, one per word of the warp's 32-word row,
+    /// so each lane reads every word of its row once per trip.
+    pub const SHARED_STEPS: u32 = 32;
+}
+
 /// The launch-gap demo kernel (`bump.rs`).
 pub mod bump {
     /// Threads per block.

@@ -40,6 +40,8 @@ pub mod canary;
 #[cfg(not(feature = "canaries"))]
 pub mod reduce;
 #[cfg(not(feature = "canaries"))]
+pub mod roofs;
+#[cfg(not(feature = "canaries"))]
 pub mod stream;
 #[cfg(not(feature = "canaries"))]
 pub mod transpose;

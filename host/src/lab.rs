@@ -6,7 +6,7 @@ use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::error::CudaError;
 use cust::memory::{DeviceBuffer, DeviceCopy};
-use cust::module::Module;
+use cust::module::{Module, ModuleJitOption};
 use cust::stream::{Stream, StreamFlags};
 
 pub use catalog::records::DeviceInfo;
@@ -32,7 +32,13 @@ impl Lab {
         let modules = Backend::ALL
             .into_iter()
             .map(|b| {
-                Module::from_ptx(crate::ptx::of(b), &[]).map_err(|source| HostError::ModuleLoad {
+                // Line tables ride along (like nvcc -lineinfo, no change to the code) so that
+                // ncu's source page can charge samples to the kernels' source lines.
+                Module::from_ptx(
+                    crate::ptx::of(b),
+                    &[ModuleJitOption::GenerateLineInfo(true)],
+                )
+                .map_err(|source| HostError::ModuleLoad {
                     backend: b.name(),
                     source,
                 })

@@ -92,6 +92,14 @@ struct RunArgs {
     /// Also write the launches (configs, checks) as JSON to FILE
     #[arg(long, value_name = "FILE")]
     manifest: Option<std::path::PathBuf>,
+    /// Print each kernel's predicted time (its counts over a bench run's measured roofs) and
+    /// exit, without touching the GPU
+    #[arg(long)]
+    predict: bool,
+    /// The bench results file whose roofs --predict divides by [default: the newest under
+    /// results/bench/]
+    #[arg(long, value_name = "FILE", requires = "predict")]
+    roofs: Option<std::path::PathBuf>,
 }
 
 fn main() {
@@ -145,6 +153,10 @@ fn run(cmd: Cmd) -> Result<()> {
                 plan_only: a.plan,
                 manifest: a.manifest,
             };
+            if a.predict {
+                host::run::predict::run_cli(&req, a.roofs.as_deref())?;
+                return Ok(());
+            }
             if !host::run::run_cli(&req)? {
                 std::process::exit(1);
             }

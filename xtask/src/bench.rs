@@ -2,14 +2,15 @@
 //! passed through, and has it write its results file under `results/bench/` (unless `--out DIR`
 //! is given). xtask's own flags are taken out before lab sees them:
 //! - `--record "change; hypothesis"` appends the measured rows to the experiment log
-//!   ([`crate::experiment_log`]);
+//!   ([`crate::experiment_log`]); with `--predict "COUNTER down 30%, …"` the prediction goes
+//!   with them, for `cargo xtask compare` to check ([`crate::compare::predict`]);
 //! - `--plot DIR` draws the run's charts into DIR (as `cargo xtask plot`).
 //!
 //! The results file they read is the one lab says it wrote (its `wrote PATH` lines).
 
 use crate::experiment_log::{self, Entry, parse_record};
 use crate::{plot, util};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use catalog::Family;
 use catalog::records::{Report, Status};
 use std::path::{Path, PathBuf};
@@ -23,6 +24,11 @@ pub const RESULTS_DIR: &str = "results/bench";
 pub fn run(args: &[String], quiet: bool) -> Result<()> {
     let root = util::root();
     let (own, lab_args) = take_own(args)?;
+    if own.predict.is_some() && own.record.is_none() {
+        bail!(
+            "--predict goes with --record \"change; hypothesis\": the prediction is stored with the experiment"
+        );
+    }
     let lab = util::lab_binary(None)?;
     let mut cmd = Command::new(&lab);
     cmd.current_dir(&root).arg("bench").args(&lab_args);
@@ -49,7 +55,8 @@ pub fn run(args: &[String], quiet: bool) -> Result<()> {
     }
     if let Some((change, hypothesis)) = own.record {
         let log = experiment_log::path(&root);
-        let entries = log_entries(&file, &change, &hypothesis)?;
+        let prediction = own.predict.as_deref().unwrap_or_default();
+        let entries = log_entries(&file, &change, &hypothesis, prediction)?;
         experiment_log::append(&log, &entries)?;
         eprintln!("recorded {} row(s) in {}", entries.len(), log.display());
     }
@@ -72,6 +79,9 @@ pub fn own_flags_help() -> String {
 xtask's own flags (cargo xtask bench / dist/xtask bench):
       --record <\"CHANGE; HYPOTHESIS\">
           Append the measured rows to the experiment log (cargo xtask log)
+      --predict <\"COUNTER up|down|same [N%], ...\">
+          With --record: which counters the change should move, and which way (an ncu metric,
+          a column of ncu-table, or time); cargo xtask compare checks it and logs the outcome
       --plot <DIR>
           Draw the run's charts into DIR (as cargo xtask plot RESULTS.json --out DIR)
 
@@ -89,10 +99,12 @@ struct Own {
     record: Option<Record>,
     /// `--plot DIR`: draw the run's charts into DIR.
     plot: Option<PathBuf>,
+    /// `--predict "COUNTER down 30%, …"`: stored with `--record`'s rows.
+    predict: Option<String>,
 }
 
-/// Splits xtask's own flags (`--record`, `--plot`; `--flag value` or `--flag=value`) from the
-/// flags for lab.
+/// Splits xtask's own flags (`--record`, `--plot`, `--predict`; `--flag value` or
+/// `--flag=value`) from the flags for lab.
 fn take_own(args: &[String]) -> Result<(Own, Vec<String>)> {
     let mut rest = Vec::new();
     let mut own = Own::default();
@@ -105,6 +117,7 @@ fn take_own(args: &[String]) -> Result<(Own, Vec<String>)> {
         let what = match name {
             "--record" => "\"change; hypothesis\"",
             "--plot" => "a folder for the charts",
+            "--predict" => "\"COUNTER up|down|same [N%], ...\"",
             _ => {
                 rest.push(a.clone());
                 continue;
@@ -118,6 +131,10 @@ fn take_own(args: &[String]) -> Result<(Own, Vec<String>)> {
         };
         if name == "--record" {
             own.record = Some(parse_record(v)?);
+        } else if name == "--predict" {
+            // Checked now: a typo must fail before the bench runs, not when compare reads it.
+            crate::compare::predict::parse(v)?;
+            own.predict = Some(v.trim().to_string());
         } else {
             own.plot = Some(PathBuf::from(v));
         }
@@ -142,7 +159,12 @@ fn results_file(stderr: &str, root: &Path) -> Result<PathBuf> {
 
 /// One log row per measured Rust kernel of a results file (ceilings, CUB and the copy are
 /// the references, not experiments).
-fn log_entries(file: &Path, change: &str, hypothesis: &str) -> Result<Vec<Entry>> {
+fn log_entries(
+    file: &Path,
+    change: &str,
+    hypothesis: &str,
+    prediction: &str,
+) -> Result<Vec<Entry>> {
     let report: Report = plot::results::read(file)?;
     let num = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.3}"));
     Ok(report
@@ -152,7 +174,7 @@ fn log_entries(file: &Path, change: &str, hypothesis: &str) -> Result<Vec<Entry>
         .map(|r| Entry {
             date: report.date.clone(),
             commit: report.commit.clone(),
-            kernel: format!("{} {} [{}] {}", r.kernel, r.dtype, r.backend, r.size),
+            kernel: experiment_log::kernel_label(r),
             change: change.into(),
             hypothesis: hypothesis.into(),
             result: match r.status {
@@ -172,6 +194,8 @@ fn log_entries(file: &Path, change: &str, hypothesis: &str) -> Result<Vec<Entry>
                 num(r.us_per_launch),
                 file.file_name().unwrap_or_default().to_string_lossy()
             ),
+            prediction: prediction.into(),
+            outcome: String::new(),
         })
         .collect())
 }
@@ -207,6 +231,13 @@ mod tests {
         let e = take_own(&s(&["--plot"])).unwrap_err().to_string();
         assert!(e.contains("--plot needs a value"), "{e}");
         assert!(take_own(&s(&["--record=no hypothesis"])).is_err());
+        let (own, rest) = take_own(&s(&["--predict", "inst down 30%, time down", "-q"])).unwrap();
+        assert_eq!(own.predict.as_deref(), Some("inst down 30%, time down"));
+        assert_eq!(rest, s(&["-q"]));
+        let e = take_own(&s(&["--predict=inst sideways"]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sideways"), "{e}");
         // A lab flag that only starts like ours stays lab's.
         let (own, rest) = take_own(&s(&["--plotting", "x"])).unwrap();
         assert_eq!((own, rest), (Own::default(), s(&["--plotting", "x"])));
@@ -218,7 +249,13 @@ mod tests {
     fn record_rows_come_from_a_real_results_file() {
         let file = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../results/bench/nvidia-h200-custom-20261129T134514Z.json");
-        let rows = log_entries(&file, "drop L2::256B", "the hint costs bandwidth").unwrap();
+        let rows = log_entries(
+            &file,
+            "drop L2::256B",
+            "the hint costs bandwidth",
+            "time down",
+        )
+        .unwrap();
         // v6 and v7 × f32/i32 × llvm/nvvm × 2^20/2^28.
         assert_eq!(rows.len(), 16, "{rows:#?}");
         assert!(
@@ -241,6 +278,10 @@ mod tests {
             "{v7:?}"
         );
         assert_eq!(v7.commit, "e89b38e72de495ffd2158a3ce307d32c4771a96b");
+        assert_eq!(
+            (v7.prediction.as_str(), v7.outcome.as_str()),
+            ("time down", "")
+        );
         assert_eq!(
             v7.metrics,
             "median_us=244.672 spread_pct=1.766 us_per_launch=244.672 file=nvidia-h200-custom-20261129T134514Z.json"

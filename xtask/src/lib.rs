@@ -4,6 +4,8 @@
 //!
 //! - [`asm`]: PTX and SASS read, counted, listed, diffed and checked.
 //! - [`bench`]: `lab bench` run, its results file found, recorded and plotted.
+//! - [`compare`]: two kernels, compilers or results files compared: time verdict, counters,
+//!   the recorded prediction checked, SASS.
 //! - [`profiler`]: ncu and nsys found, run and read; the chapter's predictions; the diagnosis.
 //! - [`sanitize`]: every kernel under compute-sanitizer, and the canaries that prove each tool
 //!   reports.
@@ -16,6 +18,7 @@
 pub mod asm;
 pub mod bench;
 pub mod commands;
+pub mod compare;
 pub mod experiment_log;
 pub mod nvvm;
 pub mod plot;

@@ -1,7 +1,8 @@
 //! `cargo xtask`: one front end for the lab, its subcommands in the chapter's workflow order:
 //! build the PTX and read it (`ptx`, `asm`), measure (`bench`), find where the time goes
-//! (`nsys`, `profile`, `ncu-table`, `ncu-transpose`), check correctness (`sanitize`), keep the
-//! log (`log`), draw the results (`plot`), and ship (`dist`).
+//! (`nsys`, `profile`, `ncu-table`, `ncu-transpose`), re-measure two versions (`compare`),
+//! check correctness (`sanitize`), keep the log (`log`), draw the results (`plot`), and ship
+//! (`dist`).
 //!
 //! Build-side commands (`ptx`, `asm`, `log`, `plot`, `dist`) need no GPU; run-side commands
 //! (`bench`, `nsys`, `profile`, `ncu-table`, `ncu-transpose`, `sanitize`) need one and work from
@@ -47,6 +48,21 @@ enum Command {
   cargo xtask bench --size 2^20 --kernel v6,cub --record \"unroll x4; more loads in flight\""
     )]
     Bench(commands::bench::Args),
+    /// Two kernels, one kernel from two compilers, or two results files: time with a verdict, counters, SASS
+    ///
+    /// Time: both distributions and a verdict (faster, slower, or same within noise) by one
+    /// stated rule; live, rounds of `lab bench` (A and B alternating, each a fresh process)
+    /// until the verdict holds twice in a row or --max-seconds. Counters: the chapter's ncu
+    /// metrics side by side, and the prediction recorded with the experiment (`bench --record …
+    /// --predict …`) checked and its outcome written to the experiment log. Code: the SASS
+    /// statistics that differ.
+    #[command(after_help = "Examples:
+  cargo xtask compare reduce_v3 reduce_v5
+  cargo xtask compare reduce_v4 --backend llvm,nvcc --svg v4.svg
+  cargo xtask compare results/bench/A.json results/bench/B.json --kernel reduce_v6
+  cargo xtask compare v3 v6 --from results/bench/nvidia-h200-default-20261130T092735Z.json
+  cargo xtask compare v6 v7 --predict \"dram__bytes_read.sum same, time down\" -- --cache cold")]
+    Compare(commands::compare::Args),
     /// Nsight Systems timelines of the launch-gap demo and the bench, as text tables
     ///
     /// nvtx_sum, cuda_api_sum and cuda_gpu_kern_sum as text tables; the CSV is kept.
@@ -61,7 +77,9 @@ enum Command {
     #[command(after_help = "Examples:
   cargo xtask profile --kernel reduce_v3
   cargo xtask profile --kernel all --backend llvm
-  dist/xtask profile --kernel transpose_tiled --clock-control base")]
+  dist/xtask profile --kernel transpose_tiled --clock-control base
+  dist/xtask profile --kernel reduce_v3 --source --backend llvm,nvcc
+  cargo xtask profile --kernel reduce_v3 --source --from results/capture-20261130")]
     Profile(commands::profile::Args),
     /// The chapter's key ncu metrics for every reduction, beside the chapter's predictions
     ///
@@ -86,6 +104,16 @@ enum Command {
         after_help = "Example: cargo xtask results-table results/bench/nvidia-h200-default-20261130T075647Z.json"
     )]
     ResultsTable(commands::results_table::Args),
+    /// The model held to results files: each reduction and transpose row's predicted time against its measured one
+    ///
+    /// Every reduction at 2^24, 2^26, 2^28, 2^30 and every transpose at 4096², 8192², 16384²,
+    /// on every backend: the binding roof, predicted and measured µs, within 10 % or a miss,
+    /// and the share within 10 %. Roofs from each file; --assume fills the ones it did not
+    /// measure, printed as assumed.
+    #[command(after_help = "Examples:
+  cargo xtask model-check results/bench/nvidia-h200-default-20261130T092735Z.json
+  cargo xtask model-check results/bench/nvidia-h200-sweep-20261130T084720Z.json --assume results/model-check-20261130/assumed-roofs.json")]
+    ModelCheck(commands::model_check::Args),
     /// The experiment log: every `--record "change; hypothesis"` row, as a table
     #[command(after_help = "Examples:
   cargo xtask log --kernel reduce_v6
@@ -118,12 +146,14 @@ fn main() {
         Command::Ptx(args) => commands::ptx::run(&args),
         Command::Asm(args) => commands::asm::run(&args),
         Command::Bench(args) => commands::bench::run(&args, cli.quiet),
+        Command::Compare(args) => commands::compare::run(&args),
         Command::Nsys(args) => commands::nsys::run(&args),
         Command::Profile(args) => commands::profile::run(&args),
         Command::ResultsTable(args) => commands::results_table::run(&args),
         Command::NcuTable(args) => commands::ncu::table(&args),
         Command::NcuTranspose(args) => commands::ncu::transpose(&args),
         Command::Sanitize(args) => commands::sanitize::run(&args),
+        Command::ModelCheck(args) => commands::model_check::run(&args),
         Command::Log(args) => commands::log::run(&args),
         Command::Plot(args) => commands::plot::run(&args),
         Command::Dist(args) => commands::dist::run(&args),

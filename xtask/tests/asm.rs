@@ -4,8 +4,9 @@
 //!
 //! - `check_*`: `--check` (the PTX and SASS checks that keep the chapter's claims true) on
 //!   each backend;
-//! - `stats_*`, `sass_*`, `diff_*`: the subcommand's outputs;
-//! - `source_*`, `cli_*`: line info and argument errors, on small PTX files written here.
+//! - `stats_*`, `sass_*`, `diff_*`, `live_*`: the subcommand's outputs;
+//! - `source_*`: line info, on the real PTX of each backend and on small PTX files written
+//!   here; `cli_*`: argument errors.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -60,6 +61,38 @@ fn check_llvm() {
 #[test]
 fn check_nvvm() {
     check("nvvm");
+}
+
+#[test]
+fn check_nvcc() {
+    check("nvcc");
+}
+
+/// The generic-shared-access check runs on every backend and passes on today's kernels.
+#[test]
+fn check_finds_no_generic_shared_access() {
+    let out = asm_ok(&["--check", "--format", "json"]);
+    let v: Value = serde_json::from_str(&out).expect("check JSON");
+    let checks: Vec<&Value> = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["name"] == "no generic shared access")
+        .collect();
+    assert_eq!(checks.len(), 3, "one per backend: {checks:?}");
+    for c in checks {
+        assert_eq!(c["ok"], true, "{c}");
+        // The reductions and the tiled transposes at least.
+        let users: u64 = c["detail"]
+            .as_str()
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(users >= 14, "{c}");
+    }
 }
 
 /// Rows of `--kernel all --stats --format json` for one backend, by kernel name.
@@ -118,6 +151,69 @@ fn stats_json_has_every_kernel_with_counts_and_resources() {
     );
 }
 
+/// Every SASS and PTX instruction is in exactly one class: the mix adds up to the total.
+#[test]
+fn stats_mix_counts_every_instruction_once() {
+    for backend in ["llvm", "nvvm", "nvcc"] {
+        for r in stats(backend) {
+            for side in ["sass", "ptx"] {
+                let c = &r[side];
+                let n = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("{k} in {c}"));
+                let widths = |k: &str| -> u64 {
+                    c[k].as_object()
+                        .unwrap()
+                        .values()
+                        .map(|v| v.as_u64().unwrap())
+                        .sum()
+                };
+                let sum: u64 = [
+                    "shared_ld",
+                    "shared_st",
+                    "local_ld",
+                    "local_st",
+                    "generic_ld",
+                    "generic_st",
+                    "barriers",
+                    "shuffles",
+                    "atomics",
+                    "branches",
+                    "int",
+                    "float",
+                    "convert",
+                    "moves",
+                    "constants",
+                    "predicate_logic",
+                    "control",
+                    "warp",
+                    "fences",
+                    "other",
+                ]
+                .iter()
+                .map(|k| n(k))
+                .sum::<u64>()
+                    + widths("global_ld")
+                    + widths("global_st");
+                assert_eq!(sum, n("total"), "{backend} {} {side}: {c}", r["kernel"]);
+            }
+            // Only SASS opcodes nobody classified land in `other`.
+            assert_eq!(r["sass"]["other"], 0, "{backend}: {r}");
+        }
+    }
+}
+
+#[test]
+fn stats_peak_live_registers_fit_in_the_allocation() {
+    for r in stats("llvm") {
+        let live = r["live_peak"]["gpr"].as_u64().unwrap();
+        let regs = r["resources"]["registers"].as_u64().unwrap();
+        assert!(
+            live > 0 && live <= regs,
+            "{}: {live} live, {regs} allocated",
+            r["kernel"]
+        );
+    }
+}
+
 #[test]
 fn stats_text_is_one_table_with_a_header() {
     let out = asm_ok(&["--kernel", "all", "--stats", "--backend", "llvm"]);
@@ -126,6 +222,15 @@ fn stats_text_is_one_table_with_a_header() {
     assert!(out.contains("ptxas -arch=sm_90"), "{out}");
     assert!(out.contains("| reduce_v1_f32 [llvm]"), "{out}");
     assert!(out.contains("| transpose_padded_f32 [llvm]"), "{out}");
+    assert!(out.contains("| regs | live |"), "{out}");
+    assert!(
+        out.contains("SASS, the rest of the instruction mix"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| int |  fp | cvt | mov | const/SR | pred | ctrl |"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -184,6 +289,8 @@ fn diff_two_kernels_lists_differing_counts_and_a_unified_diff() {
         "{out}"
     );
     assert!(out.contains("+SHFL.DOWN"), "{out}");
+    // The mix is compared too: v5's shorter tree needs fewer address computations.
+    assert!(out.contains("| SASS int arithmetic"), "{out}");
 }
 
 #[test]
@@ -204,6 +311,264 @@ fn diff_one_kernel_across_backends() {
     assert_eq!(d["b"]["backend"], "nvvm");
     assert_eq!(d["a"]["kernel"], "reduce_v6_f32");
     assert!(d.get("listing_diff").is_none(), "--stats: counts only");
+}
+
+/// `--live`: one number per instruction, and the peak is the largest of them.
+#[test]
+fn live_lists_registers_per_instruction_and_the_peak() {
+    let out = asm_ok(&[
+        "--kernel",
+        "reduce_v6_f32",
+        "--live",
+        "--backend",
+        "llvm",
+        "--format",
+        "json",
+    ]);
+    let v: Value = serde_json::from_str(&out).expect("listing JSON");
+    let l = &v["listings"][0];
+    assert_eq!(l["kind"], "sass");
+    let row = regex::Regex::new(r"^\s+/\*([0-9a-f]{4})\*/ +(\d+) ").unwrap();
+    let insts: Vec<(String, u64)> = l["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| {
+            let c = row.captures(s.as_str()?)?;
+            Some((c[1].to_string(), c[2].parse().unwrap()))
+        })
+        .collect();
+    let live = &l["live"];
+    let n = live["instructions"].as_u64().unwrap();
+    assert_eq!(insts.len() as u64, n, "a count on every instruction");
+    let peak = live["peak"]["gpr"].as_u64().unwrap();
+    assert_eq!(insts.iter().map(|i| i.1).max(), Some(peak));
+    let at = format!("{:04x}", live["peak"]["addr"].as_u64().unwrap());
+    assert_eq!(insts.iter().find(|i| i.1 == peak).unwrap().0, at);
+    assert!(peak <= live["registers"].as_u64().unwrap(), "{live}");
+    let mix: u64 = live["mix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e[1].as_u64().unwrap())
+        .sum();
+    assert_eq!(mix, n, "{live}");
+    // v6's 16-byte load is in the mix by its width.
+    assert!(
+        live["mix"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e[0] == "LDG.128"),
+        "{live}"
+    );
+}
+
+#[test]
+fn live_text_ends_with_the_peak_and_mix_on_every_backend() {
+    let out = asm_ok(&[
+        "--kernel",
+        "reduce_v6_f32",
+        "--live",
+        "--backend",
+        "llvm,nvvm,nvcc",
+    ]);
+    for b in ["llvm", "nvvm", "nvcc"] {
+        assert!(
+            out.contains(&format!("// ===== reduce_v6_f32 [{b}] SASS")),
+            "{out}"
+        );
+    }
+    let peak = regex::Regex::new(
+        r"// peak: \d+ registers live at /\*[0-9a-f]{4}\*/ \S+.* \(ptxas allocates \d+\)",
+    )
+    .unwrap();
+    assert_eq!(peak.find_iter(&out).count(), 3, "{out}");
+    assert_eq!(out.matches("// mix of ").count(), 3, "{out}");
+}
+
+/// The line of `needle` in a source file (1-based), for expectations that follow the source.
+fn line_of(path: &str, needle: &str, after: &str) -> usize {
+    let text = std::fs::read_to_string(root().join(path)).unwrap();
+    let start = text
+        .lines()
+        .position(|l| l.contains(after))
+        .unwrap_or_else(|| panic!("{after} not in {path}"));
+    start
+        + 1
+        + text
+            .lines()
+            .skip(start)
+            .position(|l| l.trim() == needle)
+            .unwrap_or_else(|| panic!("{needle} not after {after} in {path}"))
+}
+
+/// The barrier comes from `core::arch` through the device layer: it is charged to the kernel's
+/// `sync_threads();` in v3's tree, with the inner lines beneath.
+#[test]
+fn source_charges_core_to_the_kernel_line_that_inlined_it() {
+    let out = asm_ok(&[
+        "--kernel",
+        "reduce_v3_f32",
+        "--sass",
+        "--source",
+        "--backend",
+        "llvm",
+    ]);
+    let tree = line_of("gpu-kernels/src/reduce.rs", "sync_threads();", "fn tree_v3");
+    let lines: Vec<&str> = out.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| {
+            l.contains(&format!(
+                "//> gpu-kernels/src/reduce.rs:{tree}  sync_threads();"
+            ))
+        })
+        .unwrap_or_else(|| panic!("no reduce.rs:{tree}:\n{out}"));
+    assert!(
+        lines[at + 1].contains("↳ gpu-kernels/src/device/llvm.rs:"),
+        "{}",
+        lines[at + 1]
+    );
+    assert!(
+        lines[at + 2].contains("↳ core_arch/src/nvptx/mod.rs:"),
+        "{}",
+        lines[at + 2]
+    );
+    assert!(lines[at + 3].contains("BAR.SYNC"), "{}", lines[at + 3]);
+    no_library_lines_charged_and_every_line_exists(&out);
+}
+
+/// No instruction is charged to library code (core, the CUDA headers) when a kernel line
+/// inlined it, and every line named exists in its file (a frame given the wrong file, as
+/// nvdisasm does at times, would not).
+fn no_library_lines_charged_and_every_line_exists(out: &str) {
+    let frame = regex::Regex::new(r"(//>|↳) (\S+):(\d+)  (.*)$").unwrap();
+    let mut n = 0;
+    for l in out.lines() {
+        let Some(c) = frame.captures(l) else { continue };
+        n += 1;
+        if &c[1] == "//>" {
+            assert!(
+                !c[2].starts_with("core") && !c[2].starts_with("include/"),
+                "{l}"
+            );
+        }
+        assert!(!c[4].trim().is_empty(), "no such line: {l}");
+    }
+    assert!(n > 0, "{out}");
+}
+
+/// The first command a new user tries: the llvm listing with Rust lines, the nvvm listing
+/// without them and one line saying why, and nothing stops.
+#[test]
+fn source_shows_what_each_backend_has() {
+    let out = asm(&["--kernel", "reduce_v3", "--sass", "--source"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("// ===== reduce_v3_f32 [llvm] SASS\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("// ===== reduce_v3_f32 [nvvm] SASS (no line info)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("//> gpu-kernels/src/reduce.rs:"),
+        "{stdout}"
+    );
+    let stderr = text(&out.stderr);
+    let notes: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("no line info"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{stderr}");
+    assert!(
+        notes[0].contains("nvvm") && notes[0].contains("libnvvm 11.8"),
+        "{}",
+        notes[0]
+    );
+}
+
+/// nvcc's PTX carries the `.cu` lines, so C++ and Rust sit side by side.
+#[test]
+fn source_shows_the_cu_lines_for_nvcc() {
+    let out = asm_ok(&[
+        "--kernel",
+        "reduce_v3_f32",
+        "--sass",
+        "--source",
+        "--backend",
+        "llvm,nvcc",
+    ]);
+    let cu = "gpu-kernels/cuda/kernels.cu";
+    let sync = line_of(cu, "__syncthreads();", "if (tid < stride)");
+    let nvcc = out
+        .split("// ===== reduce_v3_f32 [nvcc] SASS")
+        .nth(1)
+        .expect(&out);
+    let at = nvcc
+        .find(&format!("//> {cu}:{sync}  __syncthreads();"))
+        .unwrap_or_else(|| panic!("no {cu}:{sync}:\n{nvcc}"));
+    let next = nvcc[at..].lines().nth(1).unwrap();
+    assert!(next.contains("BAR.SYNC"), "{next}");
+    assert!(out.contains("//> gpu-kernels/src/reduce.rs:"), "{out}");
+    // Every kernel of both, with CUDA's headers (nvcc's shuffles, atomics) charged to the
+    // .cu lines.
+    let all = asm_ok(&[
+        "--kernel",
+        "all",
+        "--sass",
+        "--source",
+        "--backend",
+        "llvm,nvcc",
+    ]);
+    no_library_lines_charged_and_every_line_exists(&all);
+    assert!(
+        all.contains("↳ include/sm_30_intrinsics.hpp:"),
+        "nvcc's __shfl_down_sync"
+    );
+}
+
+/// The PTX listing rebuilds the same chains from `.loc … inlined_at`.
+#[test]
+fn source_in_ptx_follows_inlined_at() {
+    let out = asm_ok(&["--kernel", "reduce_v3_f32", "--source", "--backend", "llvm"]);
+    let tree = line_of("gpu-kernels/src/reduce.rs", "sync_threads();", "fn tree_v3");
+    let lines: Vec<&str> = out.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| {
+            l.contains(&format!(
+                "//> gpu-kernels/src/reduce.rs:{tree}  sync_threads();"
+            ))
+        })
+        .unwrap_or_else(|| panic!("no reduce.rs:{tree}:\n{out}"));
+    assert!(
+        lines[at + 2].contains("↳ core_arch/src/nvptx/mod.rs:"),
+        "{out}"
+    );
+    assert!(lines[at + 3].trim_start().starts_with("bar.sync"), "{out}");
+    assert!(!out.contains(".loc"), "{out}");
+}
+
+#[test]
+fn source_on_nvvm_alone_says_what_it_lacks() {
+    let out = asm(&[
+        "--kernel",
+        "reduce_v3_f32",
+        "--sass",
+        "--source",
+        "--backend",
+        "nvvm",
+    ]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no line info in") && stderr.contains("libnvvm 11.8 rejects"),
+        "{stderr}"
+    );
 }
 
 /// A two-instruction kernel whose line info points at `gpu-kernels/src/bump.rs`.

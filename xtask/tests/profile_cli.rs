@@ -585,10 +585,12 @@ fn nsys_traces_and_prints_the_committed_tables() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = stdout(&o);
-    // The launch-gap part of results/profile/nsys.txt, word for word.
+    // The launch-gap part of results/profile/nsys.txt, word for word, then the verdicts, which
+    // need the traces this stand-in does not hand back (profile_nsys.rs runs them end to end).
     let committed = committed("nsys.txt");
     let gap = &committed[..committed.find("\n== nsys-bench").unwrap()];
-    assert_eq!(text, gap);
+    assert!(text.starts_with(gap), "{text}");
+    assert!(text[gap.len()..].contains("(no verdicts: "), "{text}");
     assert!(text.contains("cuLaunchKernel: 141,000 calls"), "{text}");
     for r in ["nvtx_sum", "cuda_api_sum", "cuda_gpu_kern_sum"] {
         assert!(out.join(format!("nsys-launch-gap_{r}.csv")).is_file());

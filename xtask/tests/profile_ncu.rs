@@ -305,6 +305,7 @@ fn settings(select: capture::Select) -> capture::Settings {
             metrics: vec![m::DURATION.into(), m::INST.into()],
         },
         size_args: vec!["--size".into(), "16777216".into()],
+        source: false,
     }
 }
 

@@ -6,9 +6,15 @@
 //! Fixtures in `tests/fixtures/nsys/` (see its README): `nsys-launch-gap_<report>.csv`,
 //! `nsys-bench_<report>.csv`, and `synthetic-nsys-empty_nvtx_sum.csv` (a report nsys skips,
 //! which the real capture does not contain).
+//!
+//! The verdicts ("where the time goes", per NVTX range) and the importer check run on the
+//! later H200 capture in `results/capture-20261130/` (its README: commit cd42150, nsys
+//! 2025.3.1): `nsys-launchgap_*` and `nsys-bench_*` (the bench of reduce_v6, reduce_v7 and
+//! CUB at 2^28) with the three event lists, and what nsys, its importer and `xtask nsys`
+//! printed on a machine without `libdw.so.1`.
 
 use std::path::{Path, PathBuf};
-use xtask::profiler::nsys_csv::{self, REPORTS, StatsTable};
+use xtask::profiler::nsys_csv::{self, StatsTable, TABLES};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nsys")
@@ -49,7 +55,7 @@ const WAYS: f64 = 3.0; // A sync after each, B back-to-back, C graph
 #[test]
 fn every_real_table_parses_with_its_columns() {
     for prefix in ["nsys-launch-gap", "nsys-bench"] {
-        for report in REPORTS {
+        for report in TABLES {
             let t = table(prefix, report);
             assert!(!t.rows.is_empty(), "{prefix} {report}: no rows");
             assert_eq!(t.note, None, "{prefix} {report}");
@@ -155,10 +161,7 @@ fn launch_gap_ranges_order_the_three_ways() {
 /// "Launch overhead at a glance", as `cargo xtask nsys` prints it for the demo.
 #[test]
 fn launch_summary_of_the_launch_gap_demo() {
-    let tables: Vec<StatsTable> = REPORTS
-        .iter()
-        .map(|r| table("nsys-launch-gap", r))
-        .collect();
+    let tables: Vec<StatsTable> = TABLES.iter().map(|r| table("nsys-launch-gap", r)).collect();
     assert_eq!(
         nsys_csv::launch_summary(&tables),
         [
@@ -252,7 +255,7 @@ fn render_shows_microseconds_and_matches_the_committed_text() {
     )
     .unwrap();
     for prefix in ["nsys-launch-gap", "nsys-bench"] {
-        for report in REPORTS {
+        for report in TABLES {
             let rendered = table(prefix, report).render();
             assert!(
                 committed.contains(&rendered),
@@ -298,4 +301,716 @@ fn a_skipped_report_is_an_empty_table_that_says_why() {
     assert!(t.render().contains("(empty: SKIPPED"));
     // Printed summary of an empty set: nothing to say.
     assert!(nsys_csv::launch_summary(&[t]).is_empty());
+}
+
+// ---- Where the time goes: the verdicts on the 2026-11-30 capture --------------------------
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Output};
+use verdict::{Kind, RangeVerdict, Timeline};
+use xtask::profiler::nsys::{self, verdict};
+use xtask::profiler::nsys_csv::{ApiCall, GpuOp, NvtxRange};
+use xtask::profiler::tools;
+
+fn capture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/capture-20261130")
+}
+
+/// The verdicts of `results/capture-20261130/<prefix>_*`, as `xtask nsys --from` computes them.
+fn verdicts(prefix: &str) -> Vec<RangeVerdict> {
+    let t = nsys::read_back(&capture().join(prefix)).unwrap();
+    assert_eq!(t.verdict_note, None);
+    t.verdicts
+}
+
+/// The verdict of the range named `kernel-lab:<range>` (exactly one).
+fn range<'a>(vs: &'a [RangeVerdict], range: &str) -> &'a RangeVerdict {
+    let name = format!("kernel-lab:{range}");
+    let found: Vec<&RangeVerdict> = vs.iter().filter(|v| v.range == name).collect();
+    assert_eq!(found.len(), 1, "{name}");
+    found[0]
+}
+
+/// A (synchronize after each launch) and B (back to back) are dispatch-bound on every
+/// backend, A more so: the GPU idles between 0.9 µs kernels for a median 8.4-10.4 µs in A,
+/// 2.9-3.1 µs in B.
+#[test]
+fn launch_gap_a_and_b_read_dispatch_bound() {
+    let vs = verdicts("nsys-launchgap");
+    for b in BACKENDS {
+        let a = range(&vs, &format!("launch gap A: sync after each [{b}]"));
+        let bb = range(&vs, &format!("launch gap B: back-to-back [{b}]"));
+        for v in [a, bb] {
+            assert_eq!(v.kind, Kind::DispatchBound, "{v:?}");
+            assert!(
+                v.diagnosis.contains("graphs, fewer launches, fusion"),
+                "{v:?}"
+            );
+            // Every run's kernels and its reset copy, and the verify copy.
+            assert_eq!(v.ops, 23_024, "{}", v.range);
+        }
+        assert!(a.busy_share() < 0.10 && a.dispatch_share() > 0.89, "{a:?}");
+        assert!(bb.busy_share() > 0.2 && bb.busy_share() < 0.25, "{bb:?}");
+        assert!(bb.dispatch_share() > 0.75 && bb.dispatch_share() < a.dispatch_share());
+        let (ma, mb) = (a.median_gap_ns.unwrap(), bb.median_gap_ns.unwrap());
+        assert!((8_000.0..11_000.0).contains(&ma) && (2_500.0..3_500.0).contains(&mb));
+        for (row, way) in [("bump_sync_each", a), ("bump_back_to_back", bb)] {
+            for phase in ["warm-up", "timed"] {
+                let v = range(&vs, &format!("{row} [{b}] f32 1000x4096: {phase}"));
+                assert_eq!(v.kind, Kind::DispatchBound, "{v:?}");
+                assert_eq!(v.level, 1);
+            }
+            // Verify: one small copy back and the CPU's check.
+            let v = range(&vs, &format!("{row} [{b}] f32 1000x4096: verify"));
+            assert_eq!((v.kind, v.ops), (Kind::HostBound, 1), "{v:?}");
+            assert!(way.wall_ns > v.wall_ns);
+        }
+    }
+    // The process's first half second: context and modules, no GPU work.
+    let setup = range(&vs, "setup: CUDA context and modules");
+    assert_eq!(
+        (setup.kind, setup.ops, setup.busy_ns),
+        (Kind::HostBound, 0, 0)
+    );
+}
+
+/// This capture traced graphs as a whole (its `nsys profile` had no `--cuda-graph-trace=node`,
+/// README): C's 1000-kernel replays are in none of the stats reports, only the copies that
+/// reset the data are. So C cannot be judged, and says so instead of reading host-bound at
+/// 0.1 % busy. `cargo xtask nsys` traces graphs per node.
+#[test]
+fn launch_gap_graph_traced_as_a_whole_is_unknown_not_host_bound() {
+    let vs = verdicts("nsys-launchgap");
+    for b in BACKENDS {
+        let c = range(&vs, &format!("launch gap C: CUDA graph [{b}]"));
+        assert_eq!(
+            (c.kind, c.untraced_graph_launches),
+            (Kind::Unknown, 23),
+            "{c:?}"
+        );
+        assert!(c.busy_share() < 0.01, "{c:?}");
+        assert!(c.diagnosis.contains("--cuda-graph-trace=node"), "{c:?}");
+        let timed = range(&vs, &format!("bump_graph [{b}] f32 1000x4096: timed"));
+        assert_eq!(timed.untraced_graph_launches, 20);
+        let warm = range(&vs, &format!("bump_graph [{b}] f32 1000x4096: warm-up"));
+        assert_eq!(warm.untraced_graph_launches, 3);
+        // Capturing and instantiating the graph runs nothing on the GPU.
+        let cap = range(&vs, &format!("launch gap C: capture + instantiate [{b}]"));
+        assert_eq!((cap.kind, cap.ops), (Kind::HostBound, 0));
+    }
+    // 3 backends × 23 replays, so the whole run is unknown too.
+    let whole = &vs[0];
+    assert_eq!(whole.range, verdict::WHOLE_RUN);
+    assert_eq!(
+        (whole.kind, whole.untraced_graph_launches),
+        (Kind::Unknown, 69)
+    );
+    // Every bump the capture holds (A and B: 3 × 2 × 23 × 1000) is inside the whole run.
+    let kern = nsys_csv::parse_stats(
+        "cuda_gpu_kern_sum",
+        &std::fs::read_to_string(capture().join("nsys-launchgap_cuda_gpu_kern_sum.csv")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(cell(&kern, "bump", "Instances"), 138_000.0);
+    assert_eq!(whole.ops, 138_219);
+}
+
+/// The bench of reduce_v6, reduce_v7 and CUB at 2^28: every warm-up and timed range is
+/// kernel-bound and names its own kernel; the f32 verify relaunches the kernel on the input
+/// whose sum is exact (kernel-bound too), the i32 verify only copies the result back and
+/// checks it on the CPU (host-bound).
+#[test]
+fn bench_rows_at_2p28_read_kernel_bound() {
+    let vs = verdicts("nsys-bench");
+    let rows = [
+        ("reduce_v6", &["llvm", "nvvm", "nvcc"][..], "reduce_v6"),
+        ("reduce_v7", &["llvm", "nvvm"][..], "reduce_v7"),
+        ("cub_reduce_sum", &["cub"][..], "DeviceReduceKernel"),
+    ];
+    let mut judged = 0;
+    for (row, backends, kernel) in rows {
+        for b in backends {
+            for dtype in ["f32", "i32"] {
+                let name = |phase: &str| format!("{row} [{b}] {dtype} 2^28: {phase}");
+                let want = if kernel == "DeviceReduceKernel" {
+                    kernel.to_string()
+                } else {
+                    format!("{kernel}_{dtype}")
+                };
+                for phase in ["warm-up", "timed"] {
+                    let v = range(&vs, &name(phase));
+                    assert_eq!(v.kind, Kind::KernelBound, "{v:?}");
+                    assert!(v.busy_share() > 0.89, "{v:?}");
+                    assert!(
+                        v.diagnosis
+                            .starts_with(&format!("kernel-bound → ncu on {want} (")),
+                        "{v:?}"
+                    );
+                    judged += 1;
+                }
+                let verify = range(&vs, &name("verify"));
+                let want_kind = if dtype == "f32" {
+                    Kind::KernelBound
+                } else {
+                    Kind::HostBound
+                };
+                assert_eq!(verify.kind, want_kind, "{verify:?}");
+            }
+        }
+    }
+    assert_eq!(judged, 2 * 2 * (3 + 2 + 1));
+    // The run as a whole is not in a kernel: 5.4 s of random inputs, the CPU references, a
+    // 1 GiB copy to pageable host memory.
+    assert_eq!(vs[0].kind, Kind::HostBound);
+    assert!(vs[0].busy_share() < 0.25, "{:?}", vs[0]);
+    assert_eq!(
+        range(&vs, "setup: random inputs, 2^28").kind,
+        Kind::HostBound
+    );
+}
+
+/// One range by hand, from `nsys-bench_nvtx_pushpop_trace.csv` and
+/// `nsys-bench_cuda_gpu_trace.csv.gz`: `reduce_v6 [llvm] f32 2^28: verify` runs from
+/// 8,194,630,176 to 8,194,936,075 ns (305,899 ns), and four operations start inside it:
+///
+/// | start (ns)    | duration | what |
+/// |---------------|---------:|------|
+/// | 8,194,648,215 |    1,824 | memcpy Device-to-Host |
+/// | 8,194,667,063 |      736 | memcpy Host-to-Device |
+/// | 8,194,674,455 |  239,104 | reduce_v6_f32 |
+/// | 8,194,924,599 |    1,408 | memcpy Device-to-Host |
+///
+/// Busy 243,072 ns (79.46 %); gaps 17,024, 6,656 and 11,040 ns (median 11,040, largest
+/// 17,024, all ≤ 100 µs: 34,720 ns); 18,039 ns idle before the first operation and 10,068
+/// after the last. 79.46 % ≥ 75 %: kernel-bound, reduce_v6_f32 with 239,104 / 243,072 = 98 %
+/// of the GPU time.
+#[test]
+fn one_range_by_hand() {
+    let vs = verdicts("nsys-bench");
+    let v = range(&vs, "reduce_v6 [llvm] f32 2^28: verify");
+    assert_eq!((v.start_ns, v.wall_ns), (8_194_630_176, 305_899));
+    assert_eq!((v.busy_ns, v.ops, v.gaps), (243_072, 4, 3));
+    assert_eq!(
+        (v.median_gap_ns, v.max_gap_ns),
+        (Some(11_040.0), Some(17_024))
+    );
+    assert_eq!(v.dispatch_gap_ns, 34_720);
+    assert_eq!(v.busy_ns + v.dispatch_gap_ns + 18_039 + 10_068, v.wall_ns);
+    assert_eq!(v.top, Some(("reduce_v6_f32".to_string(), 239_104)));
+    assert_eq!(v.kind, Kind::KernelBound);
+    assert_eq!(
+        v.diagnosis,
+        "kernel-bound → ncu on reduce_v6_f32 (98 % of GPU time)"
+    );
+}
+
+/// As `xtask nsys` prints them: the table after the three tables and the launch summary,
+/// with the thresholds (from the constants) under it.
+#[test]
+fn verdict_table_is_printed_after_the_tables_with_its_thresholds() {
+    let t = nsys::read_back(&capture().join("nsys-bench")).unwrap();
+    let (text, json, csv) = nsys::render(&[t]).unwrap();
+    let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("no {s} in\n{text}"));
+    assert!(at("cuda_gpu_kern_sum:") < at("Launch overhead at a glance"));
+    assert!(at("Launch overhead at a glance") < at("Where the time goes"));
+    let rules = verdict::rules_text();
+    assert!(text.ends_with(&rules));
+    let busy = format!("≥ {:.0} %", 100.0 * verdict::KERNEL_BOUND_BUSY);
+    let gap = format!("≤ {} µs", verdict::DISPATCH_GAP_NS / 1000);
+    assert!(rules.contains(&busy) && rules.contains(&gap), "{rules}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("kernel-lab:reduce_v6 [llvm] f32 2^28: verify "))
+        .unwrap();
+    let cells: Vec<&str> = line
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        cells[1..],
+        [
+            "0.306",
+            "0.243",
+            "79.5",
+            "4",
+            "11.04",
+            "17.02",
+            "kernel-bound → ncu on reduce_v6_f32 (98 % of GPU time)"
+        ]
+    );
+    assert!(json.contains("\"kind\": \"kernel-bound\""));
+    assert!(csv.contains(
+        "nsys-bench,verdict,kernel-lab:reduce_v6 [llvm] f32 2^28: verify,0,8194630176,305899,\
+         243072,79.5,4,3,11040,17024,34720,kernel-bound,"
+    ));
+}
+
+/// A prefix captured before the traces were (the fixtures above): the tables as before, and
+/// one line saying why there are no verdicts.
+#[test]
+fn tables_without_traces_say_why_there_are_no_verdicts() {
+    let t = nsys::read_back(&fixtures().join("nsys-launch-gap")).unwrap();
+    assert!(t.verdicts.is_empty());
+    let note = t.verdict_note.clone().unwrap();
+    assert!(
+        note.contains("nsys-launch-gap_nvtx_pushpop_trace.csv (or .csv.gz) is missing"),
+        "{note}"
+    );
+    let (text, _, _) = nsys::render(&[t]).unwrap();
+    assert!(text.contains(&format!("  ({note})\n")));
+}
+
+// ---- The rules on timelines made for the purpose ------------------------------------------
+
+/// One range [0, 1 ms) on thread 1 and the operations given as (start, end, correlation id,
+/// name index into `["k", "[CUDA memset]", "k2"]`); `graph_launch`: one cuGraphLaunch (id 7) at
+/// 10 ns.
+fn one_range(ops: &[(u64, u64, u64, usize)], graph_launch: bool) -> RangeVerdict {
+    let ranges = vec![NvtxRange {
+        name: "r".into(),
+        start: 0,
+        end: 1_000_000,
+        level: 0,
+        tid: 1,
+    }];
+    let mut ops: Vec<GpuOp> = ops
+        .iter()
+        .map(|&(start, end, corr, name)| GpuOp {
+            start,
+            end,
+            corr,
+            name,
+        })
+        .collect();
+    ops.sort_by_key(|o| o.start);
+    // Every non-graph operation's launch call: ids below 7 are direct launches.
+    let mut calls: Vec<ApiCall> = (0..7)
+        .map(|corr| ApiCall {
+            start: 5,
+            end: 6,
+            corr,
+            tid: 1,
+            graph_launch: false,
+        })
+        .collect();
+    if graph_launch {
+        calls.push(ApiCall {
+            start: 10,
+            end: 20,
+            corr: 7,
+            tid: 1,
+            graph_launch: true,
+        });
+    }
+    let names = ["k", "[CUDA memset]", "k2"].map(String::from).to_vec();
+    let t = Timeline::new(ranges, ops, names, calls);
+    t.verdicts().pop().unwrap()
+}
+
+/// Kernels of `len` ns every `every` ns from 0 to 1 ms, with correlation id `corr`.
+fn train(len: u64, every: u64, corr: u64) -> Vec<(u64, u64, u64, usize)> {
+    (0..1_000_000 / every)
+        .map(|i| (i * every, i * every + len, corr, 0))
+        .collect()
+}
+
+#[test]
+fn kernel_bound_from_three_quarters_busy() {
+    let v = one_range(&train(750, 1000, 0), false);
+    assert_eq!(v.busy_ns, 750_000);
+    assert_eq!(v.kind, Kind::KernelBound);
+    assert_eq!(v.diagnosis, "kernel-bound → ncu on k (100 % of GPU time)");
+    let v = one_range(&train(749, 1000, 0), false);
+    assert_eq!(v.kind, Kind::DispatchBound, "{v:?}");
+    // Busy with copies: not a kernel to give ncu.
+    let copies: Vec<_> = train(900, 1000, 0)
+        .into_iter()
+        .map(|(s, e, c, _)| (s, e, c, 1))
+        .collect();
+    assert_eq!(one_range(&copies, false).kind, Kind::CopyBound);
+    // The largest single operation is a memset, but the kernels together take longer.
+    let v = one_range(
+        &[
+            (0, 400_000, 0, 1),
+            (400_000, 720_000, 1, 0),
+            (720_000, 1_000_000, 2, 2),
+        ],
+        false,
+    );
+    assert_eq!((v.kernel_ns, v.copy_ns), (600_000, 400_000));
+    assert_eq!(v.diagnosis, "kernel-bound → ncu on k (32 % of GPU time)");
+}
+
+#[test]
+fn dispatch_gaps_end_at_100_us_and_must_hold_half_the_idle_time() {
+    // Ten 1 µs kernels 100 µs apart: nine gaps of exactly 100 µs (dispatch), then idle to
+    // the end of the range (about 9 % of the idle time is dispatch: host-bound).
+    let spaced: Vec<_> = (0..10u64)
+        .map(|i| (i * 101_000, i * 101_000 + 1000, 0, 0))
+        .collect();
+    let v = one_range(&spaced, false);
+    assert_eq!((v.gaps, v.dispatch_gap_ns), (9, 900_000));
+    assert_eq!(v.kind, Kind::DispatchBound, "{v:?}");
+    // 1 ns more per gap and none counts.
+    let wider: Vec<_> = (0..10u64)
+        .map(|i| (i * 101_001, i * 101_001 + 1000, 0, 0))
+        .collect();
+    let v = one_range(&wider, false);
+    assert_eq!((v.dispatch_gap_ns, v.kind), (0, Kind::HostBound));
+    // Short gaps, but most of the range idle before the work starts.
+    let late: Vec<_> = (0..100u64)
+        .map(|i| (600_000 + i * 4000, 600_000 + i * 4000 + 1000, 0, 0))
+        .collect();
+    let v = one_range(&late, false);
+    assert!(v.dispatch_gap_ns < (v.wall_ns - v.busy_ns) / 2);
+    assert_eq!(v.kind, Kind::HostBound);
+    assert!(
+        v.diagnosis
+            .starts_with("host-bound: the GPU waits on the CPU ")
+    );
+    // Nothing on the GPU at all.
+    let v = one_range(&[], false);
+    assert_eq!((v.kind, v.median_gap_ns), (Kind::HostBound, None));
+}
+
+/// A graph traced per node counts as traced whatever correlation id its kernels carry (the
+/// graph launch's, or one no API call has); traced as a whole, nothing of it is there.
+#[test]
+fn graph_launches_need_their_kernels_in_the_trace() {
+    for corr in [7, 1_000_000] {
+        let v = one_range(&train(900, 1000, corr), true);
+        assert_eq!((v.untraced_graph_launches, v.kind), (0, Kind::KernelBound));
+    }
+    // Only the reset memset (a direct call, id 3) in the range: unknown.
+    let v = one_range(&[(0, 1000, 3, 1)], true);
+    assert_eq!((v.untraced_graph_launches, v.kind), (1, Kind::Unknown));
+    assert_eq!(
+        v.diagnosis,
+        "unknown: 1 graph launch not in the trace (trace with --cuda-graph-trace=node)"
+    );
+}
+
+#[test]
+fn kernel_names_as_ncu_matches_them() {
+    let k = nsys_csv::parse_stats(
+        "cuda_gpu_kern_sum",
+        &std::fs::read_to_string(capture().join("nsys-bench_cuda_gpu_kern_sum.csv")).unwrap(),
+    )
+    .unwrap();
+    let mut bases: Vec<&str> = k
+        .rows
+        .iter()
+        .map(|r| verdict::base_name(r.last().unwrap()))
+        .collect();
+    bases.sort();
+    bases.dedup();
+    assert_eq!(
+        bases,
+        [
+            "DeviceReduceKernel",
+            "DeviceReduceSingleTileKernel",
+            "fma_peak_f32",
+            "read_stream_f32",
+            "reduce_v4_f32",
+            "reduce_v6_f32",
+            "reduce_v6_i32",
+            "reduce_v7_f32",
+            "reduce_v7_i32",
+        ]
+    );
+}
+
+// ---- nsys's importer without libdw.so.1 ------------------------------------------------------
+
+/// What the importer printed on the H200 machine before libdw1 was installed.
+fn importer_text() -> String {
+    std::fs::read_to_string(capture().join("importer-nolibdw.txt")).unwrap()
+}
+
+const REMEDY: &str = "apt-get install libdw1 (or, without root, `apt-get download libdw1 \
+                      libelf1`, `dpkg -x` them and put their usr/lib/x86_64-linux-gnu on \
+                      LD_LIBRARY_PATH)";
+
+#[test]
+fn the_importers_own_message_names_the_library_and_the_remedy() {
+    let text = importer_text();
+    assert_eq!(tools::missing_library(&text), Some("libdw.so.1"));
+    let importer = Path::new(
+        "/opt/nvidia/nsight-compute/2025.3.1/host/linux-desktop-glibc_2_11_3-x64/QdstrmImporter",
+    );
+    let line = tools::importer_diagnosis(importer, &text, false).unwrap();
+    assert_eq!(
+        line,
+        format!(
+            "nsys's importer ({}) cannot load libdw.so.1: {REMEDY}",
+            importer.display()
+        )
+    );
+    assert!(!line.contains('\n'));
+    // With libdw1 installed it prints its version and succeeds: nothing to say.
+    let ok = std::fs::read_to_string(capture().join("importer-withlibdw.txt")).unwrap();
+    assert_eq!(tools::missing_library(&ok), None);
+    assert_eq!(tools::importer_diagnosis(importer, &ok, true), None);
+    assert_eq!(tools::library_remedy("libdw.so.1"), REMEDY);
+}
+
+/// nsys's own log names no library: the reason the console check alone never fired and the
+/// importer has to be asked.
+#[test]
+fn nsys_itself_does_not_name_the_missing_library() {
+    let log =
+        std::fs::read_to_string(capture().join("nsys-nolibdw/nsys-launch-gap.nsys.log")).unwrap();
+    assert!(log.contains("Importer error status: An unknown error occurred."));
+    assert_eq!(tools::missing_library(&log), None);
+    assert_eq!(tools::known_problem("nsys", &log), None);
+    // What `xtask nsys` printed then, and the file it left behind.
+    let printed = std::fs::read_to_string(capture().join("nsys-nolibdw.txt")).unwrap();
+    assert!(
+        printed.contains("error: nsys wrote no report ("),
+        "{printed}"
+    );
+    assert!(printed.contains(".nsys-launch-gap.tmp471.qdstrm"));
+}
+
+/// The importer beside nsys, in Nsight Compute's layout and in Nsight Systems'.
+#[test]
+fn the_importer_is_found_beside_nsys() {
+    let root = std::env::temp_dir().join(format!("xtask-importer-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let exe = |p: &Path| {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    let ncu = root.join("nsight-compute/2025.3.1/host");
+    exe(&ncu.join("target-linux-x64/nsys"));
+    exe(&ncu.join("linux-desktop-glibc_2_11_3-x64/QdstrmImporter"));
+    let nsys = root.join("nsight-systems/2025.5.1");
+    exe(&nsys.join("bin/nsys"));
+    exe(&nsys.join("target-linux-x64/nsys"));
+    exe(&nsys.join("host-linux-x64/QdstrmImporter"));
+    let found = |p: PathBuf| tools::nsys_importer(&p).map(|i| i.canonicalize().unwrap());
+    let canon = |p: PathBuf| Some(p.canonicalize().unwrap());
+    assert_eq!(
+        found(ncu.join("target-linux-x64/nsys")),
+        canon(ncu.join("linux-desktop-glibc_2_11_3-x64/QdstrmImporter"))
+    );
+    for n in ["bin/nsys", "target-linux-x64/nsys"] {
+        assert_eq!(
+            found(nsys.join(n)),
+            canon(nsys.join("host-linux-x64/QdstrmImporter"))
+        );
+    }
+    assert_eq!(tools::nsys_importer(&root.join("nowhere/nsys")), None);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+// ---- `xtask nsys` end to end, with a stand-in nsys ------------------------------------------
+
+/// Answers like the H200's nsys: `profile` writes the report (or, with FAKE_NO_IMPORTER, only
+/// the raw `.qdstrm` and the console of `nsys-nolibdw/nsys-launch-gap.nsys.log`, exit 0);
+/// `stats` hands back `$FAKE_PREFIX_<report>.csv[.gz]` from the capture for every report asked.
+const FAKE_NSYS: &str = r#"#!/bin/bash
+cmd=$1; shift
+out=""
+if [ "$cmd" = "profile" ]; then
+  while [ $# -gt 0 ]; do
+    case "$1" in --output) out=$2; shift;; --*) ;; *) break;; esac
+    shift
+  done
+  if [ -n "$FAKE_NO_IMPORTER" ]; then
+    tail -n +2 "$FAKE_CAPTURE/nsys-nolibdw/nsys-launch-gap.nsys.log"
+    head -c 1000000 /dev/zero > "$out.qdstrm"
+    exit 0
+  fi
+  touch "$out.nsys-rep"
+  exit 0
+fi
+if [ "$cmd" = "stats" ]; then
+  reports=""
+  while [ $# -gt 0 ]; do
+    case "$1" in --output) out=$2; shift;; --report) reports=$2; shift;; esac
+    shift
+  done
+  for r in ${reports//,/ }; do
+    src="$FAKE_CAPTURE/${FAKE_PREFIX}_$r.csv"
+    if [ -f "$src" ]; then cp "$src" "${out}_$r.csv"
+    elif [ -f "$src.gz" ]; then gzip -dc "$src.gz" > "${out}_$r.csv"
+    fi
+  done
+fi
+"#;
+
+struct Sandbox {
+    dir: PathBuf,
+}
+
+impl Sandbox {
+    /// nsys in Nsight Compute's layout, the importer answering `--version` with
+    /// `importer_says` and `importer_exit`.
+    fn new(name: &str, importer_says: &str, importer_exit: i32) -> Sandbox {
+        let dir = std::env::temp_dir().join(format!("xtask-nsys-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let importer = format!("#!/bin/bash\necho '{importer_says}' >&2\nexit {importer_exit}\n");
+        for (file, body) in [
+            ("host/target-linux-x64/nsys", FAKE_NSYS),
+            (
+                "host/linux-desktop-glibc_2_11_3-x64/QdstrmImporter",
+                importer.as_str(),
+            ),
+            ("lab", "#!/bin/sh\n"),
+        ] {
+            let p = dir.join(file);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, body).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::create_dir_all(dir.join("out")).unwrap();
+        Sandbox {
+            dir: dir.canonicalize().unwrap(),
+        }
+    }
+
+    fn out(&self) -> PathBuf {
+        self.dir.join("out")
+    }
+
+    fn xtask(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        c.args(args)
+            .env("NSYS", self.dir.join("host/target-linux-x64/nsys"))
+            .env("PATH", "/usr/bin:/bin")
+            .env("FAKE_CAPTURE", capture())
+            .env("FAKE_PREFIX", "nsys-launchgap")
+            .env_remove("CARGO");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    }
+
+    fn trace(&self, env: &[(&str, &str)]) -> Output {
+        let lab = self.dir.join("lab");
+        let out = self.out();
+        self.xtask(
+            &[
+                "nsys",
+                "--what",
+                "launch-gap",
+                "--lab",
+                lab.to_str().unwrap(),
+                "--output",
+                out.to_str().unwrap(),
+            ],
+            env,
+        )
+    }
+
+    /// Hidden files in the output folder: what a run left half-done.
+    fn leftovers(&self) -> Vec<String> {
+        std::fs::read_dir(self.out())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect()
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn stderr_tail(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .last()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The H200's failure replayed: nsys exits 0 with "Importer error status: An unknown error
+/// occurred" and a raw `.qdstrm`; `xtask nsys` asks the importer, prints one line naming
+/// libdw.so.1 and the remedy, exits non-zero, and leaves nothing temporary behind.
+#[test]
+fn no_report_because_the_importer_lacks_libdw_is_one_line() {
+    let said = importer_text()
+        .lines()
+        .find(|l| l.contains("error while loading shared libraries"))
+        .unwrap()
+        .to_string();
+    let sb = Sandbox::new("nolibdw", &said, 127);
+    let o = sb.trace(&[("FAKE_NO_IMPORTER", "1")]);
+    assert!(!o.status.success());
+    let importer = sb
+        .dir
+        .join("host/linux-desktop-glibc_2_11_3-x64/QdstrmImporter");
+    assert_eq!(
+        stderr_tail(&o),
+        format!(
+            "error: nsys's importer ({}) cannot load libdw.so.1: {REMEDY}",
+            importer.display()
+        )
+    );
+    assert_eq!(sb.leftovers(), Vec::<String>::new());
+    // The log the message of other failures points at is kept.
+    assert!(sb.out().join("nsys-launch-gap.nsys.log").is_file());
+    assert!(o.stdout.is_empty());
+}
+
+/// No report although the importer runs: the log is where the reason is.
+#[test]
+fn no_report_with_a_working_importer_points_at_the_log() {
+    let sb = Sandbox::new("noreport", "NVIDIA Nsight Systems 36398880", 0);
+    let o = sb.trace(&[("FAKE_NO_IMPORTER", "1")]);
+    assert!(!o.status.success());
+    let line = stderr_tail(&o);
+    assert!(line.starts_with("error: nsys wrote no report ("), "{line}");
+    assert!(line.ends_with("nsys-launch-gap.nsys.log for why"), "{line}");
+    assert_eq!(sb.leftovers(), Vec::<String>::new());
+}
+
+/// A capture that works: the six reports kept (the two large traces gzipped, an earlier
+/// capture's copy replaced), the verdicts printed, and `--from` reading them back the same.
+#[test]
+fn traces_are_kept_gzipped_and_read_back_the_same() {
+    let sb = Sandbox::new("ok", "NVIDIA Nsight Systems 36398880", 0);
+    let stale = sb.out().join("nsys-launch-gap_cuda_gpu_trace.csv");
+    std::fs::write(&stale, "an earlier capture\n").unwrap();
+    let o = sb.trace(&[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(!stale.exists());
+    for r in nsys_csv::REPORTS {
+        let gz = nsys_csv::GZIPPED.contains(&r);
+        let kept = sb.out().join(format!(
+            "nsys-launch-gap_{r}.csv{}",
+            if gz { ".gz" } else { "" }
+        ));
+        assert!(kept.is_file(), "{}", kept.display());
+    }
+    let unpacked = nsys::read_report(&sb.out().join("nsys-launch-gap"), "cuda_gpu_trace")
+        .unwrap()
+        .unwrap();
+    let original = nsys::read_report(&capture().join("nsys-launchgap"), "cuda_gpu_trace")
+        .unwrap()
+        .unwrap();
+    assert!(unpacked == original);
+    assert_eq!(sb.leftovers(), Vec::<String>::new());
+    let verdicts = &text[text.find("Where the time goes").unwrap()..];
+    assert!(
+        verdicts.contains("kernel-lab:launch gap A: sync after each [llvm]"),
+        "{verdicts}"
+    );
+    let prefix = sb.out().join("nsys-launch-gap");
+    let again = sb.xtask(&["nsys", "--from", prefix.to_str().unwrap()], &[]);
+    assert!(again.status.success());
+    let again = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert_eq!(
+        &again[again.find("Where the time goes").unwrap()..],
+        verdicts
+    );
 }

@@ -25,6 +25,86 @@ pub enum Status {
     Skipped,
 }
 
+/// What the L2 held when a row's timed launches began.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Cache {
+    /// Repeated launches on the same data: what fits of the input is still in the L2
+    #[default]
+    Hot,
+    /// The L2 flushed before every launch, warm-up included, outside the timing events
+    Cold,
+}
+
+impl Cache {
+    /// `hot`, `cold`: the name in files and flags.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cache::Hot => "hot",
+            Cache::Cold => "cold",
+        }
+    }
+
+    /// `hot L2`, `cold L2`: how tables, headlines and charts say it.
+    pub fn label(self) -> String {
+        format!("{} L2", self.name())
+    }
+}
+
+/// Which caches a run measures (`lab bench --cache`): one, or each row both ways.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheMode {
+    /// Repeated launches on the same data (inputs up to the L2's size are read from the L2)
+    #[default]
+    Hot,
+    /// The L2 flushed before every launch (inputs come from DRAM at every size)
+    Cold,
+    /// Every row measured hot, then cold
+    Both,
+}
+
+impl CacheMode {
+    /// The caches measured, in the order each row runs them.
+    pub fn caches(self) -> &'static [Cache] {
+        match self {
+            CacheMode::Hot => &[Cache::Hot],
+            CacheMode::Cold => &[Cache::Cold],
+            CacheMode::Both => &[Cache::Hot, Cache::Cold],
+        }
+    }
+
+    /// The mode that measures exactly `caches` (hot when empty).
+    pub fn of(caches: &[Cache]) -> CacheMode {
+        match (caches.contains(&Cache::Hot), caches.contains(&Cache::Cold)) {
+            (true, true) => CacheMode::Both,
+            (false, true) => CacheMode::Cold,
+            _ => CacheMode::Hot,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheMode::Hot => "hot",
+            CacheMode::Cold => "cold",
+            CacheMode::Both => "both",
+        }
+    }
+}
+
 /// One measurement: a kernel at one size on one backend.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
@@ -41,6 +121,10 @@ pub struct Row {
     pub n: u64,
     /// `2^28`, `4096x4096`, `1000x4096` (launches × elements).
     pub size: String,
+    /// Whether the L2 was flushed before each of the row's launches (`cold`) or not (`hot`).
+    /// Absent from files written before it was added: read as `hot`, what those runs did.
+    #[serde(default)]
+    pub cache: Cache,
     /// Bytes that must move per timed sample (reads + writes).
     pub bytes: u64,
     /// Floating-point operations per timed sample: `n − 1` for an f32 reduction, 2 per FMA
@@ -58,6 +142,11 @@ pub struct Row {
     pub max_us: Option<f64>,
     /// (max − min) / median, in percent.
     pub spread_pct: Option<f64>,
+    /// Every timed sample, in µs, fastest first: the distribution `median_us`, `min_us` and
+    /// `max_us` summarise (`compare` reads it). Absent from files written before it was added
+    /// and from failed or skipped rows; left out of the CSV.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples_us: Vec<f64>,
     pub noisy: bool,
     /// `bytes` / median, in 10^9 bytes per second.
     pub gbps: Option<f64>,
@@ -75,6 +164,19 @@ pub struct Row {
     pub reference: Option<String>,
     /// gbps / the reference's gbps: above 1 is faster than CUB / the copy.
     pub vs_reference: Option<f64>,
+    /// The roof the model says binds this row (`read`, `copy`, `atomic`, `read+red`, `shared`,
+    /// …; `catalog::model`, docs/model.md). None without a prediction: a kernel without counts,
+    /// no roofs measured, or a hot row whose data fits in the L2 (the DRAM roofs do not apply).
+    /// Absent from files written before it was added.
+    #[serde(default)]
+    pub bound: Option<String>,
+    /// The model's predicted median, in µs: the bound's time plus the launch cost.
+    #[serde(default)]
+    pub predicted_us: Option<f64>,
+    /// predicted / measured median, in percent: 100 is on the bound; outside 90–110 the model
+    /// misses the row by more than 10 %.
+    #[serde(default)]
+    pub pct_of_bound: Option<f64>,
     /// How the result was verified, the error of a failed row, or why it was skipped.
     pub note: String,
 }
@@ -97,6 +199,7 @@ impl Row {
             dtype: dtype.into(),
             n,
             size,
+            cache: Cache::Hot,
             bytes,
             flops: 0,
             launches: 1,
@@ -106,6 +209,7 @@ impl Row {
             min_us: None,
             max_us: None,
             spread_pct: None,
+            samples_us: Vec::new(),
             noisy: false,
             gbps: None,
             gflops: None,
@@ -114,6 +218,9 @@ impl Row {
             pct_of_ceiling: None,
             reference: None,
             vs_reference: None,
+            bound: None,
+            predicted_us: None,
+            pct_of_bound: None,
             note: String::new(),
         }
     }
@@ -124,12 +231,17 @@ impl Row {
         target(&self.kernel, &self.dtype, &self.size)
     }
 
-    /// `reduce_v6 [llvm] f32 2^28`, for progress lines and messages.
+    /// `reduce_v6 [llvm] f32 2^28`, for progress lines and messages; a cold row's ends in
+    /// `(cold L2)`.
     pub fn label(&self) -> String {
-        format!(
+        let label = format!(
             "{} [{}] {} {}",
             self.kernel, self.backend, self.dtype, self.size
-        )
+        );
+        match self.cache {
+            Cache::Hot => label,
+            Cache::Cold => format!("{label} ({})", self.cache.label()),
+        }
     }
 
     /// A wrong result or an error: no speed, ever (any timing already filled in is dropped).
@@ -139,6 +251,7 @@ impl Row {
         self.min_us = None;
         self.max_us = None;
         self.spread_pct = None;
+        self.samples_us.clear();
         self.noisy = false;
         self.gbps = None;
         self.gflops = None;
@@ -166,6 +279,12 @@ impl Row {
         } else if !note.is_empty() {
             self.note = format!("{}; {note}", self.note);
         }
+    }
+
+    /// The same row, measured with the L2 `cache`.
+    pub fn with_cache(mut self, cache: Cache) -> Row {
+        self.cache = cache;
+        self
     }
 
     /// Sets the floating-point operations one timed sample does.
@@ -213,6 +332,9 @@ pub struct Device {
 #[serde(default)]
 pub struct Config {
     pub mode: String,
+    /// `hot`, `cold` or `both` (`--cache`). Absent from files written before it was added:
+    /// read as `hot`, what those runs measured.
+    pub cache: CacheMode,
     pub sizes: Vec<u64>,
     pub transpose: Vec<u64>,
     pub backends: Vec<String>,
@@ -221,6 +343,9 @@ pub struct Config {
     pub reps: u32,
     pub warmup: u32,
     pub seed: u64,
+    /// Bytes written over the L2 before every launch of a cold row (absent without cold rows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l2_flush_bytes: Option<u64>,
     /// Where the reductions' result word was, and why (absent when no reduction ran).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement: Option<Placement>,
@@ -293,6 +418,11 @@ pub struct Report {
     /// Rows whose result was wrong or whose launch failed.
     #[serde(default)]
     pub failed: usize,
+    /// The roofs this run measured (`catalog::roofs`), from its hot rows (cold when it
+    /// measured only cold). Absent when the run lacked the read stream, the D2D copy or the FMA
+    /// peak, and from files written before it was added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roofs: Option<crate::roofs::Roofs>,
 }
 
 /// The reduction sizes among `rows`, ascending, each once.
@@ -308,6 +438,28 @@ pub fn reduce_sizes(rows: &[Row]) -> Vec<u64> {
 }
 
 impl Report {
+    /// The caches the rows were measured with, hot first (hot when there are no rows).
+    pub fn caches(&self) -> Vec<Cache> {
+        let mut c: Vec<Cache> = self.rows.iter().map(|r| r.cache).collect();
+        c.sort_unstable();
+        c.dedup();
+        if c.is_empty() {
+            c.push(Cache::Hot);
+        }
+        c
+    }
+
+    /// The report as if only `cache` had been measured: its rows, and the flags saying so.
+    pub fn only(&self, cache: Cache) -> Report {
+        let mut r = self.clone();
+        r.rows.retain(|x| x.cache == cache);
+        r.config.cache = CacheMode::of(&[cache]);
+        if cache == Cache::Hot {
+            r.config.l2_flush_bytes = None;
+        }
+        r
+    }
+
     /// `nvidia-h200-default-20261129T120000Z`: the results file's name, without extension.
     pub fn file_stem(&self) -> String {
         let slug: String = self
@@ -328,7 +480,11 @@ impl Report {
             .filter(|c| c.is_ascii_alphanumeric())
             .take(15) // 20261129T120000
             .collect();
-        format!("{}-{}-{stamp}Z", slug, self.config.mode)
+        match self.config.cache {
+            // Hot is what every earlier file measured: their names stay as they were.
+            CacheMode::Hot => format!("{}-{}-{stamp}Z", slug, self.config.mode),
+            c => format!("{}-{}-{}-{stamp}Z", slug, self.config.mode, c.name()),
+        }
     }
 }
 
@@ -388,5 +544,58 @@ mod tests {
         assert_eq!((r.rows[0].flops, r.rows[0].gflops), (0, None));
         assert_eq!(r.config, Config::default());
         assert_eq!(r.clocks_before.to_string(), "unknown ()");
+        // Written before the caches were a choice: everything was measured hot.
+        assert_eq!(r.rows[0].cache, Cache::Hot);
+        assert_eq!(r.config.cache, CacheMode::Hot);
+        assert_eq!(r.caches(), [Cache::Hot]);
+    }
+
+    #[test]
+    fn the_cache_is_written_read_and_split() {
+        let text = r#"{"schema_version": 1, "config": {"mode": "sweep", "cache": "both",
+            "l2_flush_bytes": 125829120}, "rows": []}"#;
+        let mut r: Report = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            (r.config.cache, r.config.l2_flush_bytes),
+            (CacheMode::Both, Some(120 << 20))
+        );
+        let row = Row::new(Family::Reduce, "k", "llvm", "f32", 4, "4".into(), 16);
+        r.rows = vec![row.clone(), row.clone().with_cache(Cache::Cold)];
+        assert_eq!(r.caches(), [Cache::Hot, Cache::Cold]);
+        assert_eq!(r.rows[1].label(), "k [llvm] f32 4 (cold L2)");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["rows"][1]["cache"], "cold");
+        assert_eq!(json["config"]["cache"], "both");
+        let back: Report = serde_json::from_value(json).unwrap();
+        assert_eq!(back, r);
+
+        let cold = r.only(Cache::Cold);
+        assert_eq!(cold.rows.len(), 1);
+        assert_eq!(
+            (cold.config.cache, cold.config.l2_flush_bytes),
+            (CacheMode::Cold, Some(120 << 20))
+        );
+        let hot = r.only(Cache::Hot);
+        assert_eq!(
+            (hot.config.cache, hot.config.l2_flush_bytes),
+            (CacheMode::Hot, None)
+        );
+        assert_eq!(hot.rows, [row]);
+
+        r.device.name = "NVIDIA H200".into();
+        r.date = "2026-11-30T10:00:00Z".into();
+        assert_eq!(r.file_stem(), "nvidia-h200-sweep-both-20261130T100000Z");
+        // A hot file is named as every file before the choice existed.
+        r.config.cache = CacheMode::Hot;
+        assert_eq!(r.file_stem(), "nvidia-h200-sweep-20261130T100000Z");
+    }
+
+    #[test]
+    fn a_mode_is_its_caches() {
+        for m in [CacheMode::Hot, CacheMode::Cold, CacheMode::Both] {
+            assert_eq!(CacheMode::of(m.caches()), m);
+        }
+        assert_eq!(CacheMode::Both.caches(), [Cache::Hot, Cache::Cold]);
+        assert_eq!(CacheMode::of(&[]), CacheMode::Hot);
     }
 }

@@ -113,28 +113,45 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 }
 
 // ---- Non-coherent 16-byte loads, unsplit 16-byte stores, `redux.sync`. ----
-// The same three functions, with the same signatures, are in `nvvm.rs`.
+// The same functions, with the same signatures, are in `nvvm.rs`.
+
+/// `ld.global.nc<qualifier>.v4.b32` of four 4-byte words at the generic pointer `$p`
+/// (converted with `cvta.to.global` first), as `Vec4<T>`; other sizes of `T` load plainly.
+macro_rules! load4_nc_with {
+    ($p:expr, $qualifier:literal) => {{
+        let p = $p;
+        if core::mem::size_of::<T>() != 4 {
+            return *p;
+        }
+        let (a, b, c, d): (u32, u32, u32, u32);
+        asm!(concat!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.nc", $qualifier,
+                     ".v4.b32 {{{a}, {b}, {c}, {d}}}, [g]; }}"),
+             a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+             p = in(reg64) p, options(pure, readonly, nostack));
+        // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
+        core::mem::transmute_copy(&[a, b, c, d])
+    }};
+}
 
 /// One 16-byte read-only load that does not allocate in L1:
 /// `ld.global.nc.L1::no_allocate.v4.b32` (the non-coherent path: the data must not be written
-/// while the kernel runs). The generic pointer is converted with `cvta.to.global` first.
-/// Types other than 4 bytes fall back to a plain load.
+/// while the kernel runs).
 ///
 /// # Safety
 /// `p` must point to global memory, be valid for reads and 16-byte aligned, and nothing may
 /// write those bytes during the kernel.
 #[inline(always)]
 pub unsafe fn load4_nc<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
-    if core::mem::size_of::<T>() != 4 {
-        return *p;
-    }
-    let (a, b, c, d): (u32, u32, u32, u32);
-    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
-          ld.global.nc.L1::no_allocate.v4.b32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
-         a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-         p = in(reg64) p, options(pure, readonly, nostack));
-    // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
-    core::mem::transmute_copy(&[a, b, c, d])
+    load4_nc_with!(p, ".L1::no_allocate")
+}
+
+/// One 16-byte read-only load through L1: `ld.global.nc.v4.b32`, never split.
+///
+/// # Safety
+/// As [`load4_nc`].
+#[inline(always)]
+pub unsafe fn load4_ro<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
+    load4_nc_with!(p, "")
 }
 
 /// `redux.sync.add.s32` over the full warp (sm_80+): every lane gets the wrapping sum of all
@@ -186,6 +203,34 @@ pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
              options(pure, nomem, nostack));
     }
     d
+}
+
+// ---- The shared-memory roof (`roofs::shared_rw`). ----
+// The same two functions, with the same signatures, are in `nvvm.rs`.
+
+/// `ld.volatile.shared.u32` from a generic pointer into shared memory: exactly one `LDS` per
+/// call, which no compiler may merge, hoist or delete (a plain load of a word nobody else
+/// writes would be hoisted out of the shared-memory roof's loop).
+///
+/// # Safety
+/// `p` must point into the block's shared memory, 4-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_shared_volatile_u32(p: *const u32) -> u32 {
+    let v: u32;
+    asm!("{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; ld.volatile.shared.u32 {v}, [s]; }}",
+         v = out(reg32) v, p = in(reg64) p, options(nostack));
+    v
+}
+
+/// `st.volatile.shared.u32` through a generic pointer into shared memory: exactly one `STS`
+/// per call, never merged with the next store to the same word.
+///
+/// # Safety
+/// `p` must point into the block's shared memory, 4-byte aligned.
+#[inline(always)]
+pub unsafe fn st_shared_volatile_u32(p: *mut u32, v: u32) {
+    asm!("{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; st.volatile.shared.u32 [s], {v}; }}",
+         p = in(reg64) p, v = in(reg32) v, options(nostack));
 }
 
 // ---- The sanitizer's canaries (`canary.rs`) only; `nvvm.rs` has no counterpart. ----

@@ -4,7 +4,7 @@
 //! - `llvm.rs`: rustc's built-in NVPTX backend (`core::arch::nvptx`, `asm!`, a 2026 nightly).
 //! - `nvvm.rs`: rust-cuda's `rustc_codegen_nvvm` (`cuda_std`, libnvvm, a 2021 nightly).
 //!
-//! The kernel files (`reduce.rs`, `transpose.rs`, `bump.rs`) see only this module, so the same
+//! The kernel files (`reduce.rs`, `transpose.rs`, `stream.rs`, `roofs.rs`, `bump.rs`) see only this module, so the same
 //! source builds under both compilers. All inline assembly lives in those two files.
 //!
 //! Items each implementation provides (all `#[inline(always)]`):
@@ -14,10 +14,13 @@
 //! - `shfl_down(v, offset)` — `shfl.sync.down.b32`, full mask; unsafe: all 32 lanes must call it.
 //! - `atomic_add_f32`, `atomic_add_i32` — `red.global.add`; unsafe: `p` must be a valid global.
 //! - `load4` — one 16-byte global load; `load4_nc` — the same through the non-coherent path,
-//!   no L1 allocation (`ld.global.nc.L1::no_allocate.v4`).
+//!   no L1 allocation (`ld.global.nc.L1::no_allocate.v4`); `load4_ro` — the non-coherent path
+//!   through L1 (`ld.global.nc.v4`).
 //! - `store4` — one 16-byte global store (`st.global.v4`, never split).
 //! - `redux_add_i32` — `redux.sync.add.s32` over the warp.
 //! - `fma_f32(a, b, c)` — `fma.rn.f32`, `a · b + c` rounded once; safe.
+//! - `ld_shared_volatile_u32`, `st_shared_volatile_u32` — one `ld`/`st.volatile.shared.u32`
+//!   each, through a generic pointer; unsafe: the pointer must be into shared memory.
 //! - `kernel!` — declares an entry point with the compiler's kernel ABI.
 
 /// Four elements loaded or stored as one 16-byte access (`ld.global.v4`).

@@ -1,6 +1,7 @@
 //! `lab bench` flags (clap derive), and the plan they resolve to once the GPU is known.
 
 use super::size;
+pub use catalog::records::CacheMode;
 pub use catalog::{Backend, Dtype, Format};
 use std::path::PathBuf;
 
@@ -9,6 +10,8 @@ use std::path::PathBuf;
 #[command(after_help = "Examples:
   lab bench                                 every row at 2^28 elements
   lab bench --sweep --kernel v6,cub         v6 and CUB from 2^10 to 2^30
+  lab bench --sweep --kernel v6,cub --cache both
+                                            the same, each row hot and with the L2 flushed
   lab bench --size 2^20,2^24 --backend llvm --format csv
   lab bench --kernel transpose --transpose 8192,16384
   lab bench --out results/bench             also write the results file")]
@@ -40,6 +43,11 @@ pub struct Args {
     /// Untimed launches before the timed ones
     #[arg(long, default_value_t = 3)]
     pub warmup: u32,
+    /// The L2 before every launch: hot keeps what the last launch left; cold flushes it first
+    /// (a buffer larger than the L2 written, then read back, outside the timing; the header
+    /// states its size); both measures each row hot, then cold
+    #[arg(long, value_enum, default_value_t = CacheMode::Hot)]
+    pub cache: CacheMode,
     /// What to print on stdout
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -67,6 +75,7 @@ pub struct Plan {
     pub selected: Vec<&'static str>,
     pub reps: u32,
     pub warmup: u32,
+    pub cache: CacheMode,
     pub seed: u64,
     pub sweep: bool,
 }
@@ -135,6 +144,7 @@ impl Plan {
             selected,
             reps: args.reps,
             warmup: args.warmup,
+            cache: args.cache,
             seed: args.seed,
             sweep: args.sweep,
         })
@@ -151,6 +161,7 @@ impl Plan {
         if self.sweep && self.kernel_filter.is_empty() {
             "sweep"
         } else if self.sizes == [size::DEFAULT]
+            && self.cache == CacheMode::Hot
             && self.transpose == size::TRANSPOSE_DEFAULT
             && self.kernel_filter.is_empty()
             && self.dtypes.len() == 2
@@ -200,7 +211,20 @@ mod tests {
         assert_eq!(p.backends, [Backend::Llvm]);
         assert_eq!(p.dtypes, [Dtype::F32, Dtype::I32]);
         assert_eq!((p.reps, p.warmup), (20, 3));
+        assert_eq!(p.cache, CacheMode::Hot);
         assert_eq!(p.mode(), "default");
+    }
+
+    #[test]
+    fn the_cache_is_hot_cold_or_both() {
+        let c = plan(&["--cache", "cold"]).unwrap();
+        assert_eq!(c.cache, CacheMode::Cold);
+        // A cold run is not the default run, whose numbers are hot.
+        assert_eq!(c.mode(), "custom");
+        let b = plan(&["--sweep", "--cache", "both"]).unwrap();
+        assert_eq!((b.cache, b.mode()), (CacheMode::Both, "sweep"));
+        let e = plan(&["--cache", "warm"]).unwrap_err();
+        assert!(e.contains("possible values: hot, cold, both"), "{e}");
     }
 
     #[test]

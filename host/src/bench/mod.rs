@@ -11,6 +11,9 @@
 //! - `env`: driver version and clocks (NVML), commit, command line.
 //! - `size`: `2^28` in and out.
 //!
+//! `--cache` picks what the L2 holds before each launch: hot (repeated launches on the same
+//! data), cold (flushed first), or both; every row is compared only with rows of its cache.
+//!
 //! Bandwidth is the bytes that must move (reads + writes) over the median time. Every row
 //! shows its percentage of the matching ceiling (reductions: the read stream; transposes: the
 //! copy of the same bytes) and its ratio to the reference (CUB; the copy).
@@ -65,31 +68,43 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let monitor = env::Monitor::new(&lab);
     let clocks_before = monitor.clocks();
 
-    let mut bench = measure::Bench::new(&lab, &plan, args.quiet);
+    let mut bench = measure::Bench::new(&lab, &plan, args.quiet)?;
     bench.compute_ceiling()?;
     bench.reductions()?;
+    bench.roofs()?;
     bench.transposes()?;
     bench.launch_gap()?;
     let placement = bench.placement.clone();
+    let l2_flush_bytes = bench.flush_bytes();
+    let atomic_slot = bench.atomic_slot.clone();
     let rows = bench.finish();
 
     let clocks_after = monitor.clocks();
+    let device = device(&lab, &monitor);
+    let roofs = measure::roofs::measured(
+        &rows,
+        plan.cache.caches(),
+        measure::roofs::sm_clock_hz(&clocks_after, device.sm_clock_max_mhz),
+        atomic_slot,
+    );
     let mut report = Report {
         schema_version: report::SCHEMA_VERSION,
         tool: "lab bench".into(),
         date,
         command_line: env::command_line(),
         commit: env::commit(),
-        device: device(&lab, &monitor),
+        device,
         clocks_before,
         clocks_after,
         config: report::Config {
             placement,
+            l2_flush_bytes,
             ..config(&plan)
         },
         rows,
         headline: Vec::new(),
         failed: 0,
+        roofs,
     };
     report::finish(&mut report);
 
@@ -134,6 +149,7 @@ fn device(lab: &Lab, monitor: &env::Monitor) -> report::Device {
 fn config(p: &Plan) -> report::Config {
     report::Config {
         mode: p.mode().into(),
+        cache: p.cache,
         sizes: p.sizes.clone(),
         transpose: p.transpose.clone(),
         backends: p.backends.iter().map(|b| b.name().to_string()).collect(),
@@ -142,6 +158,7 @@ fn config(p: &Plan) -> report::Config {
         reps: p.reps,
         warmup: p.warmup,
         seed: p.seed,
+        l2_flush_bytes: None,
         placement: None,
     }
 }

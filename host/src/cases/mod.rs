@@ -6,12 +6,15 @@
 //! - [`reduce`]: the reductions and the library's (CUB), into the run's result word.
 //! - [`transpose`]: the transposes, and the copies of the same bytes (kernel and driver).
 //! - [`stream`]: the ceilings (read stream, FMA peak), which must store nothing.
+//! - [`roofs`]: the roofs (atomics, shared memory, empty blocks, scattered stores), each
+//!   checked exactly.
 //! - [`bump`]: the launch-gap demo kernel.
 //! - [`verify`]: what counts as a right answer; [`cub`]: CUB's `DeviceReduce::Sum`.
 
 pub mod bump;
 pub mod cub;
 pub mod reduce;
+pub mod roofs;
 pub mod stream;
 pub mod transpose;
 pub mod verify;

@@ -7,8 +7,10 @@
 //! - [`transpose`]: the tiled transposes.
 //! - [`stream`]: the ceiling kernels (read stream, copy stream, FMA peak) and the launch-gap
 //!   demo kernel.
+//! - [`roofs`]: the roof kernels (atomics, shared memory, empty blocks, scattered stores).
 
 pub mod reduce;
+pub mod roofs;
 pub mod stream;
 pub mod transpose;
 
@@ -51,9 +53,9 @@ pub fn library_reduction() -> &'static Kernel {
 
 /// The tiled transposes (the transpose family's kernels launched on tiles), in catalogue order.
 pub fn transposes() -> impl Iterator<Item = &'static Kernel> {
-    catalog::KERNELS
-        .iter()
-        .filter(|k| matches!(k.shape, Shape::Tiles { .. }))
+    catalog::KERNELS.iter().filter(|k| {
+        k.family == catalog::Family::Transpose && matches!(k.shape, Shape::Tiles { .. })
+    })
 }
 
 /// Element types the reductions are instantiated for.

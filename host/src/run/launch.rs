@@ -172,6 +172,9 @@ fn run_one(
             let check = format!("{rows}×{cols}, {wrong} elements differ from {what}");
             (case.config(), wrong == 0, check)
         }
+        Family::Ceiling if catalog::roofs::is_roof(k.kernel.name) => {
+            roof_once(lab, backend, k, sizes, slots)?
+        }
         Family::Ceiling if k.kernel.name == read_stream().name => {
             let (_, dev) = inputs.vector::<f32>(sizes, seed)?;
             let case = ReadStream::new(lab, backend, dev.index(..sizes.n as usize))?;
@@ -199,6 +202,63 @@ fn run_one(
         config,
         ok,
         check,
+    })
+}
+
+/// `shared_rw`'s trips per thread in `lab run` (a few microseconds).
+const SHARED_TRIPS: u32 = 16;
+
+/// One roof launch sized by `sizes`: `n` same-address `red`s (at most 2^24, the most an f32
+/// counts exactly) into `slots`' word, `n` spread `red`s (whole blocks), `n` empty blocks, the
+/// naive transpose's stores for `rows × cols`; the shared-memory roof's fixed waves.
+fn roof_once(
+    lab: &Lab,
+    backend: Backend,
+    k: RunKernel,
+    sizes: Sizes,
+    slots: &ResultSlots,
+) -> Result<Outcome> {
+    use crate::cases::roofs::{
+        self, AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw,
+    };
+    use catalog::roofs as roof;
+    let n = sizes.n;
+    Ok(match k.kernel.name {
+        roof::ATOMIC_SAME => {
+            let reds = n.min(roofs::EXACT_COUNT_MAX);
+            let case = AtomicSame::new(lab, backend, slots.result::<f32>(), reds, 1)?;
+            warm_then_profile(lab, &case)?;
+            let (config, ok, check) = outcome(&case, case.verify()?);
+            let capped = if reds < n { ", n capped at 2^24" } else { "" };
+            (config, ok, format!("{reds} reds{capped}: {check}"))
+        }
+        roof::ATOMIC_SPREAD => {
+            let lines = crate::bench::measure::roofs::SPREAD_LINES;
+            let case = AtomicSpread::new(lab, backend, n, lines)?;
+            warm_then_profile(lab, &case)?;
+            outcome(&case, case.verify()?)
+        }
+        roof::SHARED_RW => {
+            let case = SharedRw::new(lab, backend, SHARED_TRIPS)?;
+            warm_then_profile(lab, &case)?;
+            outcome(&case, case.verify()?)
+        }
+        roof::EMPTY_BLOCKS => {
+            let case = EmptyBlocks::new(lab, backend, n)?;
+            warm_then_profile(lab, &case)?;
+            outcome(&case, case.verify()?)
+        }
+        roof::SCATTER_STORE => {
+            let case = ScatterStore::new(lab, backend, sizes.rows, sizes.cols)?;
+            warm_then_profile(lab, &case)?;
+            outcome(&case, case.verify()?)
+        }
+        other => {
+            return Err(crate::HostError::Invalid {
+                what: "lab run",
+                detail: format!("'{other}' is a roof lab run does not know how to launch"),
+            });
+        }
     })
 }
 

@@ -25,10 +25,12 @@
 //!
 //! - `plan`: `--kernel` resolved, the launches planned, the memory they need;
 //! - `launch`: the launches;
+//! - [`predict`]: `--predict`, the model's time for each kernel from a run's roofs, no GPU;
 //! - this module: the command (its output lines, `--list`, `--manifest`).
 
 mod launch;
 mod plan;
+pub mod predict;
 #[cfg(test)]
 mod tests;
 

@@ -6,8 +6,9 @@ use super::NVTX_FILTER;
 use crate::cases::cub;
 use crate::error::{HostError, Result};
 use catalog::kernels::Selected;
+use catalog::model::Size;
 use catalog::records::{Plan, Planned, Sizes};
-use catalog::{Backend, Dtype, Family, Kernel, Which};
+use catalog::{Backend, Dtype, Family, Kernel, Shape, Which};
 
 /// Default element count of the reductions and `bump` (2^24: ncu's replays stay short).
 pub const DEFAULT_N: u64 = 1 << 24;
@@ -74,11 +75,21 @@ impl RunKernel {
         }
     }
 
-    /// Elements it processes.
+    /// Elements it processes (a matrix's for the transpose family and the other kernels
+    /// launched on its tiles).
     fn elements(self, s: Sizes) -> u64 {
-        match self.kernel.family {
-            Family::Transpose => s.rows as u64 * s.cols as u64,
-            _ => s.n,
+        self.model_size(s).elements()
+    }
+
+    /// Its size for the model (`catalog::model`): the matrix for a kernel on tiles or of the
+    /// transpose family (the copy of the same bytes), else `n` elements.
+    pub(super) fn model_size(self, s: Sizes) -> Size {
+        match (self.kernel.family, self.kernel.shape) {
+            (Family::Transpose, _) | (_, Shape::Tiles { .. }) => Size::Matrix {
+                rows: s.rows,
+                cols: s.cols,
+            },
+            _ => Size::Vector(s.n),
         }
     }
 
@@ -202,8 +213,9 @@ pub(super) fn planned_backend(p: &Planned) -> Option<Backend> {
 /// Device bytes the planned launches hold at once, for refusing a size before any input is
 /// generated: each element type's input (n + offset elements, shared by every reduction of
 /// that type and the read stream), the transposes' input and output matrices (shared by every
-/// transpose and the copy kernel), and `bump`'s own buffer. CUB's temporary storage (sized by
-/// CUB at run time, small next to its input) and the 4-byte results are left out.
+/// transpose and the copy kernel), `bump`'s own buffer and the block and scattered-store
+/// roofs' outputs. CUB's temporary storage (sized by CUB at run time, small next to its input),
+/// the 4-byte results and the other roofs' few MiB are left out.
 pub fn bytes_needed(plan: &Plan) -> u64 {
     let kernels: Vec<RunKernel> = plan.launches.iter().map(planned_kernel).collect();
     let has = |wanted: &dyn Fn(RunKernel) -> bool| kernels.iter().any(|&k| wanted(k));
@@ -221,6 +233,13 @@ pub fn bytes_needed(plan: &Plan) -> u64 {
     }
     if has(&|k| k.kernel.family == Family::LaunchGap) {
         bytes = bytes.saturating_add(s.n.saturating_mul(4));
+    }
+    // The roofs' own outputs: a word per empty block, the scattered matrix.
+    if has(&|k| is(k, crate::launchers::roofs::empty_blocks())) {
+        bytes = bytes.saturating_add(s.n.saturating_mul(4));
+    }
+    if has(&|k| is(k, crate::launchers::roofs::scatter_store())) {
+        bytes = bytes.saturating_add((s.rows as u64 * s.cols as u64).saturating_mul(4));
     }
     bytes
 }

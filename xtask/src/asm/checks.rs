@@ -11,7 +11,10 @@
 //!   (its warp's slot), one shared load, one barrier;
 //! - the padded transpose indexes its tile with a row pitch of 33 words, the tiled one 32;
 //! - no kernel spills (ptxas: 0 bytes stack, spill stores, spill loads; no `LDL`/`STL`);
-//! - every reduction's tree and warp-sum loops are fully unrolled.
+//! - every reduction's tree and warp-sum loops are fully unrolled;
+//! - no kernel reaches shared memory through generic addressing: in the PTX, no generic
+//!   `ld`/`st`/`atom` whose address comes from a `.shared` variable or a `cvta.shared`; in the
+//!   SASS, no generic `LD`/`ST`/`ATOM`/`RED` in a kernel that uses shared memory.
 
 use super::counts::{Inst, InstClass, widths};
 use super::ptxcheck::{self, Check};
@@ -19,7 +22,9 @@ use super::report::{self, KernelStats};
 use super::{Build, Sass, print_json, ptx};
 use anyhow::{Result, bail};
 use catalog::{Backend, Format};
-use std::collections::BTreeMap;
+use regex::Regex;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::LazyLock;
 
 /// How far apart v1, v2 and v3's SASS instruction counts may be: (max − min) / min. nvcc gives
 /// 88 each (the chapter); with Rust, v2 carries one extra index computation per tree level
@@ -336,7 +341,154 @@ pub fn sass_checks(
         }
     );
     checks.push(Check::new(backend, "tree loops unrolled", failures, detail));
+    checks.push(shared_through_generic(backend, module, sass));
     checks
+}
+
+/// Shared memory reached through generic addressing, a known rust-cuda miscompile pattern:
+/// a shared array's address in a generic `ld`/`st` costs an address-space check per access
+/// when it was converted (`cvta.shared`), and reads the wrong memory when it was not. PTX:
+/// [`generic_shared_accesses`]; SASS: generic `LD`/`ST`/`ATOM`/`RED` in a kernel that uses
+/// shared memory (where the PTX hid the address, the SASS still shows the access).
+pub fn shared_through_generic(backend: Backend, module: &ptx::Module, sass: &Sass) -> Check {
+    let mut failures = Vec::new();
+    let mut users = 0;
+    for f in module.entries() {
+        for i in generic_shared_accesses(f, &module.shared) {
+            failures.push(format!(
+                "{}: PTX `{i}` reaches shared memory through a generic address",
+                f.name
+            ));
+        }
+        let sf = sass.function(&f.name);
+        let uses_shared = uses_shared(f, &module.shared)
+            || sass.resources.get(&f.name).is_some_and(|r| r.smem > 0)
+            || sf.is_some_and(|sf| {
+                sf.insts().any(|i| {
+                    matches!(super::sass::classify(&i.opcode), InstClass::Shared { .. })
+                        || i.opcode.starts_with("ATOMS")
+                })
+            });
+        if !uses_shared {
+            continue;
+        }
+        users += 1;
+        let generic: Vec<String> = sf
+            .map(|sf| {
+                sf.insts()
+                    .filter(|i| {
+                        matches!(
+                            i.opcode.split('.').next(),
+                            Some("LD" | "ST" | "ATOM" | "RED")
+                        )
+                    })
+                    .map(ToString::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !generic.is_empty() {
+            failures.push(format!(
+                "{}: uses shared memory and has {} generic SASS access(es): {}",
+                f.name,
+                generic.len(),
+                generic.join("; ")
+            ));
+        }
+    }
+    let detail = format!(
+        "{users} kernels use shared memory: no generic ld/st/atom from a shared address in the \
+         PTX, no LD/ST/ATOM/RED in their SASS"
+    );
+    Check::new(backend, "no generic shared access", failures, detail)
+}
+
+/// Whether `f`'s PTX touches shared memory: a shared-space instruction, a `cvta.shared`, or a
+/// `.shared` variable named.
+fn uses_shared(f: &ptx::Function, shared: &[String]) -> bool {
+    f.insts().any(|i| {
+        matches!(ptx::classify(&i.opcode), InstClass::Shared { .. })
+            || in_space(&i.opcode, "shared")
+            || tokens(&i.operands).any(|t| shared.iter().any(|s| s == t))
+    })
+}
+
+/// The generic loads, stores and atomics of `f` whose address is shared memory's: it names a
+/// `.shared` variable, or a register computed from one or from a `cvta.shared` result
+/// (followed through moves and address arithmetic to a fixed point; a value loaded from
+/// memory is data, not followed).
+pub fn generic_shared_accesses(f: &ptx::Function, shared: &[String]) -> Vec<String> {
+    let insts: Vec<&Inst> = f.insts().collect();
+    let is_shared =
+        |tainted: &HashSet<&str>, t: &str| tainted.contains(t) || shared.iter().any(|s| s == t);
+    let mut tainted: HashSet<&str> = HashSet::new();
+    loop {
+        let before = tainted.len();
+        for i in &insts {
+            if is_memory(&i.opcode) {
+                continue;
+            }
+            let Some((dst, srcs)) = i.operands.split_once(',') else {
+                continue;
+            };
+            let Some(dst) = tokens(dst).next() else {
+                continue;
+            };
+            if (i.opcode.starts_with("cvta.shared") || tokens(srcs).any(|t| is_shared(&tainted, t)))
+                && !tainted.contains(dst)
+            {
+                tainted.insert(dst);
+            }
+        }
+        if tainted.len() == before {
+            break;
+        }
+    }
+    insts
+        .iter()
+        .filter(|i| generic_access(&i.opcode))
+        .filter(|i| address(&i.operands).is_some_and(|a| tokens(a).any(|t| is_shared(&tainted, t))))
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// `ld`, `st`, `atom`, `red` and their relatives: instructions whose result is memory's, not
+/// an address computed from the operands.
+fn is_memory(opcode: &str) -> bool {
+    matches!(
+        opcode.split('.').next(),
+        Some("ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "cp" | "tex" | "suld" | "sust")
+    )
+}
+
+/// A load, store or atomic without a state space (the hardware resolves the space per access).
+fn generic_access(opcode: &str) -> bool {
+    match ptx::classify(opcode) {
+        InstClass::Generic { .. } => true,
+        InstClass::Atomic => !in_space(opcode, "shared") && !in_space(opcode, "global"),
+        _ => false,
+    }
+}
+
+/// `atom.shared::cta.add.u32` is in space `shared`; `cvta.shared.u64` too.
+fn in_space(opcode: &str, space: &str) -> bool {
+    opcode
+        .split('.')
+        .skip(1)
+        .any(|p| p == space || p.strip_prefix(space).is_some_and(|r| r.starts_with("::")))
+}
+
+/// The memory operand: `%rd3+4` in `ld.f32 %f1, [%rd3+4]`.
+fn address(operands: &str) -> Option<&str> {
+    let start = operands.find('[')? + 1;
+    let end = start + operands[start..].find(']')?;
+    Some(&operands[start..end])
+}
+
+/// Registers and symbols in an operand list: `%rd3`, `smem`, `anon_$_0`.
+fn tokens(s: &str) -> impl Iterator<Item = &str> {
+    static TOKEN: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"[%A-Za-z_$][A-Za-z0-9_$]*").unwrap());
+    TOKEN.find_iter(s).map(|m| m.as_str())
 }
 
 /// What keeps v5 "v4 plus shuffles": v4's global loads, a shorter shared tree (fewer barriers
@@ -370,7 +522,7 @@ fn v5_against_v4(v4: &KernelStats, v5: &KernelStats) -> Vec<String> {
 /// an index scaled by the padded pitch.
 fn ptx_times_33(i: &Inst) -> bool {
     (i.opcode.starts_with("mul.") || i.opcode.starts_with("mad."))
-        && matches!(ptx::classify(&i.opcode), InstClass::Other)
+        && matches!(ptx::classify(&i.opcode), InstClass::Int)
         && i.operands.split(',').any(|o| o.trim() == "33")
 }
 
@@ -404,6 +556,7 @@ mod tests {
             ptx: counts.clone(),
             sass: counts,
             resources: Default::default(),
+            live_peak: Default::default(),
             unrolled: true,
         }
     }
@@ -432,5 +585,114 @@ mod tests {
             let f = v5_against_v4(&v4, &stats("reduce_v5_f32", 8, 3, 3, shfl));
             assert_eq!(f, [format!("v5 {shfl} shfl.sync in the PTX, expected 5")]);
         }
+    }
+
+    /// A kernel that makes its shared array's address generic and stores through it, and one
+    /// that uses `st.shared` as it should.
+    const GENERIC_SHARED: &str = r#"
+.version 7.8
+.target sm_90
+.address_size 64
+.extern .shared .align 4 .b8 smem[];
+.visible .entry bad(
+	.param .u64 bad_param_0
+)
+{
+	ld.param.u64 	%rd1, [bad_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	ld.global.f32 	%f1, [%rd2];
+	mov.u64 	%rd3, smem;
+	cvta.shared.u64 	%rd4, %rd3;
+	mul.wide.u32 	%rd5, %r1, 4;
+	add.s64 	%rd6, %rd4, %rd5;
+	st.f32 	[%rd6], %f1;
+	bar.sync 	0;
+	ld.f32 	%f2, [smem+4];
+	ld.f32 	%f3, [%rd1];
+	atom.add.f32 	%f4, [%rd6], %f2;
+	ret;
+}
+.visible .entry good(
+	.param .u64 good_param_0
+)
+{
+	ld.param.u64 	%rd1, [good_param_0];
+	mov.u64 	%rd3, smem;
+	st.shared.f32 	[%rd3], %f1;
+	ld.f32 	%f3, [%rd1];
+	ret;
+}
+"#;
+
+    #[test]
+    fn generic_access_to_shared_memory_fails() {
+        let m = ptx::Module::parse(GENERIC_SHARED);
+        assert_eq!(m.shared, ["smem"]);
+        let bad = generic_shared_accesses(m.entry("bad").unwrap(), &m.shared);
+        assert_eq!(
+            bad,
+            [
+                "st.f32 [%rd6], %f1",
+                "ld.f32 %f2, [smem+4]",
+                "atom.add.f32 %f4, [%rd6], %f2"
+            ],
+            "the global pointer's generic ld.f32 [%rd1] is not shared"
+        );
+        assert!(generic_shared_accesses(m.entry("good").unwrap(), &m.shared).is_empty());
+
+        // The check: the PTX findings, and the SASS's generic ST in a kernel using shared memory.
+        let listing = "
+.text.bad:
+        /*0000*/                   ST.E desc[UR4][R2.64], R5 ;
+        /*0010*/                   EXIT ;
+.text.good:
+        /*0000*/                   STS [R3], R5 ;
+        /*0010*/                   LD.E R6, desc[UR4][R4.64] ;
+        /*0020*/                   EXIT ;
+";
+        let sass = Sass {
+            functions: super::super::sass::parse_disassembly(listing),
+            resources: BTreeMap::new(),
+        };
+        let c = shared_through_generic(Backend::Nvvm, &m, &sass);
+        assert!(!c.ok);
+        assert!(
+            c.detail.contains("bad: PTX `st.f32 [%rd6], %f1`"),
+            "{}",
+            c.detail
+        );
+        assert!(
+            c.detail
+                .contains("bad: uses shared memory and has 1 generic SASS access(es): ST.E"),
+            "{}",
+            c.detail
+        );
+        // good's SASS LD is generic and the kernel uses shared memory: the SASS rule flags it.
+        assert!(
+            c.detail.contains("good: uses shared memory"),
+            "{}",
+            c.detail
+        );
+
+        // Without the generic accesses, it passes.
+        let fixed = GENERIC_SHARED
+            .replace("st.f32 \t[%rd6]", "st.shared.f32 \t[%rd3]")
+            .replace("ld.f32 \t%f2, [smem+4]", "ld.shared.f32 \t%f2, [smem+4]")
+            .replace("atom.add.f32", "atom.shared.add.f32");
+        let m = ptx::Module::parse(&fixed);
+        let listing = listing
+            .replace("ST.E desc[UR4][R2.64], R5", "STS [R2], R5")
+            .replace("LD.E R6, desc[UR4][R4.64]", "LDG.E R6, desc[UR4][R4.64]");
+        let sass = Sass {
+            functions: super::super::sass::parse_disassembly(&listing),
+            resources: BTreeMap::new(),
+        };
+        let c = shared_through_generic(Backend::Nvvm, &m, &sass);
+        assert!(c.ok, "{}", c.detail);
+        assert!(
+            c.detail.starts_with("2 kernels use shared memory"),
+            "{}",
+            c.detail
+        );
     }
 }

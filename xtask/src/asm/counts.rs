@@ -33,7 +33,8 @@ impl std::fmt::Display for Inst {
     }
 }
 
-/// The classes the counts distinguish.
+/// The classes the counts distinguish: every instruction falls in exactly one, so the counts
+/// are the kernel's instruction mix.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum InstClass {
     Shared {
@@ -57,6 +58,27 @@ pub enum InstClass {
     /// Atomics and reductions (`atom`, `red`; `ATOMG`, `REDG`).
     Atomic,
     Branch,
+    /// Integer and bitwise arithmetic, integer compares, address arithmetic (`IMAD`, `LEA`,
+    /// `LOP3`, `ISETP`; `add.s32`, `setp.lt.u32`).
+    Int,
+    /// Floating-point arithmetic and compares (`FADD`, `FFMA`, `FSETP`, `MUFU`; `add.f32`).
+    Float,
+    /// Conversions between number formats and address spaces (`I2F`, `F2I`; `cvt`, `cvta`).
+    Convert,
+    /// Register copies and selects (`MOV`, `IMAD.MOV`, `SEL`; `mov`, `selp`).
+    Move,
+    /// Reads of the constant bank, kernel parameters and special registers (`LDC`, `ULDC`,
+    /// `S2R`, `S2UR`, `CS2R`; `ld.param`, `ld.const`).
+    Constant,
+    /// Predicate logic (`PLOP3`, `P2R`; `and.pred`).
+    Predicate,
+    /// Control flow other than branches: exit, calls, convergence barriers, `NOP`
+    /// (`EXIT`, `BSSY`, `BSYNC`, `WARPSYNC`; `ret`, `exit`).
+    Control,
+    /// Warp-wide vote, match, reduce (`VOTE`, `MATCH`, `REDUX`; `vote`, `bar.warp.sync`).
+    Warp,
+    /// Memory fences (`MEMBAR`, `FENCE`, `CCTL`; `membar`, `fence`).
+    Fence,
     Other,
 }
 
@@ -80,6 +102,18 @@ pub struct Counts {
     pub shuffles: usize,
     pub atomics: usize,
     pub branches: usize,
+    /// Integer arithmetic; the fields from here to `other` are the classes of
+    /// [`InstClass`] that are not memory, synchronisation or branches.
+    pub int: usize,
+    pub float: usize,
+    pub convert: usize,
+    pub moves: usize,
+    pub constants: usize,
+    pub predicate_logic: usize,
+    pub control: usize,
+    pub warp: usize,
+    pub fences: usize,
+    pub other: usize,
     /// Instructions under a predicate guard.
     pub predicated: usize,
     pub loops: Loops,
@@ -112,8 +146,59 @@ impl Counts {
             InstClass::Shuffle => bump(&mut self.shuffles),
             InstClass::Atomic => bump(&mut self.atomics),
             InstClass::Branch => bump(&mut self.branches),
-            InstClass::Other => {}
+            InstClass::Int => bump(&mut self.int),
+            InstClass::Float => bump(&mut self.float),
+            InstClass::Convert => bump(&mut self.convert),
+            InstClass::Move => bump(&mut self.moves),
+            InstClass::Constant => bump(&mut self.constants),
+            InstClass::Predicate => bump(&mut self.predicate_logic),
+            InstClass::Control => bump(&mut self.control),
+            InstClass::Warp => bump(&mut self.warp),
+            InstClass::Fence => bump(&mut self.fences),
+            InstClass::Other => bump(&mut self.other),
         }
+    }
+
+    /// The classes that are not memory, synchronisation or branches, with their short names
+    /// (the `--stats` mix table's columns).
+    pub fn remaining_classes(&self) -> [(&'static str, usize); 10] {
+        [
+            ("int", self.int),
+            ("fp", self.float),
+            ("cvt", self.convert),
+            ("mov", self.moves),
+            ("const/SR", self.constants),
+            ("pred", self.predicate_logic),
+            ("ctrl", self.control),
+            ("vote", self.warp),
+            ("fence", self.fences),
+            ("other", self.other),
+        ]
+    }
+
+    /// Every class with its count, in SASS names (`LDG.128`, `LDS`, `BAR`, `int` …), zero
+    /// counts left out; the counts add up to `total`.
+    pub fn mix(&self) -> Vec<(String, usize)> {
+        let mut m: Vec<(String, usize)> = Vec::new();
+        m.extend(self.global_ld.iter().map(|(b, n)| (format!("LDG.{b}"), *n)));
+        m.extend(self.global_st.iter().map(|(b, n)| (format!("STG.{b}"), *n)));
+        for (name, n) in [
+            ("LDS", self.shared_ld),
+            ("STS", self.shared_st),
+            ("LDL", self.local_ld),
+            ("STL", self.local_st),
+            ("LD", self.generic_ld),
+            ("ST", self.generic_st),
+            ("ATOM/RED", self.atomics),
+            ("BAR", self.barriers),
+            ("SHFL", self.shuffles),
+            ("BRA", self.branches),
+        ] {
+            m.push((name.to_string(), n));
+        }
+        m.extend(self.remaining_classes().map(|(k, n)| (k.to_string(), n)));
+        m.retain(|(_, n)| *n > 0);
+        m
     }
 
     /// Named scalar metrics, in table order, for diffs and checks.
@@ -140,6 +225,16 @@ impl Counts {
             ("shuffles", self.shuffles.to_string()),
             ("atomics", self.atomics.to_string()),
             ("branches", self.branches.to_string()),
+            ("int arithmetic", self.int.to_string()),
+            ("fp arithmetic", self.float.to_string()),
+            ("conversions", self.convert.to_string()),
+            ("moves", self.moves.to_string()),
+            ("constant/special reads", self.constants.to_string()),
+            ("predicate logic", self.predicate_logic.to_string()),
+            ("other control", self.control.to_string()),
+            ("warp vote/match", self.warp.to_string()),
+            ("fences", self.fences.to_string()),
+            ("other", self.other.to_string()),
             ("predicated", self.predicated.to_string()),
             ("loops", self.loops.to_string()),
         ]

@@ -2,6 +2,7 @@
 //! their listings diffed with what always differs taken out.
 
 use super::report::{KernelStats, kernel_stats, metrics, table};
+use super::source::Sources;
 use super::{Build, View, listing, print_json};
 use anyhow::{Result, bail};
 use catalog::Format;
@@ -61,7 +62,7 @@ pub fn diff(builds: &mut [Build], sides: &[String], view: View) -> Result<()> {
         }
         _ => bail!("--diff takes one or two kernels"),
     }
-    let mut sources = listing::Sources::default();
+    let mut sources = Sources::default();
     let mut out = Vec::new();
     for ((ia, ka), (ib, kb)) in pairs {
         let sa = kernel_stats(&mut builds[ia], &ka)?;
@@ -120,16 +121,11 @@ pub fn diff(builds: &mut [Build], sides: &[String], view: View) -> Result<()> {
 
 /// A listing with what always differs taken out: SASS addresses, label numbers, the kernel's
 /// own name (PTX parameter names).
-fn normalized(
-    b: &mut Build,
-    name: &str,
-    sass: bool,
-    sources: &mut listing::Sources,
-) -> Result<Vec<String>> {
+fn normalized(b: &mut Build, name: &str, sass: bool, sources: &mut Sources) -> Result<Vec<String>> {
     let lines = if sass {
         let s = b.sass()?;
         let f = s.function(name).expect("kernel_stats checked it");
-        listing::sass_lines(f, false, sources)
+        listing::sass_lines(f, false, false, sources)
             .into_iter()
             .map(|l| match l.find("*/") {
                 Some(i) => l[i + 2..].trim().to_string(),

@@ -1,47 +1,115 @@
-//! The default mode: a kernel's PTX or SASS, with `--source` the Rust lines in between.
+//! The default mode: a kernel's PTX or SASS; with `--source` the source lines in between (each
+//! charged to the kernel line that inlined it, see [`super::source`]); with `--live` the
+//! registers live at each SASS instruction, the kernel's peak and its instruction mix.
 
-use super::{Build, View, print_json, ptx, sass, short_path};
+use super::source::{Frame, Sources};
+use super::{Build, View, print_json, ptx, sass};
 use anyhow::{Result, bail};
-use catalog::Format;
+use catalog::{Backend, Format};
 use serde::Serialize;
 use std::collections::HashMap;
 
 #[derive(Serialize)]
 struct Listing {
     kernel: String,
-    backend: super::Backend,
+    backend: Backend,
     /// "ptx" or "sass"
     kind: &'static str,
     lines: Vec<String>,
+    /// Why no source lines are shown, when `--source` was asked for and this PTX has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    no_source: Option<&'static str>,
+    /// With `--live`: the peak and the mix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    live: Option<LiveSummary>,
+}
+
+#[derive(Serialize)]
+struct LiveSummary {
+    peak: sass::Peak,
+    /// The instruction at the peak, as listed.
+    peak_at: String,
+    /// Registers ptxas allocates per thread (`ptxas -v`).
+    registers: u32,
+    instructions: usize,
+    /// Instructions by class (`LDG.128`, `LDS`, `BAR`, `int` …), adding up to `instructions`.
+    mix: Vec<(String, usize)>,
+}
+
+/// Why a backend's PTX has no line tables.
+pub fn no_line_info_reason(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Nvvm => {
+            "libnvvm 11.8 rejects the line tables rustc_codegen_nvvm writes (\"parse Invalid \
+             record\"; see docs/backends.md)"
+        }
+        Backend::Llvm | Backend::Nvcc => {
+            "its PTX has no .loc/.file directives (cargo xtask ptx builds it with line tables)"
+        }
+    }
 }
 
 pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()> {
+    let sass_view = view.sass || view.live;
+    if view.source && !builds.iter().any(|b| b.module.has_line_info()) {
+        let b = &builds[0];
+        bail!(
+            "no line info in {}: {}",
+            b.ptx_path.display(),
+            no_line_info_reason(b.backend)
+        );
+    }
     let mut sources = Sources::default();
     let mut out = Vec::new();
     for b in builds.iter_mut() {
-        if view.source && !b.module.has_line_info() {
-            bail!(
-                "no line info in {}: its PTX has no .loc/.file directives (the kernels were built \
-                 without line tables; see docs/asm-walkthrough.md)",
+        let source = view.source && b.module.has_line_info();
+        let no_source = (view.source && !source).then(|| no_line_info_reason(b.backend));
+        if let Some(why) = no_source {
+            eprintln!(
+                "note: no line info in {}: {why}; its listings follow without source lines",
                 b.ptx_path.display()
             );
         }
         for name in b.kernels(patterns) {
-            let lines = if view.sass {
+            let backend = b.backend;
+            let (lines, live) = if sass_view {
                 let s = b.sass()?;
                 let Some(f) = s.function(&name) else {
-                    bail!("'{name}' is missing from the {} SASS", b.backend);
+                    bail!("'{name}' is missing from the {backend} SASS");
                 };
-                sass_lines(f, view.source, &mut sources)
+                let lines = sass_lines(f, source, view.live, &mut sources);
+                let live = view.live.then(|| {
+                    let peak = f.peak();
+                    let counts = f.counts();
+                    LiveSummary {
+                        peak,
+                        peak_at: f
+                            .lines
+                            .iter()
+                            .find_map(|l| match l {
+                                sass::Line::Inst { addr, inst } if *addr == peak.addr => {
+                                    Some(format!("/*{addr:04x}*/ {inst}"))
+                                }
+                                _ => None,
+                            })
+                            .unwrap_or_default(),
+                        registers: s.resources.get(&name).map_or(0, |r| r.registers),
+                        instructions: counts.total,
+                        mix: counts.mix(),
+                    }
+                });
+                (lines, live)
             } else {
                 let f = b.module.entry(&name).expect("kernels() lists entries");
-                ptx_lines(f, &b.module, view.source, &mut sources)
+                (ptx_lines(f, &b.module, source, &mut sources), None)
             };
             out.push(Listing {
                 kernel: name,
-                backend: b.backend,
-                kind: if view.sass { "sass" } else { "ptx" },
+                backend,
+                kind: if sass_view { "sass" } else { "ptx" },
                 lines,
+                no_source,
+                live,
             });
         }
     }
@@ -49,22 +117,59 @@ pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()
         return print_json("listings", &out);
     }
     for l in &out {
+        let note = if l.no_source.is_some() {
+            " (no line info)"
+        } else {
+            ""
+        };
         println!(
-            "// ===== {} [{}] {}",
+            "// ===== {} [{}] {}{note}",
             l.kernel,
             l.backend,
             l.kind.to_uppercase()
         );
+        if l.live.is_some() {
+            println!(
+                "// the number after each address: general-purpose registers live at that \
+                 instruction (nvdisasm --life-range-mode count)"
+            );
+        }
         for line in &l.lines {
             println!("{line}");
+        }
+        if let Some(s) = &l.live {
+            println!("{}", live_summary(s));
         }
         println!();
     }
     Ok(())
 }
 
-/// The function's PTX as written; with `source`, each `.loc` that moves to a new line
-/// becomes that Rust line, and the others disappear.
+/// `// peak: 15 registers live at /*0400*/ IMAD.MOV.U32 R14, RZ, RZ, R0 (ptxas allocates 24) …`
+/// and the instruction mix.
+fn live_summary(s: &LiveSummary) -> String {
+    let p = &s.peak;
+    let mix: Vec<String> = s.mix.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    format!(
+        "// peak: {} registers live at {} (ptxas allocates {}); predicates {}, uniform {}, \
+         uniform predicates {}\n// mix of {} instructions: {}",
+        p.gpr,
+        s.peak_at,
+        s.registers,
+        p.pred,
+        p.ugpr,
+        p.upred,
+        s.instructions,
+        mix.join(", ")
+    )
+}
+
+/// A PTX source position: `.file` number, line, column.
+type Position = (u32, u32, u32);
+
+/// The function's PTX as written; with `source`, before each instruction whose `.loc` moved,
+/// the source line it is charged to and the lines inlined into it (the chain is rebuilt from
+/// each `.loc`'s `inlined_at`), and the `.loc` lines themselves disappear.
 pub fn ptx_lines(
     f: &ptx::Function,
     m: &ptx::Module,
@@ -72,38 +177,82 @@ pub fn ptx_lines(
     sources: &mut Sources,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    let mut last = None;
+    // Each position's own call site, as its latest `.loc` gave it.
+    let mut sites: HashMap<Position, Option<Position>> = HashMap::new();
+    let mut pending: Option<Vec<Frame>> = None;
+    let mut last: Option<Vec<Frame>> = None;
     for raw in &f.text {
         let t = raw.trim_start();
-        if source && let Some(rest) = t.strip_prefix(".loc") {
-            let mut nums = rest.split([' ', '\t', ',']).filter(|s| !s.is_empty());
-            let file = nums.next().and_then(|n| n.parse::<u32>().ok());
-            let line = nums.next().and_then(|n| n.parse::<u32>().ok());
-            if let (Some(file), Some(line)) = (file, line)
-                && line != 0
-                && last != Some((file, line))
-            {
-                last = Some((file, line));
-                if let Some(path) = m.files.get(&file) {
-                    out.push(sources.annotate(path, line));
-                }
+        if let Some(rest) = t.strip_prefix(".loc") {
+            if source && let Some(loc) = ptx::Loc::parse(rest) {
+                sites.insert((loc.file, loc.line, loc.col), loc.inlined_at);
+                pending = (loc.line != 0).then(|| chain(&loc, &sites, m));
             }
             continue;
         }
-        if source
-            && (t.starts_with(".loc") || t.starts_with("$L__tmp") || t.starts_with("$L__func"))
-        {
+        if source && (t.starts_with("$L__tmp") || t.starts_with("$L__func")) {
             continue;
+        }
+        let is_inst = !(t.is_empty()
+            || t.starts_with('.')
+            || t.starts_with("//")
+            || t.starts_with('{')
+            || t.starts_with('}')
+            || t.trim_end().ends_with(':'));
+        if is_inst && let Some(c) = pending.take() {
+            let key = shown(&c);
+            if last.as_deref() != Some(key) {
+                out.extend(sources.annotate_chain(&c));
+                last = Some(key.to_vec());
+            }
         }
         out.push(raw.clone());
     }
     out
 }
 
-/// nvdisasm-style lines: `/*0160*/  @!P0 LDS R3, [R9] ;`, labels flush left.
-pub fn sass_lines(f: &sass::Function, source: bool, sources: &mut Sources) -> Vec<String> {
+/// A `.loc`'s inline chain, innermost first, as file paths.
+fn chain(
+    loc: &ptx::Loc,
+    sites: &HashMap<Position, Option<Position>>,
+    m: &ptx::Module,
+) -> Vec<Frame> {
+    let mut positions = vec![(loc.file, loc.line)];
+    let mut next = loc.inlined_at;
+    // A call site's own `.loc` came earlier; the bound only guards against a malformed file.
+    while let Some(site) = next
+        && positions.len() < 64
+    {
+        positions.push((site.0, site.1));
+        next = sites.get(&site).copied().flatten();
+    }
+    positions
+        .into_iter()
+        .filter_map(|(file, line)| {
+            m.files.get(&file).map(|path| Frame {
+                file: path.clone(),
+                line,
+            })
+        })
+        .collect()
+}
+
+/// The part of a chain a listing shows: the charged frame and the frames inlined into it.
+fn shown(chain: &[Frame]) -> &[Frame] {
+    let end = (super::source::charged(chain) + 1).min(chain.len());
+    &chain[..end]
+}
+
+/// nvdisasm-style lines: `/*0160*/  @!P0 LDS R3, [R9] ;`, labels flush left; with `live`, the
+/// registers live at the instruction after its address.
+pub fn sass_lines(
+    f: &sass::Function,
+    source: bool,
+    live: bool,
+    sources: &mut Sources,
+) -> Vec<String> {
     let mut out = Vec::new();
-    let mut last = None;
+    let mut last: Option<&[Frame]> = None;
     for l in &f.lines {
         match l {
             sass::Line::Inst { addr, inst } => {
@@ -117,39 +266,25 @@ pub fn sass_lines(f: &sass::Function, source: bool, sources: &mut Sources) -> Ve
                 } else {
                     format!(" {}", inst.operands)
                 };
+                let regs = if live {
+                    f.live
+                        .get(addr)
+                        .map_or_else(|| "    ".to_string(), |l| format!(" {:>3}", l.gpr))
+                } else {
+                    String::new()
+                };
                 out.push(format!(
-                    "        /*{addr:04x}*/ {guard:>6} {}{ops} ;",
+                    "        /*{addr:04x}*/{regs} {guard:>6} {}{ops} ;",
                     inst.opcode
                 ));
             }
             sass::Line::Label(label) => out.push(format!("{label}:")),
-            sass::Line::Source { file, line } if source && last != Some((file, *line)) => {
-                last = Some((file, *line));
-                out.push(sources.annotate(file, *line));
+            sass::Line::Source(chain) if source && last != Some(shown(chain)) => {
+                last = Some(shown(chain));
+                out.extend(sources.annotate_chain(chain));
             }
-            sass::Line::Source { .. } => {}
+            sass::Line::Source(_) => {}
         }
     }
     out
-}
-
-/// Rust source files, read once each.
-#[derive(Default)]
-pub struct Sources(HashMap<String, Option<Vec<String>>>);
-
-impl Sources {
-    /// `//> gpu-kernels/src/reduce.rs:116  if tid % (2 * stride) == 0 {`
-    pub fn annotate(&mut self, path: &str, line: u32) -> String {
-        let lines = self.0.entry(path.to_string()).or_insert_with(|| {
-            std::fs::read_to_string(path)
-                .ok()
-                .map(|t| t.lines().map(str::to_string).collect())
-        });
-        let text = lines
-            .as_ref()
-            .and_then(|l| (line as usize).checked_sub(1).and_then(|i| l.get(i)))
-            .map(|t| t.trim())
-            .unwrap_or("");
-        format!("\t//> {}:{line}  {text}", short_path(path))
-    }
 }

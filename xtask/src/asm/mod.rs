@@ -1,7 +1,7 @@
 //! What the Rust source became: a backend's PTX parsed ([`ptx`]), assembled and disassembled
-//! for sm_90 ([`sass`]), counted by instruction class ([`counts`]), listed ([`listing`]),
-//! tabled ([`report`]) and diffed ([`diff`]), and checked against what the chapter teaches
-//! ([`ptxcheck`] on the PTX, [`checks`] on the SASS).
+//! for sm_90 ([`sass`]), mapped back to source lines ([`source`]), counted by instruction
+//! class ([`counts`]), listed ([`listing`]), tabled ([`report`]) and diffed ([`diff`]), and
+//! checked against what the chapter teaches ([`ptxcheck`] on the PTX, [`checks`] on the SASS).
 //!
 //! Needs no GPU: only the PTX from `cargo xtask ptx` and the CUDA 13 tools that
 //! `scripts/setup.sh` puts in `.tools/cuda13/bin`.
@@ -14,6 +14,7 @@ pub mod ptx;
 pub mod ptxcheck;
 pub mod report;
 pub mod sass;
+pub mod source;
 
 use crate::util;
 use anyhow::{Result, bail};
@@ -27,8 +28,10 @@ use std::path::{Path, PathBuf};
 pub struct View {
     /// SASS for sm_90 instead of PTX.
     pub sass: bool,
-    /// Rust source lines interleaved.
+    /// Source lines interleaved.
     pub source: bool,
+    /// Registers live at each SASS instruction, the peak and the instruction mix.
+    pub live: bool,
     /// Counts only.
     pub stats: bool,
     pub format: Format,
@@ -93,7 +96,9 @@ impl Build {
     }
 
     /// Assembles for sm_90 and disassembles, once; the listing carries nvdisasm's source
-    /// lines where the PTX had line info.
+    /// lines (with their inline chains, each frame's file checked against the PTX's, see
+    /// [`source::CallSites::repair`]) where the PTX had line info, and the registers live at
+    /// each instruction.
     pub fn sass(&mut self) -> Result<&Sass> {
         if self.sass.is_none() {
             // One cubin per process: tests run several of these at once.
@@ -103,10 +108,28 @@ impl Build {
                 std::process::id()
             ));
             let (cubin, resources) = sass::assemble(&self.ptx_path, &cubin)?;
-            let functions = sass::disassemble(&cubin);
+            // Two nvdisasm runs on the same cubin (one for lines, one for life ranges).
+            let (functions, live) = std::thread::scope(|s| {
+                let live = s.spawn(|| sass::life_ranges(&cubin));
+                let functions = sass::disassemble(&cubin);
+                (functions, live.join().expect("life-range thread"))
+            });
             let _ = std::fs::remove_file(&cubin);
+            let (mut functions, mut live) = (functions?, live?);
+            for f in &mut functions {
+                f.live = live.remove(&f.name).unwrap_or_default();
+                let Some(p) = self.module.functions.iter().find(|p| p.name == f.name) else {
+                    continue;
+                };
+                let records = source::CallSites::from_ptx(p, &self.module.files);
+                for l in &mut f.lines {
+                    if let sass::Line::Source(chain) = l {
+                        *chain = records.repair(chain);
+                    }
+                }
+            }
             self.sass = Some(Sass {
-                functions: functions?,
+                functions,
                 resources,
             });
         }
@@ -192,9 +215,13 @@ pub fn print_json(key: &str, value: &impl Serialize) -> Result<()> {
 }
 
 /// `/work/main/gpu-kernels/src/reduce.rs` → `gpu-kernels/src/reduce.rs`; a path inside the
-/// Rust sources → from `core/` on.
+/// Rust sources → from `core/` on (`core_arch/` for `core::arch`); a CUDA header → from
+/// `include/` on.
 pub fn short_path(path: &str) -> String {
     let root = util::root();
+    if let Some(i) = path.find("/include/") {
+        return path[i + 1..].to_string();
+    }
     if let Ok(rel) = Path::new(path).strip_prefix(&root) {
         return rel.display().to_string();
     }

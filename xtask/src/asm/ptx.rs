@@ -44,6 +44,8 @@ pub struct Module {
     pub target: Vec<String>,
     /// `.file N "path"` (or `.file N "dir" "name"`, joined).
     pub files: BTreeMap<u32, String>,
+    /// Names of the `.shared` variables, module-level and inside functions.
+    pub shared: Vec<String>,
     pub functions: Vec<Function>,
 }
 
@@ -64,11 +66,43 @@ pub struct Function {
 pub enum Line {
     Inst(Inst),
     Label(String),
-    /// `.loc file line column`
-    Loc {
-        file: u32,
-        line: u32,
-    },
+    Loc(Loc),
+}
+
+/// `.loc 3 85 5, function_name $L__info_string1, inlined_at 1 20 14`: the source position of
+/// the instructions that follow, and for inlined code the call site it was inlined at (whose
+/// own `.loc`, emitted before it, says where that call was inlined in turn).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Loc {
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+    pub inlined_at: Option<(u32, u32, u32)>,
+}
+
+impl Loc {
+    /// Reads what follows `.loc`; `None` unless it has at least a file and a line.
+    pub fn parse(rest: &str) -> Option<Loc> {
+        let rest = strip_comment(rest);
+        let mut clauses = rest.split(',');
+        let nums = |s: &str| -> Vec<u32> {
+            s.split_whitespace()
+                .map_while(|n| n.parse::<u32>().ok())
+                .collect()
+        };
+        let pos = nums(clauses.next()?);
+        let (&file, &line) = (pos.first()?, pos.get(1)?);
+        let inlined_at = clauses
+            .find_map(|c| c.trim().strip_prefix("inlined_at"))
+            .map(nums)
+            .and_then(|n| Some((*n.first()?, *n.get(1)?, n.get(2).copied().unwrap_or(0))));
+        Some(Loc {
+            file,
+            line,
+            col: pos.get(2).copied().unwrap_or(0),
+            inlined_at,
+        })
+    }
 }
 
 impl Module {
@@ -84,8 +118,16 @@ impl Module {
                 if let Some((n, path)) = parse_file(rest) {
                     m.files.insert(n, path);
                 }
+            } else if let Some(name) = shared_variable(line) {
+                m.shared.push(name.to_string());
             } else if let Some(name) = function_name(line) {
                 let (f, next) = parse_function(&lines, i, name, line.contains(".entry"));
+                m.shared.extend(
+                    f.text
+                        .iter()
+                        .filter_map(|l| shared_variable(strip_comment(l).trim()))
+                        .map(str::to_string),
+                );
                 m.functions.push(f);
                 i = next;
                 continue;
@@ -109,7 +151,7 @@ impl Module {
             && self
                 .functions
                 .iter()
-                .any(|f| f.body.iter().any(|l| matches!(l, Line::Loc { .. })))
+                .any(|f| f.body.iter().any(|l| matches!(l, Line::Loc(_))))
     }
 }
 
@@ -139,13 +181,14 @@ impl Function {
             .filter_map(|l| match l {
                 Line::Inst(i) => Some(super::counts::Item::Inst(i)),
                 Line::Label(l) => Some(super::counts::Item::Label(l)),
-                Line::Loc { .. } => None,
+                Line::Loc(_) => None,
             })
             .collect()
     }
 }
 
-/// What a PTX opcode does, for the counts. `ld.global.nc.v4.f32` → global load of 128 bits.
+/// What a PTX opcode does, for the counts. `ld.global.nc.v4.f32` → global load of 128 bits;
+/// `add.f32` → floating point, `add.s64` → integer.
 pub fn classify(opcode: &str) -> InstClass {
     let parts: Vec<&str> = opcode.split('.').collect();
     let space = |s: &str| {
@@ -154,6 +197,7 @@ pub fn classify(opcode: &str) -> InstClass {
             .skip(1)
             .any(|p| *p == s || p.starts_with(&format!("{s}::")))
     };
+    let typed = |t: &[&str]| parts.iter().skip(1).any(|p| t.contains(p));
     match parts[0] {
         "ld" | "st" | "ldu" => {
             let load = parts[0] != "st";
@@ -167,15 +211,36 @@ pub fn classify(opcode: &str) -> InstClass {
             } else if space("local") {
                 InstClass::Local { load }
             } else if space("param") || space("const") {
-                InstClass::Other
+                InstClass::Constant
             } else {
                 InstClass::Generic { load }
             }
         }
-        "bar" | "barrier" if !opcode.contains(".warp") => InstClass::Barrier,
+        "bar" | "barrier" if space("warp") => InstClass::Warp,
+        "bar" | "barrier" => InstClass::Barrier,
         "shfl" => InstClass::Shuffle,
         "atom" | "red" => InstClass::Atomic,
         "bra" | "brx" => InstClass::Branch,
+        "vote" | "match" | "redux" | "activemask" | "elect" => InstClass::Warp,
+        "membar" | "fence" => InstClass::Fence,
+        "ret" | "exit" | "call" | "trap" | "brkpt" | "nanosleep" => InstClass::Control,
+        "cvt" | "cvta" => InstClass::Convert,
+        "mov" | "selp" => InstClass::Move,
+        "and" | "or" | "xor" | "not" if typed(&["pred"]) => InstClass::Predicate,
+        "fma" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" | "testp"
+        | "copysign" => InstClass::Float,
+        "add" | "sub" | "mul" | "mad" | "div" | "rem" | "abs" | "neg" | "min" | "max" | "setp"
+        | "set" | "slct"
+            if typed(&["f16", "f16x2", "bf16", "bf16x2", "f32", "f64"]) =>
+        {
+            InstClass::Float
+        }
+        "add" | "addc" | "sub" | "subc" | "mul" | "mad" | "madc" | "mul24" | "mad24" | "sad"
+        | "div" | "rem" | "abs" | "neg" | "min" | "max" | "popc" | "clz" | "bfind" | "fns"
+        | "brev" | "bfe" | "bfi" | "dp4a" | "dp2a" | "and" | "or" | "xor" | "not" | "cnot"
+        | "lop3" | "shf" | "shl" | "shr" | "prmt" | "setp" | "set" | "slct" | "szext" | "bmsk" => {
+            InstClass::Int
+        }
         _ => InstClass::Other,
     }
 }
@@ -193,11 +258,19 @@ fn ptx_width(parts: &[&str]) -> u32 {
     vec * elem
 }
 
+/// The line up to a `//` comment; a `//` inside a string (nvcc's `.file 2 "…/bin/..//include/…"`)
+/// is not one.
 fn strip_comment(line: &str) -> &str {
-    match line.find("//") {
-        Some(i) => &line[..i],
-        None => line,
+    let mut quoted = false;
+    let bytes = line.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'"' => quoted = !quoted,
+            b'/' if !quoted && bytes.get(i + 1) == Some(&b'/') => return &line[..i],
+            _ => {}
+        }
     }
+    line
 }
 
 /// `.file 3 "/a/b.rs"` or `.file 3 "/a" "b.rs"` (with optional md5/size fields after).
@@ -212,6 +285,17 @@ fn parse_file(rest: &str) -> Option<(u32, String)> {
         [] => return None,
     };
     Some((n.parse().ok()?, path))
+}
+
+/// `.extern .shared .align 16 .b8 smem[];` / `.shared .align 4 .b8 tile[4224];` → the name.
+fn shared_variable(line: &str) -> Option<&str> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if !words.contains(&".shared") || !line.ends_with(';') {
+        return None;
+    }
+    let last = words.last()?.trim_end_matches(';');
+    let name = last.split('[').next().unwrap_or(last);
+    (!name.is_empty() && !name.starts_with('.')).then_some(name)
 }
 
 /// `.visible .entry reduce_v1_f32(` → `reduce_v1_f32`.
@@ -286,13 +370,7 @@ fn parse_function(lines: &[&str], start: usize, name: &str, entry: bool) -> (Fun
 /// on one line: `{ .reg .u64 g; cvta.to.global.u64 g, %rd37; ld.global.nc.v4.b32 {...}, [g]; }`.
 fn parse_body_line(line: &str) -> Vec<Line> {
     if let Some(rest) = line.strip_prefix(".loc") {
-        let mut nums = rest.split([' ', '\t', ',']).filter(|s| !s.is_empty());
-        let file = nums.next().and_then(|n| n.parse().ok());
-        let line = nums.next().and_then(|n| n.parse().ok());
-        return match (file, line) {
-            (Some(file), Some(line)) => vec![Line::Loc { file, line }],
-            _ => Vec::new(),
-        };
+        return Loc::parse(rest).map(Line::Loc).into_iter().collect();
     }
     if let Some(label) = line.strip_suffix(':') {
         return vec![Line::Label(label.to_string())];
@@ -392,6 +470,7 @@ $L__BB0_1:
 .func (.param .b32 r) helper(.param .b32 a);
 	.file	4 "/src" "reduce.rs"
 	.file	5 "/abs/llvm.rs"
+	.file	6 "/cuda/bin/..//include/sm_30_intrinsics.hpp" // a comment
 "#;
 
     #[test]
@@ -400,6 +479,7 @@ $L__BB0_1:
         assert_eq!(m.target, ["sm_90", "debug"]);
         assert_eq!(m.files[&4], "/src/reduce.rs");
         assert_eq!(m.files[&5], "/abs/llvm.rs");
+        assert_eq!(m.files[&6], "/cuda/bin/..//include/sm_30_intrinsics.hpp");
         let k = m.entry("k").expect("entry k");
         assert_eq!(k.params.len(), 3);
         assert!(m.functions.iter().any(|f| f.name == "helper" && !f.entry));
@@ -463,6 +543,6 @@ $L__BB0_1:
             classify("ld.shared::cta.b32"),
             InstClass::Shared { load: true }
         ));
-        assert!(matches!(classify("bar.warp.sync"), InstClass::Other));
+        assert!(matches!(classify("bar.warp.sync"), InstClass::Warp));
     }
 }

@@ -1,8 +1,11 @@
-//! `--stats`: one table for the selected kernels, SASS then PTX (also the rows `--diff`
-//! compares).
+//! `--stats`: tables for the selected kernels, SASS (counts and resources, then the rest of
+//! the instruction mix) then PTX (also the rows `--diff` compares).
 
 use super::counts::{Counts, widths};
-use super::{Build, sass::Resources};
+use super::{
+    Build,
+    sass::{Peak, Resources},
+};
 use crate::util;
 use anyhow::{Result, bail};
 use catalog::{Backend, Format};
@@ -18,6 +21,8 @@ pub struct KernelStats {
     pub sass: Counts,
     /// From `ptxas -v`.
     pub resources: Resources,
+    /// The most registers live at one instruction (nvdisasm's life ranges).
+    pub live_peak: Peak,
     /// No loop left in the SASS holds a barrier or a shuffle: the tree and warp-sum loops
     /// were fully unrolled (v6's grid-stride loop is a loop by design and holds neither).
     pub unrolled: bool,
@@ -40,7 +45,9 @@ pub fn kernel_stats(b: &mut Build, name: &str) -> Result<KernelStats> {
         bail!("'{name}' is missing from the {backend} SASS");
     };
     let sass = f.counts();
+    let live_peak = f.peak();
     Ok(KernelStats {
+        live_peak,
         kernel: name.to_string(),
         backend,
         unrolled: sass.loops.with_sync == 0,
@@ -144,6 +151,11 @@ pub fn stats(builds: &mut [Build], patterns: &[String], format: Format) -> Resul
         meta.arch
     );
     println!("{}", sass_table(&rows));
+    println!(
+        "\nSASS, the rest of the instruction mix (with the class columns above, every \
+         instruction counted once):\n"
+    );
+    println!("{}", mix_table(&rows));
     println!("\nPTX, per kernel:\n");
     println!("{}", ptx_table(&rows));
     println!("\n{LEGEND}");
@@ -170,6 +182,9 @@ fn print_csv(rows: &[KernelStats]) -> Result<()> {
             c.predicated.to_string(),
             c.loops.count.to_string(),
         ]
+        .into_iter()
+        .chain(c.remaining_classes().map(|(_, n)| n.to_string()))
+        .collect::<Vec<_>>()
     };
     let names = [
         "insts",
@@ -186,12 +201,21 @@ fn print_csv(rows: &[KernelStats]) -> Result<()> {
         "branches",
         "predicated",
         "loops",
-    ];
+    ]
+    .map(String::from)
+    .into_iter()
+    .chain(
+        Counts::default()
+            .remaining_classes()
+            .map(|(k, _)| k.replace('/', "_").to_lowercase()),
+    )
+    .collect::<Vec<_>>();
     let mut header = vec!["kernel".to_string(), "backend".to_string()];
     header.extend(names.iter().map(|n| format!("sass_{n}")));
     header.extend(
         [
             "registers",
+            "live_peak",
             "smem",
             "stack",
             "spill_stores",
@@ -209,6 +233,7 @@ fn print_csv(rows: &[KernelStats]) -> Result<()> {
         rec.extend(
             [
                 res.registers,
+                r.live_peak.gpr,
                 res.smem,
                 res.stack,
                 res.spill_stores,
@@ -231,7 +256,13 @@ barrier duplicated on two branch paths counts twice). pred: instructions under a
 guard (@P0). loops: backward branches left after unrolling; \"with sync\" when a loop holds a
 barrier or a shuffle. unrolled: no such loop (tree and warp-sum loops fully unrolled).
 regs/smem/stack/spill: from ptxas -v (smem is static shared memory; these kernels size theirs
-at launch). generic: ld/st without a state space.";
+at launch). live: the most registers live at any one instruction (nvdisasm --life-range-mode
+count; `asm --live` lists them per instruction); regs is what ptxas allocates, which can be
+more. generic: ld/st without a state space. Mix: int (integer and address arithmetic,
+compares), fp, cvt (conversions), mov (moves, IMAD.MOV, SEL), const/SR (constant bank and
+special registers: LDC, ULDC, S2R), pred (predicate logic), ctrl (EXIT, BSSY/BSYNC, WARPSYNC,
+NOP), vote (VOTE, MATCH, REDUX), fence (MEMBAR, FENCE); uniform-datapath forms (UIADD3, UMOV)
+count with their class.";
 
 pub(super) fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
@@ -262,6 +293,7 @@ fn sass_table(rows: &[KernelStats]) -> Table {
         "loops",
         "unrolled",
         "regs",
+        "live",
         "smem",
         "stack",
         "spill st/ld",
@@ -283,10 +315,30 @@ fn sass_table(rows: &[KernelStats]) -> Table {
             Cell::new(c.loops),
             Cell::new(if r.unrolled { "yes" } else { "no" }),
             Cell::new(res.registers),
+            Cell::new(r.live_peak.gpr),
             Cell::new(res.smem),
             Cell::new(res.stack),
             Cell::new(format!("{}/{}", res.spill_stores, res.spill_loads)),
         ]);
+    }
+    t
+}
+
+/// The classes [`sass_table`] does not show, per kernel.
+fn mix_table(rows: &[KernelStats]) -> Table {
+    let classes = Counts::default().remaining_classes().map(|(k, _)| k);
+    let mut header = vec!["kernel", "insts"];
+    header.extend(classes);
+    let mut t = table(&header);
+    for r in rows {
+        let mut row = vec![Cell::new(r.label()), Cell::new(r.sass.total)];
+        row.extend(
+            r.sass
+                .remaining_classes()
+                .into_iter()
+                .map(|(_, n)| Cell::new(n)),
+        );
+        t.add_row(row);
     }
     t
 }
@@ -338,6 +390,7 @@ pub(super) fn metrics(r: &KernelStats) -> Vec<(String, String)> {
         .collect();
     let res = &r.resources;
     m.push(("registers".into(), res.registers.to_string()));
+    m.push(("peak live registers".into(), r.live_peak.gpr.to_string()));
     m.push(("stack".into(), res.stack.to_string()));
     m.push((
         "spill stores/loads".into(),

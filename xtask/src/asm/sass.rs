@@ -1,8 +1,11 @@
 //! SASS for sm_90: `ptxas -arch=sm_90 -lineinfo -v` assembles a PTX file into a cubin (its
 //! `-v` report gives registers, stack, spills, shared memory per kernel), and `nvdisasm -c`
-//! turns the cubin back into text, one listing per kernel.
+//! turns the cubin back into text, one listing per kernel: with `-gi`, each instruction's
+//! source line and the chain of calls it was inlined through; with `--life-range-mode count`,
+//! the registers live at each instruction.
 
 use super::counts::{Counts, Inst, InstClass, Item, Loops};
+use super::source::Frame;
 use crate::util;
 use anyhow::{Result, bail};
 use regex::Regex;
@@ -21,6 +24,8 @@ pub const ARCH: &str = "sm_90";
 pub struct Function {
     pub name: String,
     pub lines: Vec<Line>,
+    /// Registers live at each instruction, by address (empty until [`life_ranges`] is read).
+    pub live: BTreeMap<u32, Live>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -30,11 +35,32 @@ pub enum Line {
         inst: Inst,
     },
     Label(String),
-    /// `//## File "path", line N` from `nvdisasm -g`.
-    Source {
-        file: String,
-        line: u32,
-    },
+    /// The source line of the instructions that follow, innermost frame first: `nvdisasm
+    /// -gi`'s `//## File "a.rs", line 57 inlined at "b.rs", line 49` lines, one per frame,
+    /// ending with the outermost `//## File "c.rs", line 341` (`-g` gives one frame).
+    Source(Vec<Frame>),
+}
+
+/// Registers live at one instruction (`nvdisasm --life-range-mode count`): general-purpose,
+/// predicate, uniform and uniform predicate registers.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Serialize)]
+pub struct Live {
+    pub gpr: u32,
+    pub pred: u32,
+    pub ugpr: u32,
+    pub upred: u32,
+}
+
+/// The most registers live at any one instruction of a kernel, and the first instruction
+/// where the general-purpose count peaks.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Serialize)]
+pub struct Peak {
+    pub gpr: u32,
+    /// Address of the first instruction with `gpr` registers live.
+    pub addr: u32,
+    pub pred: u32,
+    pub ugpr: u32,
+    pub upred: u32,
 }
 
 /// What `ptxas -v` reports per kernel.
@@ -61,11 +87,11 @@ pub fn assemble(ptx: &Path, cubin: &Path) -> Result<(PathBuf, BTreeMap<String, R
     Ok((cubin.to_path_buf(), parse_resources(&out.stderr)))
 }
 
-/// `nvdisasm -c -g <cubin>`, parsed into one listing per kernel (`-g` adds the source lines
-/// where the cubin has line info, and nothing where it has none).
+/// `nvdisasm -c -gi <cubin>`, parsed into one listing per kernel (`-gi` adds the source lines
+/// and their inline chains where the cubin has line info, and nothing where it has none).
 pub fn disassemble(cubin: &Path) -> Result<Vec<Function>> {
     let mut cmd = Command::new(util::cuda_tool("nvdisasm")?);
-    cmd.args(["-c", "-g"]).arg(cubin);
+    cmd.args(["-c", "-gi"]).arg(cubin);
     let out = crate::process::capture(&mut cmd)?;
     let functions = parse_disassembly(&out.stdout);
     if functions.is_empty() {
@@ -74,12 +100,73 @@ pub fn disassemble(cubin: &Path) -> Result<Vec<Function>> {
     Ok(functions)
 }
 
+/// `nvdisasm -c --life-range-mode count <cubin>`: per kernel, the registers live at each
+/// instruction address. (nvdisasm ignores `-gi` when printing life ranges, hence a second
+/// run.)
+pub fn life_ranges(cubin: &Path) -> Result<BTreeMap<String, BTreeMap<u32, Live>>> {
+    let mut cmd = Command::new(util::cuda_tool("nvdisasm")?);
+    cmd.args(["-c", "--life-range-mode", "count"]).arg(cubin);
+    let out = crate::process::capture(&mut cmd)?;
+    let ranges = parse_life_ranges(&out.stdout);
+    if ranges.is_empty() {
+        bail!("nvdisasm printed no life ranges for {}", cubin.display());
+    }
+    Ok(ranges)
+}
+
+/// Reads `nvdisasm --life-range-mode count`: each instruction line ends with
+/// `// |  GPR  |  PRED  |  UGPR  |  UPRED  |`, a blank count meaning none.
+pub fn parse_life_ranges(text: &str) -> BTreeMap<String, BTreeMap<u32, Live>> {
+    static HEADER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\.text\.(\S+):").unwrap());
+    static ROW: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*/\*([0-9a-f]+)\*/[^;]*;\s*//\s*\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|")
+            .unwrap()
+    });
+    let mut map: BTreeMap<String, BTreeMap<u32, Live>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for raw in text.lines() {
+        if let Some(c) = HEADER.captures(raw.trim()) {
+            current = Some(c[1].to_string());
+            continue;
+        }
+        let (Some(name), Some(c)) = (current.as_ref(), ROW.captures(raw)) else {
+            continue;
+        };
+        let n = |i: usize| c[i].trim().parse::<u32>().unwrap_or(0);
+        map.entry(name.clone()).or_default().insert(
+            u32::from_str_radix(&c[1], 16).unwrap_or(0),
+            Live {
+                gpr: n(2),
+                pred: n(3),
+                ugpr: n(4),
+                upred: n(5),
+            },
+        );
+    }
+    map
+}
+
 impl Function {
     pub fn insts(&self) -> impl Iterator<Item = &Inst> {
         self.lines.iter().filter_map(|l| match l {
             Line::Inst { inst, .. } => Some(inst),
             _ => None,
         })
+    }
+
+    /// The most registers live at once, from [`Function::live`] (all zero when it is empty).
+    pub fn peak(&self) -> Peak {
+        let mut p = Peak::default();
+        for (&addr, l) in &self.live {
+            if l.gpr > p.gpr {
+                p.gpr = l.gpr;
+                p.addr = addr;
+            }
+            p.pred = p.pred.max(l.pred);
+            p.ugpr = p.ugpr.max(l.ugpr);
+            p.upred = p.upred.max(l.upred);
+        }
+        p
     }
 
     pub fn counts(&self) -> Counts {
@@ -93,7 +180,7 @@ impl Function {
             .filter_map(|l| match l {
                 Line::Inst { inst, .. } => Some(Item::Inst(inst)),
                 Line::Label(l) => Some(Item::Label(l)),
-                Line::Source { .. } => None,
+                Line::Source(_) => None,
             })
             .collect();
         c.loops = Loops::find(&items, branch_target, |op| {
@@ -103,7 +190,9 @@ impl Function {
     }
 }
 
-/// What a SASS opcode does: `LDG.E.128` → global load of 128 bits.
+/// What a SASS opcode does: `LDG.E.128` → global load of 128 bits; `IMAD.MOV.U32` → a move.
+/// The uniform datapath's `U` forms (`ULDC`, `UIADD3`, `UMOV`) are classed as their vector
+/// forms.
 pub fn classify(opcode: &str) -> InstClass {
     let mut parts = opcode.split('.');
     let base = parts.next().unwrap_or("");
@@ -121,7 +210,10 @@ pub fn classify(opcode: &str) -> InstClass {
             32
         }
     };
-    match base {
+    if base == "IMAD" && mods.first() == Some(&"MOV") {
+        return InstClass::Move;
+    }
+    let class = |base: &str| match base {
         "LDS" | "LDSM" => InstClass::Shared { load: true },
         "STS" => InstClass::Shared { load: false },
         "LDG" => InstClass::Global {
@@ -140,7 +232,29 @@ pub fn classify(opcode: &str) -> InstClass {
         "SHFL" => InstClass::Shuffle,
         "ATOM" | "ATOMG" | "ATOMS" | "RED" | "REDG" => InstClass::Atomic,
         "BRA" | "BRX" | "JMP" | "JMX" => InstClass::Branch,
+        "IADD3" | "IADD" | "IADD32I" | "IMAD" | "IMUL" | "IMUL32I" | "ISCADD" | "LEA" | "LOP3"
+        | "LOP" | "LOP32I" | "SHF" | "SHL" | "SHR" | "ISETP" | "IMNMX" | "IABS" | "POPC"
+        | "FLO" | "BREV" | "BMSK" | "PRMT" | "SGXT" | "VIADD" | "VIMNMX" | "IDP" | "IDP4A"
+        | "BFE" | "BFI" => InstClass::Int,
+        "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" | "FSETP" | "FSET"
+        | "FMNMX" | "FSEL" | "FCHK" | "MUFU" | "FSWZADD" | "DADD" | "DMUL" | "DFMA" | "DSETP"
+        | "HADD2" | "HMUL2" | "HFMA2" | "HSETP2" | "HMNMX2" => InstClass::Float,
+        "F2I" | "I2F" | "F2F" | "I2I" | "FRND" | "F2FP" | "I2FP" | "F2IP" => InstClass::Convert,
+        "MOV" | "MOV32I" | "SEL" | "R2UR" => InstClass::Move,
+        "LDC" | "S2R" | "S2UR" | "CS2R" => InstClass::Constant,
+        "PLOP3" | "P2R" | "R2P" | "PSETP" | "P2UR" => InstClass::Predicate,
+        "EXIT" | "BSSY" | "BSYNC" | "WARPSYNC" | "CALL" | "RET" | "NOP" | "YIELD" | "BREAK"
+        | "BPT" | "KILL" | "BMOV" | "NANOSLEEP" | "ENDCOLLECTIVE" => InstClass::Control,
+        "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "ELECT" => InstClass::Warp,
+        "MEMBAR" | "FENCE" | "ERRBAR" | "CCTL" | "CCTLL" => InstClass::Fence,
         _ => InstClass::Other,
+    };
+    match class(base) {
+        InstClass::Other => match base.strip_prefix('U') {
+            Some(vector) => class(vector),
+            None => InstClass::Other,
+        },
+        c => c,
     }
 }
 
@@ -159,14 +273,17 @@ static INST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@(!?U?P(?:T|\d+))\s+)?([A-Z0-9_.]+)\s*(.*?)\s*;")
         .unwrap()
 });
-static SOURCE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"^\s*//## File "([^"]*)", line (\d+)"#).unwrap());
+static SOURCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^\s*//## File "([^"]*)", line (\d+)( inlined at "[^"]*", line \d+)?"#).unwrap()
+});
 
 /// Splits `nvdisasm -c` output at each `.text.<kernel>:` and reads its instructions, labels
-/// and (with `-g`) source lines. Drops the padding after the last `EXIT`: the `BRA` to
-/// itself and the `NOP`s, so counts are of instructions that can run.
+/// and (with `-g` or `-gi`) source lines. Drops the padding after the last `EXIT`: the `BRA`
+/// to itself and the `NOP`s, so counts are of instructions that can run.
 pub fn parse_disassembly(text: &str) -> Vec<Function> {
     let mut functions: Vec<Function> = Vec::new();
+    // Frames of an inline chain read so far (innermost first), until its outermost frame.
+    let mut chain: Vec<Frame> = Vec::new();
     for raw in text.lines() {
         let line = raw.trim();
         if let Some(name) = line
@@ -176,12 +293,28 @@ pub fn parse_disassembly(text: &str) -> Vec<Function> {
             functions.push(Function {
                 name: name.to_string(),
                 lines: Vec::new(),
+                live: BTreeMap::new(),
             });
+            chain.clear();
             continue;
         }
         let Some(f) = functions.last_mut() else {
             continue;
         };
+        if let Some(c) = SOURCE.captures(raw) {
+            chain.push(Frame {
+                file: c[1].to_string(),
+                line: c[2].parse().unwrap_or(0),
+            });
+            if c.get(3).is_none() {
+                f.lines.push(Line::Source(std::mem::take(&mut chain)));
+            }
+            continue;
+        }
+        if !chain.is_empty() {
+            // A chain cut short: keep what it has.
+            f.lines.push(Line::Source(std::mem::take(&mut chain)));
+        }
         if let Some(c) = INST.captures(raw) {
             f.lines.push(Line::Inst {
                 addr: u32::from_str_radix(&c[1], 16).unwrap_or(0),
@@ -190,11 +323,6 @@ pub fn parse_disassembly(text: &str) -> Vec<Function> {
                     opcode: c[3].to_string(),
                     operands: c[4].to_string(),
                 },
-            });
-        } else if let Some(c) = SOURCE.captures(raw) {
-            f.lines.push(Line::Source {
-                file: c[1].to_string(),
-                line: c[2].parse().unwrap_or(0),
             });
         } else if let Some(label) = line.strip_suffix(':').filter(|l| l.starts_with(".L")) {
             f.lines.push(Line::Label(label.to_string()));
@@ -210,7 +338,7 @@ fn trim_padding(lines: &mut Vec<Line>) {
     while let Some(last) = lines.last() {
         match last {
             Line::Inst { inst, .. } if inst.opcode == "NOP" => {}
-            Line::Label(_) | Line::Source { .. } => {}
+            Line::Label(_) | Line::Source(_) => {}
             _ => break,
         }
         lines.pop();
@@ -291,10 +419,10 @@ k:
         assert_eq!(fs.len(), 1);
         let f = &fs[0];
         assert_eq!(f.name, "k");
-        assert!(f.lines.contains(&Line::Source {
+        assert!(f.lines.contains(&Line::Source(vec![Frame {
             file: "/work/main/gpu-kernels/src/reduce.rs".into(),
             line: 116
-        }));
+        }])));
         let c = f.counts();
         assert_eq!(c.total, 10);
         assert_eq!(c.shared_ld, 1);
@@ -305,6 +433,84 @@ k:
         );
         assert_eq!(c.predicated, 3);
         assert_eq!((c.loops.count, c.loops.with_sync), (1, 1));
+    }
+
+    /// `nvdisasm -c -gi`: a barrier inlined through the device layer from `core::arch`.
+    const INLINED: &str = r#"
+.text.k:
+        /*0140*/                   STS [R9], R0 ;
+	//## File "/rust/library/core/src/../../stdarch/crates/core_arch/src/nvptx/mod.rs", line 57 inlined at "/lab/gpu-kernels/src/device/llvm.rs", line 49
+	//## File "/lab/gpu-kernels/src/device/llvm.rs", line 49 inlined at "/lab/gpu-kernels/src/reduce.rs", line 86
+	//## File "/lab/gpu-kernels/src/reduce.rs", line 86
+        /*0150*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*0160*/                   EXIT ;
+"#;
+
+    #[test]
+    fn reads_inline_chains_innermost_first() {
+        let f = &parse_disassembly(INLINED)[0];
+        let chains: Vec<&Vec<Frame>> = f
+            .lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::Source(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(chains.len(), 1, "{:?}", f.lines);
+        let lines: Vec<(&str, u32)> = chains[0]
+            .iter()
+            .map(|fr| (fr.file.rsplit('/').next().unwrap(), fr.line))
+            .collect();
+        assert_eq!(lines, [("mod.rs", 57), ("llvm.rs", 49), ("reduce.rs", 86)]);
+        // The chain sits right before the instruction it describes.
+        assert!(matches!(&f.lines[2], Line::Inst { addr: 0x150, .. }));
+    }
+
+    /// `nvdisasm -c --life-range-mode count`, abridged from reduce_v6_f32 [llvm].
+    const LIFE: &str = "
+                                                                                                  // | GPR   | PRED   | UGPR   | UPRED   |
+.text.reduce_v6_f32:                                                                              // |       |        |        |         |
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                                         // |   2   |        |        |         |
+        /*0040*/                   ULDC.64 UR6, c[0x0][0x208] ;                                   // |   6   |   1    |   2    |         |
+.L_x_47:                                                                                          // |  11   |        |   2    |         |
+        /*03f0*/                   LDG.E.128 R4, desc[UR6][R4.64+-0x8] ;                          // |  14   |        |   2    |    1    |
+        /*0400*/                   IMAD.MOV.U32 R14, RZ, RZ, R0 ;                                 // |  15   |        |   2    |         |
+        /*0410*/                   EXIT ;                                                         // |   1   |        |        |         |
+.text.bump:                                                                                       // |       |        |        |         |
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                                         // |   3   |        |        |         |
+";
+
+    #[test]
+    fn reads_life_ranges_and_the_peak() {
+        let r = parse_life_ranges(LIFE);
+        let v6 = &r["reduce_v6_f32"];
+        assert_eq!(v6.len(), 5, "labels carry no address: {v6:?}");
+        assert_eq!(
+            v6[&0x40],
+            Live {
+                gpr: 6,
+                pred: 1,
+                ugpr: 2,
+                upred: 0
+            }
+        );
+        assert_eq!(r["bump"][&0].gpr, 3);
+        let f = Function {
+            name: "reduce_v6_f32".into(),
+            lines: Vec::new(),
+            live: v6.clone(),
+        };
+        assert_eq!(
+            f.peak(),
+            Peak {
+                gpr: 15,
+                addr: 0x400,
+                pred: 1,
+                ugpr: 2,
+                upred: 1
+            }
+        );
     }
 
     #[test]
@@ -360,5 +566,24 @@ ptxas info    : Used 8 registers, used 0 barriers
         assert_eq!(classify("STL.64"), InstClass::Local { load: false });
         assert_eq!(classify("LD.E"), InstClass::Generic { load: true });
         assert_eq!(classify("ATOMS.ADD"), InstClass::Atomic);
+        for (op, class) in [
+            ("IMAD.MOV.U32", InstClass::Move),
+            ("IMAD.WIDE.U32", InstClass::Int),
+            ("UIADD3", InstClass::Int),
+            ("ULDC.64", InstClass::Constant),
+            ("S2R", InstClass::Constant),
+            ("UMOV", InstClass::Move),
+            ("FADD.FTZ", InstClass::Float),
+            ("I2F.U32", InstClass::Convert),
+            ("PLOP3.LUT", InstClass::Predicate),
+            ("BSSY", InstClass::Control),
+            ("EXIT", InstClass::Control),
+            ("VOTE.ANY", InstClass::Warp),
+            ("MEMBAR.SC.GPU", InstClass::Fence),
+            ("BRA.DIV", InstClass::Branch),
+            ("LDGSTS.E", InstClass::Other),
+        ] {
+            assert_eq!(classify(op), class, "{op}");
+        }
     }
 }

@@ -1,8 +1,9 @@
 //! `cargo xtask asm`: what the Rust source became. Prints a kernel's PTX (default) or its
 //! SASS for sm_90 (`--sass`: `ptxas -arch=sm_90 -lineinfo`, then `nvdisasm`), optionally with
-//! the Rust lines interleaved (`--source`); counts instructions by class per kernel and
-//! backend (`--stats`); compares two kernels, or one kernel across the two compilers
-//! (`--diff`); and runs the checks that keep the chapter's claims true (`--check`).
+//! the source lines interleaved (`--source`: Rust, or the `.cu` lines for nvcc) or the
+//! registers live at each instruction (`--live`); counts instructions by class per kernel and
+//! backend (`--stats`); compares two kernels, or one kernel across the compilers (`--diff`);
+//! and runs the checks that keep the chapter's claims true (`--check`).
 //!
 //! Needs no GPU: only the PTX from `cargo xtask ptx` and the CUDA 13 tools that
 //! `scripts/setup.sh` puts in `.tools/cuda13/bin`.
@@ -26,11 +27,18 @@ pub struct Args {
     /// Print SASS for sm_90 instead of PTX (also what --diff compares)
     #[arg(long)]
     sass: bool,
-    /// Interleave the Rust source lines the PTX's line info points to
+    /// Interleave the source lines the PTX's line info points to (Rust; the .cu lines for
+    /// nvcc): code inlined from core, core::arch and the device layer is charged to the kernel
+    /// line that called it, with the inner lines beneath. A backend without line info is
+    /// listed without them, and a note says why
     #[arg(long)]
     source: bool,
-    /// Instruction counts by class, registers, stack, spills and unrolling, one row per
-    /// kernel and backend (with --diff: only the counts)
+    /// SASS with the registers live at each instruction (nvdisasm's life ranges), then the
+    /// kernel's peak and its instruction mix
+    #[arg(long, conflicts_with_all = ["check", "stats", "diff"])]
+    live: bool,
+    /// Instruction counts by class (the mix), registers (allocated and peak live), stack,
+    /// spills and unrolling, one row per kernel and backend (with --diff: only the counts)
     #[arg(long, conflicts_with = "check")]
     stats: bool,
     /// Compare two kernels (A B), or one kernel across two backends (A --backend llvm,nvvm):
@@ -64,6 +72,7 @@ pub fn run(args: &Args) -> Result<()> {
     let view = View {
         sass: args.sass,
         source: args.source,
+        live: args.live,
         stats: args.stats,
         format: args.format,
     };

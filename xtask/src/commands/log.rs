@@ -57,6 +57,8 @@ pub fn run(args: &Args) -> Result<()> {
                     "hypothesis",
                     "result",
                     "metrics",
+                    "prediction",
+                    "outcome",
                 ]);
             for e in &rows {
                 t.add_row([
@@ -67,6 +69,8 @@ pub fn run(args: &Args) -> Result<()> {
                     &e.hypothesis,
                     &e.result,
                     &e.metrics,
+                    &e.prediction,
+                    &e.outcome,
                 ]);
             }
             println!("{t}");

@@ -1,8 +1,10 @@
 //! One module per subcommand, named like the chapter's make targets.
 pub mod asm;
 pub mod bench;
+pub mod compare;
 pub mod dist;
 pub mod log;
+pub mod model_check;
 pub mod ncu;
 pub mod nsys;
 pub mod plot;

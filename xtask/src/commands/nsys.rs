@@ -1,5 +1,6 @@
-//! `cargo xtask nsys`: Nsight Systems timelines of the launch-gap demo and of the bench, and
-//! the three tables the chapter reads (see [`crate::profiler::nsys`]).
+//! `cargo xtask nsys`: Nsight Systems timelines of the launch-gap demo and of the bench, the
+//! three tables the chapter reads, and per NVTX range whether the time is dispatch-, host- or
+//! kernel-bound (see [`crate::profiler::nsys`]).
 
 use crate::profiler::ncu::emit;
 use crate::profiler::nsys;
@@ -45,7 +46,8 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     lab: Option<PathBuf>,
     /// Re-read stats CSVs captured earlier: PREFIX as in PREFIX_nvtx_sum.csv (e.g.
-    /// results/profile/nsys-launch-gap); nothing is written unless --output is given
+    /// results/profile/nsys-launch-gap; PREFIX_<report>.csv.gz is read too); the verdicts
+    /// need the three traces beside the tables; nothing is written unless --output is given
     #[arg(long = "from", value_name = "PREFIX", num_args = 1..)]
     from: Vec<PathBuf>,
 }

@@ -6,7 +6,7 @@
 use crate::plot::results::{self, Measured};
 use anyhow::{Result, bail};
 use catalog::Family;
-use catalog::records::{Report, Row};
+use catalog::records::{Cache, Report, Row};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -20,10 +20,21 @@ pub struct Args {
     /// Element type
     #[arg(long, default_value = "f32")]
     dtype: String,
+    /// The rows of this cache, from a file measured hot and cold (`--cache both`)
+    #[arg(long, value_enum)]
+    cache: Option<Cache>,
 }
 
 pub fn run(args: &Args) -> Result<()> {
     let r = results::read(&args.results)?;
+    let r = match (args.cache, r.caches().as_slice()) {
+        (Some(c), _) => r.only(c),
+        (None, [_]) => r,
+        (None, _) => bail!(
+            "{} holds hot and cold rows: pick one with --cache hot or --cache cold",
+            args.results.display()
+        ),
+    };
     print!("{}", table(&r, &args.size, &args.dtype)?);
     Ok(())
 }

@@ -17,7 +17,7 @@ pub mod roofline;
 pub mod sweep;
 
 use anyhow::{Context, Result, bail};
-use catalog::records::Report;
+use catalog::records::{Cache, Report};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -58,17 +58,33 @@ pub fn plot_file(results: &Path, out: &Path) -> Result<Vec<Chart>> {
 }
 
 /// Draws every chart the results support and writes them into `out`; returns what was
-/// written. A chart a file has no rows for is left out (a default run has no sweep).
+/// written. A chart a file has no rows for is left out (a default run has no sweep). A file
+/// measured hot and cold gets the bars and the roofline once per cache (the cold ones named
+/// `…-cold.svg`) and one sweep with both.
 pub fn render_all(r: &Report, out: &Path) -> Result<Vec<Chart>> {
     let mut drawn = Vec::new();
-    for b in bars::reductions(r).into_iter().chain(bars::transposes(r)) {
-        drawn.push(bars::draw(&b)?);
+    let caches = r.caches();
+    for &cache in &caches {
+        let part = r.only(cache);
+        let mut one = Vec::new();
+        for b in bars::reductions(&part)
+            .into_iter()
+            .chain(bars::transposes(&part))
+        {
+            one.push(bars::draw(&b)?);
+        }
+        if let Some(f) = roofline::roofline(&part) {
+            one.push(roofline::draw(&f)?);
+        }
+        if caches.len() > 1 && cache == Cache::Cold {
+            for d in &mut one {
+                d.name = cold_name(&d.name);
+            }
+        }
+        drawn.extend(one);
     }
     for s in sweep::sweeps(r) {
         drawn.push(sweep::draw(&s)?);
-    }
-    if let Some(f) = roofline::roofline(r) {
-        drawn.push(roofline::draw(&f)?);
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let mut charts = Vec::new();
@@ -82,6 +98,14 @@ pub fn render_all(r: &Report, out: &Path) -> Result<Vec<Chart>> {
         });
     }
     Ok(charts)
+}
+
+/// `bars.svg` → `bars-cold.svg`: a cold chart beside its hot twin.
+fn cold_name(name: &str) -> String {
+    match name.strip_suffix(".svg") {
+        Some(stem) => format!("{stem}-cold.svg"),
+        None => format!("{name}-cold"),
+    }
 }
 
 /// Draws a chart's legend the way every chart here does: a light box with a grey border.

@@ -90,7 +90,7 @@ pub trait Rows {
     fn best_gbps(&self, section: Family, kernel: &str, size: &str) -> Option<f64>;
     /// The measured FP32 peak (the best `fma_peak` row), GFLOP/s.
     fn fma_peak(&self) -> Option<f64>;
-    /// `NVIDIA H200, commit 0123abcd, 2026-11-29T12:00:00Z`: the charts' subtitle.
+    /// `NVIDIA H200, commit 0123abcd, 2026-11-29T12:00:00Z, hot L2`: the charts' subtitle.
     fn provenance(&self) -> String;
 }
 
@@ -121,7 +121,13 @@ impl Rows for Report {
 
     fn provenance(&self) -> String {
         let commit = self.commit.get(..12).unwrap_or(&self.commit);
-        format!("{}, commit {commit}, {}", self.device.name, self.date)
+        let caches: Vec<&str> = self.caches().iter().map(|c| c.name()).collect();
+        format!(
+            "{}, commit {commit}, {}, {} L2",
+            self.device.name,
+            self.date,
+            caches.join(" and ")
+        )
     }
 }
 

@@ -7,9 +7,14 @@
 //! so the best it can do is the bandwidth roof at 0.25 FLOP/B. Only f32 rows are points (i32
 //! adds are not FLOPs); the transposes do no arithmetic (0 FLOP/B) and are left out. The
 //! points are the reductions at 2^28 (or the largest size in the file).
+//!
+//! In a file with the model's predictions (`catalog::model`), each roof that binds some of the
+//! points other than the read stream (the same-address atomic chain, the result word's slice)
+//! is drawn as a short bar at the GFLOP/s it allows there, with the kernels it binds: the
+//! lower roofs that explain why those points sit under the bandwidth roof.
 
 use super::results::{Measured, Rows};
-use super::{COMPUTE_ROOF, Chart, Drawn, FONT, READ_CEILING, frame, kernel_color};
+use super::{COMPUTE_ROOF, COPY_CEILING, Chart, Drawn, FONT, READ_CEILING, frame, kernel_color};
 use anyhow::Result;
 use catalog::Family;
 use catalog::records::{Report, Row};
@@ -28,6 +33,18 @@ pub struct Roofline {
     /// Compute roof: the best `fma_peak`, GFLOP/s (None in a file without one).
     pub compute: Option<f64>,
     pub points: Vec<Point>,
+    /// The model's roofs below the bandwidth roof at the points' intensity, one per roof.
+    pub bounds: Vec<Bound>,
+}
+
+/// One of the model's roofs at the points' intensity: the GFLOP/s its predicted time allows
+/// (the points' FLOPs over their predicted time), and the kernels it binds.
+#[derive(Debug, Clone)]
+pub struct Bound {
+    /// `atomic`, `read+red`: the row's `bound`.
+    pub roof: String,
+    pub gflops: f64,
+    pub kernels: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -84,6 +101,7 @@ pub fn roofline(r: &Report) -> Option<Roofline> {
             })
         })
         .collect();
+    let bounds = bounds(&rows);
     let compute = r.fma_peak();
     let mut caption = format!(
         "points: f32 reductions at n = {size}, n - 1 adds on 4n bytes = 0.25 FLOP/B (i32 adds are not FLOPs); transposes do 0 FLOP and are not shown"
@@ -101,7 +119,39 @@ pub fn roofline(r: &Report) -> Option<Roofline> {
         ),
         compute,
         points,
+        bounds,
     })
+}
+
+/// The model's roofs among `rows` other than the read stream (which the chart already draws):
+/// for each, the highest GFLOP/s its predictions allow and the kernels it binds, lowest first.
+fn bounds(rows: &[&Row]) -> Vec<Bound> {
+    let mut out: Vec<Bound> = Vec::new();
+    for x in rows {
+        let (Some(roof), Some(us), Some(flops)) = (&x.bound, x.predicted_us, x.reduction_flops())
+        else {
+            continue;
+        };
+        if roof == catalog::model::Roof::Read.name() {
+            continue;
+        }
+        let gflops = flops as f64 / (us * 1e-6) / 1e9;
+        match out.iter_mut().find(|b| &b.roof == roof) {
+            Some(b) => {
+                b.gflops = b.gflops.max(gflops);
+                if !b.kernels.contains(&x.kernel) {
+                    b.kernels.push(x.kernel.clone());
+                }
+            }
+            None => out.push(Bound {
+                roof: roof.clone(),
+                gflops,
+                kernels: vec![x.kernel.clone()],
+            }),
+        }
+    }
+    out.sort_by(|a, b| a.gflops.total_cmp(&b.gflops));
+    out
 }
 
 /// Draws the roofs (solid), the ridge point, and one point per kernel and backend (colour:
@@ -117,7 +167,12 @@ pub fn draw(f: &Roofline) -> Result<Drawn> {
         let x0 = 2f64.powi(left.log2().floor() as i32 - 2);
         let x1 = 2f64.powi((ridge.unwrap_or(16.0).max(left).log2().ceil() as i32 + 3).max(6));
         let peak = f.compute.unwrap_or(bw * x1);
-        let low = f.points.iter().map(|p| p.gflops).fold(bw * x0, f64::min);
+        let low = f
+            .points
+            .iter()
+            .map(|p| p.gflops)
+            .chain(f.bounds.iter().map(|b| b.gflops))
+            .fold(bw * x0, f64::min);
         let (y0, y1) = (
             2f64.powi(low.log2().floor() as i32 - 1),
             2f64.powi(peak.log2().ceil() as i32 + 1),
@@ -184,6 +239,26 @@ pub fn draw(f: &Roofline) -> Result<Drawn> {
             (at * 1.2, bound * 0.8),
             (FONT, 13).into_font().color(&READ_CEILING),
         )])?;
+        // The model's lower roofs at the same intensity: a bar each, dashed like a bound.
+        for b in &f.bounds {
+            let c = COPY_CEILING;
+            let label = format!(
+                "model bound {}: {:.0} GFLOP/s ({})",
+                b.roof,
+                b.gflops,
+                b.kernels.join(", ")
+            );
+            chart
+                .draw_series(DashedLineSeries::new(
+                    [(at / 2.0, b.gflops), (at * 2.0, b.gflops)],
+                    6,
+                    4,
+                    c.stroke_width(2),
+                ))?
+                .label(label.clone())
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], c.stroke_width(2)));
+            series.push(label);
+        }
         let kernels: Vec<String> = f.points.iter().map(|p| p.kernel.clone()).collect();
         for p in &f.points {
             let color = kernel_color(&p.kernel, &kernels);
@@ -313,6 +388,42 @@ mod tests {
         assert!((v6.gflops - 1000.0).abs() < 0.01, "{}", v6.gflops);
         let svg = draw(&f).unwrap().svg;
         assert!(svg.contains("bandwidth roof") && !svg.contains("compute roof:"));
+    }
+
+    /// With the model's predictions in the file, the atomic-bound points get their roof as a
+    /// bar below the bandwidth roof; the read-bound ones do not (the roof line is theirs).
+    #[test]
+    fn the_models_lower_roofs_are_drawn_where_they_bind() {
+        let mut r = synthetic();
+        for x in r
+            .rows
+            .iter_mut()
+            .filter(|x| x.size == "2^28" && x.dtype == "f32")
+        {
+            let (roof, us) = match x.kernel.as_str() {
+                "reduce_v1" => ("atomic", 2000.0),
+                "reduce_v6" => ("read", 240.0),
+                _ => continue,
+            };
+            x.bound = Some(roof.into());
+            x.predicted_us = Some(us);
+        }
+        let f = roofline(&r).unwrap();
+        assert_eq!(f.bounds.len(), 1, "{:?}", f.bounds);
+        let b = &f.bounds[0];
+        assert_eq!(
+            (b.roof.as_str(), b.kernels.clone()),
+            ("atomic", vec!["reduce_v1".to_string()])
+        );
+        let want = ((1u64 << 28) - 1) as f64 / 2000e-6 / 1e9;
+        assert!((b.gflops - want).abs() < 1e-6, "{}", b.gflops);
+        let svg = draw(&f).unwrap().svg;
+        assert!(
+            svg.contains("model bound atomic: 134 GFLOP/s (reduce_v1)"),
+            "no bar"
+        );
+        // A file without predictions draws none.
+        assert!(roofline(&synthetic()).unwrap().bounds.is_empty());
     }
 
     #[test]

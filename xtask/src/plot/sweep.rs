@@ -5,12 +5,16 @@
 //!
 //! Left of the L2 line the input can stay in L2 between launches, and at the smallest sizes
 //! one launch's fixed cost dominates; right of it every version reads DRAM.
+//!
+//! A file measured hot and cold (`lab bench --cache both`) gets both curves of every kernel
+//! and of the read stream: hot solid, cold dashed (the nvvm backend then told apart by hollow
+//! markers). Left of the L2 line they part: the cold rows read DRAM there too.
 
 use super::results::{Measured, Rows};
 use super::{Chart, Drawn, FONT, READ_CEILING, Ticks, frame, kernel_color};
 use anyhow::Result;
 use catalog::Family;
-use catalog::records::{Report, Row};
+use catalog::records::{Cache, Report, Row};
 use plotters::prelude::*;
 
 /// Fewest sizes that make a sweep chart.
@@ -33,8 +37,10 @@ pub struct Sweep {
 pub struct Line {
     pub name: String,
     pub color: RGBColor,
-    /// Drawn dashed (the nvvm backend, the ceiling).
+    /// Drawn dashed: the nvvm backend and the ceiling, or in a hot-and-cold file the cold rows.
     pub dashed: bool,
+    /// Hollow markers: the nvvm backend, in a hot-and-cold file.
+    pub hollow: bool,
     pub points: Vec<(f64, f64)>,
 }
 
@@ -63,50 +69,82 @@ pub fn sweeps(r: &Report) -> Vec<Sweep> {
     };
     let l2 = (r.device.l2_bytes > 0)
         .then(|| ((r.device.l2_bytes as f64 / 4.0).log2(), r.device.l2_bytes));
+    let caches = r.caches();
+    let both = caches.len() > 1;
     dtypes
         .into_iter()
         .map(|dtype| {
             let mut lines: Vec<Line> = Vec::new();
-            for x in reduce.iter().filter(|x| x.dtype == dtype) {
-                let Some(g) = x.ok_gbps() else { continue };
-                let name = x.series_name();
-                let point = ((x.n as f64).log2(), g);
-                match lines.iter_mut().find(|l| l.name == name) {
-                    Some(l) => l.points.push(point),
-                    None => lines.push(Line {
-                        color: kernel_color(&x.kernel, &kernels),
-                        dashed: x.backend == "nvvm",
-                        name,
-                        points: vec![point],
-                    }),
+            for &cache in &caches {
+                // In a hot-and-cold file each line names its cache; otherwise the subtitle does.
+                let named = |name: String| {
+                    if both {
+                        format!("{name}, {}", cache.label())
+                    } else {
+                        name
+                    }
+                };
+                // (dashed, hollow) of a kernel's line.
+                let style = |nvvm: bool| {
+                    if both {
+                        (cache == Cache::Cold, nvvm)
+                    } else {
+                        (nvvm, false)
+                    }
+                };
+                for x in reduce.iter().filter(|x| x.dtype == dtype && x.cache == cache) {
+                    let Some(g) = x.ok_gbps() else { continue };
+                    let name = named(x.series_name());
+                    let point = ((x.n as f64).log2(), g);
+                    match lines.iter_mut().find(|l| l.name == name) {
+                        Some(l) => l.points.push(point),
+                        None => {
+                            let (dashed, hollow) = style(x.backend == "nvvm");
+                            lines.push(Line {
+                                color: kernel_color(&x.kernel, &kernels),
+                                dashed,
+                                hollow,
+                                name,
+                                points: vec![point],
+                            })
+                        }
+                    }
                 }
-            }
-            // The read stream: the best backend at each size.
-            let mut read: Vec<(f64, f64)> = r
-                .reduce_sizes()
-                .into_iter()
-                .filter_map(|n| {
-                    let size = r.rows.iter().find(|x| x.n == n && x.kernel == "read_stream")?.size.clone();
-                    Some(((n as f64).log2(), r.best_gbps(Family::Ceiling, "read_stream", &size)?))
-                })
-                .collect();
-            read.sort_by(|a, b| a.0.total_cmp(&b.0));
-            if !read.is_empty() {
-                lines.push(Line {
-                    name: "read stream (ceiling)".into(),
-                    color: READ_CEILING,
-                    dashed: true,
-                    points: read,
-                });
+                // The read stream: the best backend at each size.
+                let part = r.only(cache);
+                let mut read: Vec<(f64, f64)> = part
+                    .reduce_sizes()
+                    .into_iter()
+                    .filter_map(|n| {
+                        let size = part.rows.iter().find(|x| x.n == n && x.kernel == "read_stream")?.size.clone();
+                        Some(((n as f64).log2(), part.best_gbps(Family::Ceiling, "read_stream", &size)?))
+                    })
+                    .collect();
+                read.sort_by(|a, b| a.0.total_cmp(&b.0));
+                if !read.is_empty() {
+                    lines.push(Line {
+                        name: named("read stream (ceiling)".into()),
+                        color: READ_CEILING,
+                        // Alone, the ceiling is dashed; beside its cold twin, the hot one is solid.
+                        dashed: !both || cache == Cache::Cold,
+                        hollow: false,
+                        points: read,
+                    });
+                }
             }
             for l in &mut lines {
                 l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
             }
+            let caption = if both {
+                "GB/s = bytes read / median time; solid: hot L2, dashed: cold L2 (flushed before every launch); hollow markers: nvvm; left of the L2 line a hot input stays in the L2"
+            } else {
+                "GB/s = bytes read / median time; solid: llvm, dashed: nvvm; left of the L2 line the input fits in L2, at the left edge one launch's fixed cost dominates"
+            };
             Sweep {
                 name: format!("sweep-{dtype}.svg"),
                 title: format!("Reductions ({dtype}): bandwidth against n"),
                 subtitle: r.provenance(),
-                caption: "GB/s = bytes read / median time; solid: llvm, dashed: nvvm; left of the L2 line the input fits in L2, at the left edge one launch's fixed cost dominates".into(),
+                caption: caption.into(),
                 lines,
                 l2,
             }
@@ -197,7 +235,17 @@ pub fn draw(s: &Sweep) -> Result<Drawn> {
                     + PathElement::new([(0, 0), (8 - gap, 0)], color.stroke_width(width))
                     + PathElement::new([(8 + gap, 0), (16, 0)], color.stroke_width(width))
             });
-            chart.draw_series(l.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+            if l.hollow {
+                // White inside, so the line does not fill it in; the legend's name says nvvm.
+                chart.draw_series(l.points.iter().map(|&p| Circle::new(p, 4, WHITE.filled())))?;
+                chart.draw_series(
+                    l.points
+                        .iter()
+                        .map(|&p| Circle::new(p, 4, color.stroke_width(2))),
+                )?;
+            } else {
+                chart.draw_series(l.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+            }
         }
         super::legend(&mut chart, SeriesLabelPosition::LowerRight, 12)?;
         f.root.present()?;
@@ -254,6 +302,41 @@ mod tests {
         // n · 4 bytes = 60 MiB at n = 15 · 2^20 = 2^23.9.
         assert!((k - 20.0 - 15f64.log2()).abs() < 1e-12, "{k}");
         assert!(f.lines[1].dashed && !f.lines[0].dashed);
+        assert!(f.lines.iter().all(|l| !l.hollow));
+        assert!(f.subtitle.ends_with(", hot L2"), "{}", f.subtitle);
+    }
+
+    #[test]
+    fn a_hot_and_cold_file_draws_both_curves_cold_dashed() {
+        let s = &sweeps(&crate::plot::tests::synthetic_both())[0];
+        let line = |name: &str| {
+            s.lines
+                .iter()
+                .find(|l| l.name == name)
+                .unwrap_or_else(|| panic!("no line {name}"))
+        };
+        let (hot, cold) = (
+            line("reduce_v6 [llvm], hot L2"),
+            line("reduce_v6 [llvm], cold L2"),
+        );
+        assert!(!hot.dashed && cold.dashed && !hot.hollow && !cold.hollow);
+        assert_eq!(hot.color, cold.color);
+        // The backends are told apart by the markers now.
+        let nvvm = line("reduce_v6 [nvvm], cold L2");
+        assert!(nvvm.dashed && nvvm.hollow);
+        // They part where the input fits in the L2 (2^20) and meet beyond it.
+        assert_eq!(cold.points[0].1 * 2.0, hot.points[0].1);
+        assert_eq!(&cold.points[1..], &hot.points[1..]);
+        let (rh, rc) = (
+            line("read stream (ceiling), hot L2"),
+            line("read stream (ceiling), cold L2"),
+        );
+        assert!(!rh.dashed && rc.dashed);
+        assert_eq!(rc.points[0].1 * 2.0, rh.points[0].1);
+        // 3 kernels × 2 backends + CUB + the read stream, each hot and cold.
+        assert_eq!(s.lines.len(), 2 * (3 * 2 + 1 + 1));
+        assert!(s.caption.contains("dashed: cold L2"), "{}", s.caption);
+        assert!(s.subtitle.ends_with("hot and cold L2"), "{}", s.subtitle);
     }
 
     #[test]

@@ -142,6 +142,29 @@ pub fn synthetic() -> Report {
     results::parse(&doc.to_string()).unwrap()
 }
 
+/// [`synthetic`] measured hot and cold (`--cache both`): every row again with the L2 flushed,
+/// at half the bandwidth where the input fits in the L2 (n ≤ 2^23, here 2^20) and the same
+/// beyond it.
+pub fn synthetic_both() -> Report {
+    let mut r = synthetic();
+    r.config.cache = catalog::records::CacheMode::Both;
+    r.config.l2_flush_bytes = Some(120 << 20);
+    let cold: Vec<_> = r
+        .rows
+        .iter()
+        .map(|x| {
+            let mut c = x.clone().with_cache(Cache::Cold);
+            if x.n <= 1 << 23 && x.gbps.is_some() {
+                c.gbps = x.gbps.map(|g| g / 2.0);
+                c.median_us = x.median_us.map(|t| t * 2.0);
+            }
+            c
+        })
+        .collect();
+    r.rows.extend(cold);
+    r
+}
+
 #[test]
 fn every_chart_is_written_whole_with_its_series_named() {
     let r = synthetic();
@@ -225,4 +248,48 @@ fn colours_and_sizes() {
     let ks = vec!["reduce_v1".to_string(), "reduce_v6".to_string()];
     assert_eq!(kernel_color("reduce_v6", &ks), TAB10[1]);
     assert_eq!(kernel_color("cub_reduce_sum", &ks), BLACK);
+}
+
+#[test]
+fn a_hot_and_cold_file_gets_each_cache_s_bars_and_one_sweep_with_both() {
+    let r = synthetic_both();
+    let dir = std::env::temp_dir().join(format!("xtask-plot-both-{}", std::process::id()));
+    let charts = render_all(&r, &dir).unwrap();
+    let names: Vec<String> = charts
+        .iter()
+        .map(|c| c.file.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for want in [
+        "bandwidth-reduce-2pow20.svg",
+        "bandwidth-reduce-2pow20-cold.svg",
+        "bandwidth-transpose-cold.svg",
+        "roofline.svg",
+        "roofline-cold.svg",
+        "sweep-f32.svg",
+    ] {
+        assert!(
+            names.iter().any(|n| n == want),
+            "{want} missing from {names:?}"
+        );
+    }
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("sweep") && n.contains("cold")),
+        "{names:?}"
+    );
+    let svg = |n: &str| std::fs::read_to_string(dir.join(n)).unwrap();
+    // Each chart says its cache; the cold bars show the cold rows only.
+    assert!(svg("bandwidth-reduce-2pow20.svg").contains("2026-11-29T12:00:00Z, hot L2"));
+    assert!(svg("bandwidth-reduce-2pow20-cold.svg").contains("2026-11-29T12:00:00Z, cold L2"));
+    let sweep = svg("sweep-f32.svg");
+    assert!(sweep.contains("hot and cold L2"), "the subtitle names both");
+    for s in [
+        "reduce_v6 [llvm], hot L2",
+        "reduce_v6 [llvm], cold L2",
+        "read stream (ceiling), cold L2",
+    ] {
+        assert!(sweep.contains(s), "{s} missing from the sweep");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

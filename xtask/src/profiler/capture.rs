@@ -10,8 +10,11 @@
 //!    so rows map to launches by name.
 //! 3. The report is exported as `<name>.ncu-rep`, imported as `<name>.raw.csv`
 //!    (`--page raw --csv --print-units base`), with `lab run`'s manifest as
-//!    `<name>.launches.json` and ncu's console output as `<name>.ncu.log`. Every file is
-//!    written under a temporary name and renamed into place.
+//!    `<name>.launches.json` and ncu's console output as `<name>.ncu.log`. With
+//!    [`Settings::source`], ncu also imports the source files into the report
+//!    (`--import-source yes`) and its Source page is exported as `<name>.source-sass.csv`
+//!    (`--print-source sass`) and `<name>.source-cuda-sass.csv` (`cuda,sass`; see
+//!    [`super::source`]). Every file is written under a temporary name and renamed into place.
 
 use super::metrics::{Row, function_name};
 use super::ncu_csv::{self, Profiled};
@@ -58,6 +61,8 @@ pub struct Settings {
     pub collect: Collect,
     /// `--size N --rows R --cols C` for `lab run`.
     pub size_args: Vec<String>,
+    /// Also collect and export the Source page (`profile --source`).
+    pub source: bool,
 }
 
 /// One ncu process: the launches it profiles and the name of its files.
@@ -96,22 +101,24 @@ pub fn plan(lab: &Path, kernels: &str, backend: &str, size_args: &[String]) -> R
     Ok(plan)
 }
 
-/// Splits a plan into ncu processes named `<base>-<backend>` (nvtx) or
-/// `<base>-<kernel>-<backend>` (launch-skip).
+/// The name of the ncu process (and its files) that profiles `kernel` on `backend`:
+/// `<base>-<backend>` (nvtx: one per backend) or `<base>-<kernel>-<backend>` (launch-skip).
+pub fn job_name(base: &str, select: Select, kernel: &str, backend: &str) -> String {
+    match select {
+        Select::Nvtx => format!("{base}-{backend}"),
+        Select::LaunchSkip => format!("{base}-{kernel}-{backend}"),
+    }
+}
+
+/// Splits a plan into ncu processes named by [`job_name`].
 pub fn jobs(base: &str, plan: &[Planned], select: Select) -> Vec<Job> {
     let mut jobs: Vec<Job> = Vec::new();
     for p in plan {
-        match select {
-            Select::Nvtx => match jobs.iter_mut().find(|j| j.backend == p.backend) {
-                Some(j) => j.launches.push(p.clone()),
-                None => jobs.push(Job {
-                    name: format!("{base}-{}", p.backend),
-                    backend: p.backend.clone(),
-                    launches: vec![p.clone()],
-                }),
-            },
-            Select::LaunchSkip => jobs.push(Job {
-                name: format!("{base}-{}-{}", p.kernel, p.backend),
+        let name = job_name(base, select, &p.kernel, &p.backend);
+        match jobs.iter_mut().find(|j| j.name == name) {
+            Some(j) => j.launches.push(p.clone()),
+            None => jobs.push(Job {
+                name,
                 backend: p.backend.clone(),
                 launches: vec![p.clone()],
             }),
@@ -133,6 +140,10 @@ pub fn ncu_command(s: &Settings, job: &Job, report: &Path, manifest: &Path) -> C
     }
     if !s.collect.metrics.is_empty() {
         cmd.args(["--metrics", &s.collect.metrics.join(",")]);
+    }
+    if s.source {
+        // The source files go into the report, so its Source page shows the lines as built.
+        cmd.args(["--import-source", "yes"]);
     }
     // CUB launches kernels of its own choosing: only the NVTX range can pick its call.
     match if job.backend == "cub" {
@@ -229,6 +240,15 @@ pub fn run_job(s: &Settings, job: &Job) -> Result<Vec<Row>> {
 
     let csv = import_raw(&s.ncu, &report)?;
     write_atomic(&file("raw.csv"), csv.as_bytes())?;
+    if s.source {
+        for (page, print) in [
+            (super::source::SASS_PAGE, "sass"),
+            (super::source::CUDA_PAGE, "cuda,sass"),
+        ] {
+            let text = import_source(&s.ncu, &report, print)?;
+            write_atomic(&file(page), text.as_bytes())?;
+        }
+    }
     let profiled = ncu_csv::parse_raw(&csv)
         .with_context(|| format!("parsing {}", file("raw.csv").display()))?;
     let launched = read_manifest(&manifest);
@@ -261,6 +281,18 @@ pub fn import_raw(ncu: &Path, report: &Path) -> Result<String> {
             .args(["--page", "raw", "--csv", "--print-units", "base"])
             .args(["--print-kernel-base", "function"]),
     )
+}
+
+/// `ncu --import REPORT --page source --csv --print-source WHAT`: `sass` (every instruction
+/// with its counters) or `cuda,sass` (the instructions per source line).
+pub fn import_source(ncu: &Path, report: &Path, what: &str) -> Result<String> {
+    crate::process::output(Command::new(ncu).arg("--import").arg(report).args([
+        "--page",
+        "source",
+        "--csv",
+        "--print-source",
+        what,
+    ]))
 }
 
 fn read_manifest(path: &Path) -> Option<Vec<Launched>> {
@@ -347,25 +379,75 @@ fn attach(mut row: Row, launched: Option<&[Launched]>) -> Row {
     row
 }
 
-/// Reads captured raw pages back (`--from`): the backend is the file name's last `-` part
-/// (`ncu-table-llvm.raw.csv`), the manifest its sibling `.launches.json`.
+/// The raw pages `--from` names: files as given, a folder as every `*.raw.csv` (or
+/// `*.raw.csv.gz`) in it, by name.
+pub fn raw_pages(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("reading {}", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                let n = p
+                    .file_name()
+                    .map_or(String::new(), |n| n.to_string_lossy().into());
+                n.ends_with(".raw.csv") || n.ends_with(".raw.csv.gz")
+            })
+            .collect();
+        if found.is_empty() {
+            bail!(
+                "{} holds no raw page (*.raw.csv or *.raw.csv.gz)",
+                path.display()
+            );
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+/// A raw page's stem (`dir/profile-reduce_v3-llvm` for `….raw.csv` or `….raw.csv.gz`, which
+/// the files beside it share) and its backend (the stem's last `-` part).
+pub fn stem(path: &Path) -> (PathBuf, String) {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name
+        .strip_suffix(".raw.csv.gz")
+        .or(name.strip_suffix(".raw.csv"))
+        .or(name.strip_suffix(".csv"))
+        .unwrap_or(&name);
+    let backend = stem.rsplit('-').next().unwrap_or("unknown").to_string();
+    (path.with_file_name(stem), backend)
+}
+
+/// A text file, gunzipped when its name ends in `.gz`.
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+            .with_context(|| format!("gunzipping {}", path.display()))?;
+        return Ok(text);
+    }
+    String::from_utf8(bytes).with_context(|| format!("reading {}", path.display()))
+}
+
+/// Reads captured raw pages back (`--from`, see [`raw_pages`]): the backend and the manifest
+/// (`<stem>.launches.json`) from the name, see [`stem`].
 pub fn read_capture(paths: &[PathBuf]) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
-    for path in paths {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    for path in raw_pages(paths)? {
+        let text = read_text(&path)?;
         let profiled =
             ncu_csv::parse_raw(&text).with_context(|| format!("parsing {}", path.display()))?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let stem = name
-            .strip_suffix(".raw.csv")
-            .or(name.strip_suffix(".csv"))
-            .unwrap_or(&name);
-        let backend = stem.rsplit('-').next().unwrap_or("unknown").to_string();
-        let launched = read_manifest(&path.with_file_name(format!("{stem}.launches.json")));
+        let (stem, backend) = stem(&path);
+        let launched = read_manifest(&super::source::file(&stem, "launches.json"));
         for p in profiled {
             rows.push(attach(Row::new(p, &backend), launched.as_deref()));
         }

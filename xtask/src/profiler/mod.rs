@@ -13,6 +13,7 @@
 //! - `ncu_csv`: `ncu --import R --page raw --csv`; `nsys_csv`: `nsys stats --format csv`.
 //! - `metrics`: metric names, metric sets, the tables' derived columns.
 //! - `profile`: `profile`'s full ncu report of each kernel, summarised.
+//! - `source`: `profile --source`: ncu's Source page per kernel line, hottest first.
 //! - `predict`: the chapter's predictions and the comparison with measurements.
 //! - `diagnose`: the rules table (SOL regime, then causes).
 //! - `report`: text / JSON / CSV printers.
@@ -28,5 +29,6 @@ pub mod predict;
 pub mod profile;
 pub mod progress;
 pub mod report;
+pub mod source;
 pub mod tables;
 pub mod tools;

@@ -7,7 +7,7 @@ use super::metrics::Row;
 use super::tools::{self, NCU};
 use crate::util;
 use anyhow::{Result, bail};
-use catalog::{Format, Which};
+use catalog::{Backend, Format, Which};
 use std::path::{Path, PathBuf};
 
 /// ncu's `--clock-control`.
@@ -40,8 +40,10 @@ fn value_name<T: clap::ValueEnum>(v: T) -> String {
 /// Options every ncu subcommand takes.
 #[derive(clap::Args, Clone, Debug)]
 pub struct NcuOptions {
-    /// Which compiler's kernels
-    #[arg(long, value_enum, default_value_t = Which::Both)]
+    /// Which compiler's kernels: llvm, nvvm, nvcc, both (llvm,nvvm), all, or a list such as
+    /// llvm,nvcc (ncu runs for those alone where the subcommand takes a list, as `profile`
+    /// does; else for the smallest set above that holds them)
+    #[arg(long, value_parser = parse_which, default_value = "both")]
     pub backend: Which,
     /// ncu --clock-control
     #[arg(long, value_enum, default_value_t = ClockControl::None)]
@@ -68,10 +70,26 @@ pub struct NcuOptions {
     /// The lab binary [default: `lab` beside this xtask binary]
     #[arg(long, value_name = "PATH")]
     pub lab: Option<PathBuf>,
-    /// Re-read raw CSV pages captured earlier (`<name>-<backend>.raw.csv`) instead of running
-    /// ncu; nothing is written unless --output is given
+    /// Re-read raw CSV pages captured earlier (`<name>-<backend>.raw.csv`, or `.raw.csv.gz`;
+    /// a folder: every raw page in it) instead of running ncu; nothing is written unless
+    /// --output is given
     #[arg(long = "from", value_name = "CSV", num_args = 1..)]
     pub from: Vec<PathBuf>,
+}
+
+/// `--backend`: a name, or a comma-separated list, read as the smallest set that holds it
+/// (`llvm,nvcc` → all); the list itself is [`crate::asm::parse_backends`]'s.
+pub fn parse_which(s: &str) -> Result<Which, String> {
+    let list = crate::asm::parse_backends(s)?;
+    let has = |b: Backend| list.contains(&b);
+    let which = match (has(Backend::Llvm), has(Backend::Nvvm), has(Backend::Nvcc)) {
+        (true, false, false) => Which::Llvm,
+        (false, true, false) => Which::Nvvm,
+        (false, false, true) => Which::Nvcc,
+        (_, _, false) => Which::Both,
+        _ => Which::All,
+    };
+    Ok(which)
 }
 
 impl NcuOptions {
@@ -95,6 +113,20 @@ impl NcuOptions {
         collect: Collect,
         size_args: Vec<String>,
     ) -> Result<(Vec<Row>, String)> {
+        self.collect_with(base, kernels, collect, size_args, false, &[])
+    }
+
+    /// [`NcuOptions::collect`], plus the Source page when `source` (see
+    /// [`capture::Settings::source`]), for `backends` alone when not empty.
+    pub fn collect_with(
+        &self,
+        base: &str,
+        kernels: &str,
+        collect: Collect,
+        size_args: Vec<String>,
+        source: bool,
+        backends: &[Backend],
+    ) -> Result<(Vec<Row>, String)> {
         if !self.from.is_empty() {
             let rows = capture::read_capture(&self.from)?;
             let files: Vec<String> = self.from.iter().map(|p| p.display().to_string()).collect();
@@ -111,7 +143,11 @@ impl NcuOptions {
         let mut size_args = size_args;
         size_args.extend(["--placement".to_string(), placement.to_string()]);
         let lab = util::lab_binary(self.lab.as_deref())?;
-        let plan = capture::plan(&lab, kernels, self.backend.name(), &size_args)?;
+        let mut plan = capture::plan(&lab, kernels, self.backend.name(), &size_args)?;
+        if !backends.is_empty() {
+            plan.launches
+                .retain(|p| p.backend == "cub" || backends.iter().any(|b| b.name() == p.backend));
+        }
         let ncu = NCU.find()?;
         let version = crate::process::output(std::process::Command::new(&ncu).arg("--version"))
             .ok()
@@ -131,6 +167,7 @@ impl NcuOptions {
             out_dir: self.out_dir(),
             collect,
             size_args,
+            source,
         };
         let rows = capture::capture(&settings, base, &plan)?;
         let how = format!(

@@ -1,25 +1,35 @@
 //! Nsight Systems timelines (`cargo xtask nsys`) of the launch-gap demo and of the bench, then
 //! the three tables the chapter reads, printed as text and kept as CSV:
 //! `nvtx_sum` (time per NVTX range), `cuda_api_sum` (calls and CPU time per CUDA API
-//! function), `cuda_gpu_kern_sum` (GPU time per kernel).
+//! function), `cuda_gpu_kern_sum` (GPU time per kernel); and, from three event lists
+//! (`nvtx_pushpop_trace`, `cuda_gpu_trace`, `cuda_api_trace`), where the time goes per NVTX
+//! range: dispatch-, host- or kernel-bound ([`verdict`]).
 //!
 //! Traced: CUDA and NVTX only (`--trace=cuda,nvtx --sample=none --cpuctxsw=none`), graphs
 //! per node (`--cuda-graph-trace=node`) so the kernels inside the launch-gap demo's CUDA graph
 //! appear one by one. nsys neither replays kernels nor locks clocks: these times are the
 //! program's own (with a little tracing overhead per API call).
 
-use super::nsys_csv::{self, REPORTS, StatsTable};
+pub mod verdict;
+
+use super::nsys_csv::{self, GZIPPED, REPORTS, StatsTable, TABLES, TRACES};
 use super::tools;
 use anyhow::{Context, Result, bail};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use verdict::{RangeVerdict, Timeline};
 
-/// One traced program: its name and its three tables.
+/// One traced program: its name, its three tables and its verdicts.
 #[derive(serde::Serialize)]
 pub struct Trace {
     pub name: String,
     pub command: String,
     pub tables: Vec<StatsTable>,
+    /// The whole run, then every NVTX range in order of start.
+    pub verdicts: Vec<RangeVerdict>,
+    /// Why there are no verdicts, when there are none.
+    pub verdict_note: Option<String>,
 }
 
 /// The traces as text, JSON and CSV.
@@ -41,6 +51,14 @@ pub fn render(traces: &[Trace]) -> Result<(String, String, String)> {
                 text += &format!("  {line}\n");
             }
         }
+        text += "\nWhere the time goes, per NVTX range (is the time even inside a kernel?):\n";
+        match &t.verdict_note {
+            Some(note) if t.verdicts.is_empty() => text += &format!("  ({note})\n"),
+            _ => {
+                text += &verdict::render(&t.verdicts);
+                text += &verdict::rules_text();
+            }
+        }
     }
     let json = serde_json::to_string_pretty(traces)?;
     let mut csv = String::new();
@@ -57,13 +75,133 @@ pub fn render(traces: &[Trace]) -> Result<(String, String, String)> {
             }
             csv += &String::from_utf8(w.into_inner()?)?;
         }
+        if !t.verdicts.is_empty() {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            w.write_record([
+                "trace",
+                "report",
+                "range",
+                "level",
+                "start (ns)",
+                "wall (ns)",
+                "GPU busy (ns)",
+                "busy (%)",
+                "GPU ops",
+                "gaps",
+                "median gap (ns)",
+                "max gap (ns)",
+                "dispatch gaps (ns)",
+                "verdict",
+                "diagnosis",
+            ])?;
+            for v in &t.verdicts {
+                w.write_record([
+                    t.name.clone(),
+                    "verdict".into(),
+                    v.range.clone(),
+                    v.level.to_string(),
+                    v.start_ns.to_string(),
+                    v.wall_ns.to_string(),
+                    v.busy_ns.to_string(),
+                    format!("{:.1}", 100.0 * v.busy_share()),
+                    v.ops.to_string(),
+                    v.gaps.to_string(),
+                    v.median_gap_ns.map_or(String::new(), |g| g.to_string()),
+                    v.max_gap_ns.map_or(String::new(), |g| g.to_string()),
+                    v.dispatch_gap_ns.to_string(),
+                    v.kind.label().into(),
+                    v.diagnosis.clone(),
+                ])?;
+            }
+            csv += &String::from_utf8(w.into_inner()?)?;
+        }
     }
     Ok((text, json, csv))
 }
 
+/// Removes, when dropped, every file of `dir` named `<stem>.…` or `<stem>_…`: whatever nsys
+/// and `nsys stats` left under the temporary stem (a 10 MB `.qdstrm` when the importer cannot
+/// run, the report, CSVs), so that a failure leaves nothing half-done behind.
+struct TempFiles {
+    dir: PathBuf,
+    stem: String,
+}
+
+impl Drop for TempFiles {
+    fn drop(&mut self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let ours = name
+                .strip_prefix(&self.stem)
+                .is_some_and(|rest| rest.starts_with(['.', '_']));
+            if ours {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+fn gzip(bytes: &[u8]) -> Result<Vec<u8>> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes)?;
+    Ok(e.finish()?)
+}
+
+/// `<prefix>_<report>.csv`, else `<prefix>_<report>.csv.gz` unpacked; None when neither exists.
+pub fn read_report(prefix: &Path, report: &str) -> Result<Option<String>> {
+    let plain = PathBuf::from(format!("{}_{report}.csv", prefix.display()));
+    if plain.is_file() {
+        return std::fs::read_to_string(&plain)
+            .with_context(|| format!("reading {}", plain.display()))
+            .map(Some);
+    }
+    let packed = PathBuf::from(format!("{}_{report}.csv.gz", prefix.display()));
+    if !packed.is_file() {
+        return Ok(None);
+    }
+    let file =
+        std::fs::File::open(&packed).with_context(|| format!("opening {}", packed.display()))?;
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(file)
+        .read_to_string(&mut text)
+        .with_context(|| format!("unpacking {}", packed.display()))?;
+    Ok(Some(text))
+}
+
+/// The verdicts from `<prefix>_<trace>.csv[.gz]` for the three event lists, or why there are
+/// none.
+pub fn verdicts(prefix: &Path) -> Result<(Vec<RangeVerdict>, Option<String>)> {
+    let mut texts = Vec::new();
+    for report in TRACES {
+        match read_report(prefix, report)? {
+            Some(text) => texts.push(text),
+            None => {
+                let note = format!(
+                    "no verdicts: {}_{report}.csv (or .csv.gz) is missing; `cargo xtask nsys` \
+                     captures it",
+                    prefix.display()
+                );
+                return Ok((Vec::new(), Some(note)));
+            }
+        }
+    }
+    let ranges = nsys_csv::parse_pushpop_trace(&texts[0])?;
+    let (ops, names) = nsys_csv::parse_gpu_trace(&texts[1])?;
+    let calls = nsys_csv::parse_api_trace(&texts[2])?;
+    Ok((Timeline::new(ranges, ops, names, calls).verdicts(), None))
+}
+
 /// `nsys profile` of `lab <lab_args>`, then `nsys stats` into `<name>_<report>.csv`.
 pub fn trace(nsys: &Path, lab: &Path, dir: &Path, name: &str, lab_args: &str) -> Result<Trace> {
-    let stem_tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let stem = format!(".{name}.tmp{}", std::process::id());
+    let _cleanup = TempFiles {
+        dir: dir.to_path_buf(),
+        stem: stem.clone(),
+    };
+    let stem_tmp = dir.join(&stem);
     let rep_tmp = PathBuf::from(format!("{}.nsys-rep", stem_tmp.display()));
     let rep = dir.join(format!("{name}.nsys-rep"));
     let _ = std::fs::remove_file(&rep_tmp);
@@ -89,6 +227,11 @@ pub fn trace(nsys: &Path, lab: &Path, dir: &Path, name: &str, lab_args: &str) ->
         bail!("{problem}");
     }
     if !rep_tmp.is_file() {
+        // nsys says only "Importer error status: An unknown error occurred"; its importer,
+        // run alone, names what it lacks.
+        if let Some(problem) = tools::importer_problem(nsys) {
+            bail!("{problem}");
+        }
         bail!(
             "nsys wrote no report ({}, {status}): see {} for why",
             rep_tmp.display(),
@@ -115,6 +258,10 @@ pub fn trace(nsys: &Path, lab: &Path, dir: &Path, name: &str, lab_args: &str) ->
     for report in REPORTS {
         let tmp = PathBuf::from(format!("{}_{report}.csv", stem_tmp.display()));
         let csv = dir.join(format!("{name}_{report}.csv"));
+        let gz = dir.join(format!("{name}_{report}.csv.gz"));
+        // An earlier capture's copy would be read back in place of this one's.
+        let _ = std::fs::remove_file(&csv);
+        let _ = std::fs::remove_file(&gz);
         if !tmp.is_file() {
             // nsys skips a report with no data (e.g. no NVTX ranges): an empty table, saying why.
             let why = console
@@ -123,36 +270,51 @@ pub fn trace(nsys: &Path, lab: &Path, dir: &Path, name: &str, lab_args: &str) ->
                 .map(str::trim)
                 .unwrap_or("nsys stats wrote no table");
             eprintln!("note: {report}: {why} ({status})");
-            tables.push(nsys_csv::parse_stats(report, why)?);
+            if TABLES.contains(&report) {
+                tables.push(nsys_csv::parse_stats(report, why)?);
+            }
             continue;
         }
-        tools::commit(&tmp, &csv)?;
-        let text = std::fs::read_to_string(&csv)?;
-        tables.push(nsys_csv::parse_stats(report, &text)?);
+        if GZIPPED.contains(&report) {
+            let text = std::fs::read(&tmp).with_context(|| format!("reading {}", tmp.display()))?;
+            tools::write_atomic(&gz, &gzip(&text)?)?;
+            let _ = std::fs::remove_file(&tmp);
+        } else {
+            tools::commit(&tmp, &csv)?;
+        }
+        if TABLES.contains(&report) {
+            let text = std::fs::read_to_string(&csv)?;
+            tables.push(nsys_csv::parse_stats(report, &text)?);
+        }
     }
     // The SQLite export is regenerated from the report on demand.
     let _ = std::fs::remove_file(dir.join(format!("{name}.sqlite")));
+    let (verdicts, verdict_note) = verdicts(&dir.join(name))?;
     Ok(Trace {
         name: name.to_string(),
         command: format!("lab {lab_args}"),
         tables,
+        verdicts,
+        verdict_note,
     })
 }
 
-/// The tables of an earlier trace, from `<prefix>_<report>.csv`.
+/// The tables and verdicts of an earlier trace, from `<prefix>_<report>.csv` (or `.csv.gz`).
 pub fn read_back(prefix: &Path) -> Result<Trace> {
     let mut tables = Vec::new();
-    for report in REPORTS {
-        let path = PathBuf::from(format!("{}_{report}.csv", prefix.display()));
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
+    for report in TABLES {
+        let text = read_report(prefix, report)?
+            .with_context(|| format!("reading {}_{report}.csv: no such file", prefix.display()))?;
         tables.push(nsys_csv::parse_stats(report, &text)?);
     }
+    let (verdicts, verdict_note) = verdicts(prefix)?;
     Ok(Trace {
         name: prefix
             .file_name()
             .map_or("trace".into(), |n| n.to_string_lossy().into_owned()),
         command: format!("read back from {}_*.csv", prefix.display()),
         tables,
+        verdicts,
+        verdict_note,
     })
 }

@@ -1,12 +1,18 @@
 //! `profile`: a full ncu report (`--set full`) of each selected kernel, saved as `.ncu-rep`
 //! for the GUI, and a text summary read from it: Speed of Light, occupancy and its limiter,
-//! the dominant stalls, the memory workload, the launch, then the diagnosis.
+//! the dominant stalls, the memory workload, the launch, then the diagnosis. With `--source`,
+//! also where the time goes per source line (see [`super::source`]), and the diagnosis says at
+//! which line.
 
-use super::capture::Collect;
-use super::metrics;
+use super::capture::{self, Collect};
+use super::metrics::{self, Row, function_name};
 use super::ncu::{NcuOptions, emit, fail_if_unverified};
-use super::report;
+use super::source::{self, KernelSource};
+use super::{diagnose, report};
 use anyhow::{Result, bail};
+use catalog::Backend;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// What `profile` profiles: the kernels (a `--kernel` list), the ncu section set, the sizes.
 pub struct Request<'a> {
@@ -15,6 +21,14 @@ pub struct Request<'a> {
     pub size: u64,
     pub rows: u32,
     pub cols: u32,
+    /// Per source line too (`--source`).
+    pub source: bool,
+    /// Every SASS instruction under its line, not just the hottest (`--sass`).
+    pub all_sass: bool,
+    /// The compilers to show, in this order (empty: all profiled).
+    pub backends: Vec<Backend>,
+    /// Reading back (`--from`): only these kernels (`--kernel` as given; None: all in the files).
+    pub from_kernels: Option<&'a str>,
 }
 
 /// Profiles the requested kernels (or reads a capture back), then writes and prints the
@@ -42,40 +56,86 @@ pub fn profile(req: &Request, opts: &NcuOptions) -> Result<()> {
         req.cols.to_string(),
     ];
     let base = format!("profile-{}", req.kernel.replace(',', "+"));
-    let (rows, how) = opts.collect(&base, req.kernel, collect, size_args)?;
+    let (rows, how) = opts.collect_with(
+        &base,
+        req.kernel,
+        collect,
+        size_args,
+        req.source,
+        &req.backends,
+    )?;
+    let rows = arrange(rows, req);
     if rows.is_empty() {
         bail!("no profiled kernels to summarise");
     }
+    let sources: Vec<Option<Result<KernelSource, String>>> = if req.source {
+        let stems = stems(&base, &rows, opts)?;
+        let mut read: BTreeMap<PathBuf, Result<Vec<KernelSource>, String>> = BTreeMap::new();
+        rows.iter()
+            .zip(&stems)
+            .map(|(r, stem)| {
+                let stem = stem.as_ref()?;
+                let kernels = read.entry(stem.clone()).or_insert_with(|| {
+                    source::read(stem, &r.backend, opts.from.is_empty())
+                        .map_err(|e| format!("{e:#}"))
+                });
+                let f = function_name(&r.profiled.kernel);
+                Some(match kernels {
+                    Ok(ks) => ks.iter().find(|k| k.function == f).cloned().ok_or_else(|| {
+                        format!(
+                            "{} has no {f}",
+                            source::file(stem, source::SASS_PAGE).display()
+                        )
+                    }),
+                    Err(e) => Err(e.clone()),
+                })
+            })
+            .collect()
+    } else {
+        rows.iter().map(|_| None).collect()
+    };
     let mut text = if opts.from.is_empty() {
         format!(
-            "profile --kernel {} (--set {set}): {how}\nReports: open the .ncu-rep files in Nsight Compute for every section and the Source page.\n\n",
-            req.kernel
+            "profile --kernel {} (--set {set}{}): {how}\nReports: open the .ncu-rep files in Nsight Compute for every section and the Source page.\n\n",
+            req.kernel,
+            if req.source { ", --source" } else { "" }
         )
     } else {
         format!("profile: {how}\n\n")
     };
-    for r in &rows {
-        text += &report::profile_text(r);
-        text += "\n";
-    }
     #[derive(serde::Serialize)]
     struct Kernel<'a> {
         label: &'a str,
         verified: Option<bool>,
-        findings: Vec<super::diagnose::Finding>,
-        metrics: &'a std::collections::BTreeMap<String, super::ncu_csv::Value>,
-        units: &'a std::collections::BTreeMap<String, String>,
+        findings: Vec<diagnose::Finding>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        source: Option<&'a KernelSource>,
+        metrics: &'a BTreeMap<String, super::ncu_csv::Value>,
+        units: &'a BTreeMap<String, String>,
     }
-    let kernels: Vec<Kernel> = rows
-        .iter()
-        .map(|r| Kernel {
+    let mut kernels: Vec<Kernel> = Vec::new();
+    for (r, s) in rows.iter().zip(&sources) {
+        let mut findings = diagnose::diagnose(r);
+        let ks = s.as_ref().and_then(|s| s.as_ref().ok());
+        if let Some(ks) = ks {
+            diagnose::lines::locate(r, &mut findings, ks);
+        }
+        text += &report::profile_text_with(r, &findings);
+        match s {
+            Some(Ok(ks)) => text += &source::kernel_text(ks, req.all_sass),
+            Some(Err(e)) => text += &format!("  Source lines     none: {e}\n"),
+            None => {}
+        }
+        text += "\n";
+        kernels.push(Kernel {
             label: &r.label,
             verified: r.verified,
-            findings: super::diagnose::diagnose(r),
+            findings,
+            source: ks,
             metrics: &r.profiled.metrics,
             units: &r.profiled.units,
-        })
-        .collect();
+        });
+    }
     let json = serde_json::to_string_pretty(&kernels)?;
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(["label", "metric", "value", "unit"])?;
@@ -99,4 +159,76 @@ pub fn profile(req: &Request, opts: &NcuOptions) -> Result<()> {
         &csv,
     )?;
     fail_if_unverified(&rows)
+}
+
+/// Read back, the rows of the requested kernels and compilers; then kernel by kernel (in the
+/// order they first appear), each kernel's compilers in `--backend`'s order.
+fn arrange(mut rows: Vec<Row>, req: &Request) -> Vec<Row> {
+    let position = |b: &str| req.backends.iter().position(|x| x.name() == b);
+    if let Some(list) = req.from_kernels {
+        let names: Vec<&str> = list.split(',').map(str::trim).collect();
+        if !names.contains(&"all") {
+            rows.retain(|r| names.contains(&r.kernel.as_str()));
+        }
+    }
+    if !req.backends.is_empty() {
+        rows.retain(|r| r.backend == "cub" || position(&r.backend).is_some());
+    }
+    let mut kernels: Vec<String> = Vec::new();
+    for r in &rows {
+        if !kernels.contains(&r.kernel) {
+            kernels.push(r.kernel.clone());
+        }
+    }
+    rows.sort_by_key(|r| {
+        (
+            kernels.iter().position(|k| *k == r.kernel),
+            position(&r.backend).unwrap_or(usize::MAX),
+        )
+    });
+    rows
+}
+
+/// Each row's capture stem, whose source pages `--source` reads: the ncu job's files in the
+/// output folder, or the raw page's siblings when reading back (None for CUB's kernels, which
+/// have no lab PTX, and for a row no `--from` file names).
+fn stems(base: &str, rows: &[Row], opts: &NcuOptions) -> Result<Vec<Option<PathBuf>>> {
+    if opts.from.is_empty() {
+        return Ok(rows
+            .iter()
+            .map(|r| {
+                (r.backend != "cub").then(|| {
+                    opts.out_dir()
+                        .join(capture::job_name(base, opts.select, &r.kernel, &r.backend))
+                })
+            })
+            .collect());
+    }
+    let pages: Vec<(PathBuf, String)> = capture::raw_pages(&opts.from)?
+        .iter()
+        .map(|p| capture::stem(p))
+        .collect();
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let candidates: Vec<&PathBuf> = pages
+                .iter()
+                .filter(|(_, b)| *b == r.backend)
+                .map(|(s, _)| s)
+                .collect();
+            // Several captures of one backend: the one whose Source page exists and names it.
+            candidates
+                .iter()
+                .find(|s| {
+                    std::fs::read_to_string(source::file(s, source::SASS_PAGE)).is_ok_and(|t| {
+                        t.contains(&format!(
+                            "\"Kernel Name\",\"{}\"",
+                            function_name(&r.profiled.kernel)
+                        ))
+                    })
+                })
+                .or(candidates.first())
+                .map(|s| (*s).clone())
+        })
+        .collect())
 }

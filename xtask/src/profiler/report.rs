@@ -321,6 +321,11 @@ pub fn checks_text(checks: &[Check]) -> String {
 /// `profile`'s summary of one kernel: SOL, occupancy, stalls, memory workload, launch, and
 /// the diagnosis.
 pub fn profile_text(row: &Row) -> String {
+    profile_text_with(row, &diagnose::diagnose(row))
+}
+
+/// [`profile_text`] with the diagnosis given (`profile --source` points its findings at lines).
+pub fn profile_text_with(row: &Row, findings: &[diagnose::Finding]) -> String {
     let num = |name: &str| row.m(name);
     let show =
         |x: Option<f64>, unit: &str| x.map_or("n/a".into(), |v| format!("{}{unit}", fmt_value(v)));
@@ -412,8 +417,11 @@ pub fn profile_text(row: &Row) -> String {
         num(m::DURATION).map_or("n/a".into(), |ns| format!("{:.1}", ns / 1e3))
     );
     out += "  Diagnosis\n";
-    for f in diagnose::diagnose(row) {
+    for f in findings {
         out += &format!("    [{}] {}\n        {}\n", f.rule, f.verdict, f.evidence);
+        if let Some(at) = &f.at {
+            out += &format!("        at: {at}\n");
+        }
         if !f.fix.is_empty() {
             out += &format!("        fix: {}\n", f.fix);
         }

@@ -144,14 +144,101 @@ pub fn known_problem(tool: &str, output: &str) -> Option<String> {
                 .into(),
         );
     }
-    if output.contains("libdw.so.1") || output.contains("libelf.so.1") {
-        return Some(format!(
-            "{tool}'s importer cannot load libdw.so.1/libelf.so.1: extract Debian's libdw1 and libelf1 \
-             (`apt-get download libdw1 libelf1`, `dpkg -x`) and put their usr/lib/x86_64-linux-gnu on \
-             LD_LIBRARY_PATH (gpu/profile.sh does this from dist/debs)"
-        ));
+    if let Some(lib) = missing_library(output) {
+        let who = if output.contains("QdstrmImporter") {
+            format!("{tool}'s importer")
+        } else {
+            tool.to_string()
+        };
+        return Some(format!("{who} cannot load {lib}: {}", library_remedy(lib)));
     }
     None
+}
+
+/// nsys's importer (`QdstrmImporter`), which turns the raw capture (`.qdstrm`) into the
+/// report, in a folder beside nsys's own: `linux-desktop-glibc_*-x64/` in the nsys that
+/// ships inside Nsight Compute (`host/target-linux-x64/nsys`), `host-linux-x64/` in Nsight
+/// Systems (`target-linux-x64/nsys`, or the `bin/nsys` wrapper one level up).
+pub fn nsys_importer(nsys: &Path) -> Option<PathBuf> {
+    let nsys = std::fs::canonicalize(nsys).ok()?;
+    let dir = nsys.parent()?;
+    let bases = [dir.parent(), dir.parent().and_then(Path::parent)];
+    bases.into_iter().flatten().find_map(|base| {
+        [
+            "linux-desktop-glibc_*-x64/QdstrmImporter",
+            "host-linux-x64/QdstrmImporter",
+        ]
+        .iter()
+        .find_map(|p| expand(&base.join(p).to_string_lossy()))
+    })
+}
+
+/// The library the dynamic loader could not find, from its message (`QdstrmImporter: error
+/// while loading shared libraries: libdw.so.1: cannot open shared object file: …`).
+pub fn missing_library(output: &str) -> Option<&str> {
+    let (_, rest) = output.split_once("error while loading shared libraries: ")?;
+    let (lib, _) = rest.split_once(": cannot open shared object file")?;
+    Some(lib.trim()).filter(|l| !l.is_empty() && !l.contains(char::is_whitespace))
+}
+
+/// What to do about a missing shared library, in one clause: the Debian package that has it
+/// (and, without root, how to use that package's files in place).
+pub fn library_remedy(lib: &str) -> String {
+    // libdw1 needs libelf1 beside it.
+    let (package, download) = match lib {
+        "libdw.so.1" => ("libdw1", "libdw1 libelf1"),
+        "libelf.so.1" => ("libelf1", "libelf1"),
+        _ => {
+            return format!(
+                "install the package that provides {lib} (Debian: `apt-file search {lib}`), or \
+                 put the folder that holds it on LD_LIBRARY_PATH"
+            );
+        }
+    };
+    format!(
+        "apt-get install {package} (or, without root, `apt-get download {download}`, `dpkg -x` \
+         them and put their usr/lib/x86_64-linux-gnu on LD_LIBRARY_PATH)"
+    )
+}
+
+/// Why nsys wrote no report, from its importer's own `--version` (nsys itself says only
+/// "Importer error status: An unknown error occurred"). None when the importer is not found
+/// or runs.
+pub fn importer_problem(nsys: &Path) -> Option<String> {
+    let importer = nsys_importer(nsys)?;
+    let out = std::process::Command::new(&importer)
+        .arg("--version")
+        .output()
+        .ok()?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    importer_diagnosis(&importer, &text, out.status.success())
+}
+
+/// [`importer_problem`] from what `QdstrmImporter --version` printed and whether it succeeded.
+pub fn importer_diagnosis(importer: &Path, output: &str, success: bool) -> Option<String> {
+    if success {
+        return None;
+    }
+    if let Some(lib) = missing_library(output) {
+        return Some(format!(
+            "nsys's importer ({}) cannot load {lib}: {}",
+            importer.display(),
+            library_remedy(lib)
+        ));
+    }
+    let said = output
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("nothing");
+    Some(format!(
+        "nsys's importer fails on its own: `{} --version` said \"{said}\"",
+        importer.display()
+    ))
 }
 
 /// ncu profiled nothing.

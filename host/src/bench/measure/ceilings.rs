@@ -37,7 +37,7 @@ impl Bench<'_> {
                         "-".into(),
                         0,
                     );
-                    self.record(row.failed(e.to_string()));
+                    self.record_each(row.failed(e.to_string()));
                     continue;
                 }
             };
@@ -88,7 +88,7 @@ impl Bench<'_> {
             let case = match ReadStream::new(lab, b, input) {
                 Ok(c) => c,
                 Err(e) => {
-                    self.record(row.failed(e.to_string()));
+                    self.record_each(row.failed(e.to_string()));
                     continue;
                 }
             };

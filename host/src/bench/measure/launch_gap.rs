@@ -42,7 +42,7 @@ impl Bench<'_> {
             let case = match Bump::new(lab, b, vec![0.0; BUMP_N]) {
                 Ok(c) => c,
                 Err(e) => {
-                    self.record(row("bump_sync_each").failed(e.to_string()));
+                    self.record_each(row("bump_sync_each").failed(e.to_string()));
                     continue;
                 }
             };
@@ -98,11 +98,11 @@ impl Bench<'_> {
                         let note = format!(
                             "C: capture + instantiate {LAUNCHES} launches, once (host clock)"
                         );
-                        self.record(cap.passed(&Samples::new(vec![capture_ms]), note));
+                        self.record_each(cap.passed(&Samples::new(vec![capture_ms]), note));
                         g
                     }
                     Err(e) => {
-                        self.record(cap.failed(e.to_string()));
+                        self.record_each(cap.failed(e.to_string()));
                         continue;
                     }
                 };

@@ -3,19 +3,24 @@
 //! the transposes after their own copy; the launch gap last. Every phase sits in an NVTX
 //! range named after its row (`reduce_v6 [llvm] f32 2^28: warm-up` / `: timed` / `: verify`).
 //!
-//! Each row: reset (outside the timed region) → warm-up → timed launches (one event pair
-//! each) → verify the last launch's output (and an f32 sum's on an exact-sum input, one more
+//! Each row, once per cache the plan measures (`--cache`: hot, cold, or hot then cold):
+//! warm-up launches, then timed launches (one event pair each), every launch preceded by the
+//! output's reset and, when cold, by the L2 flush ([`flush`]), both outside the events; then
+//! the last launch's output is verified (and an f32 sum's on an exact-sum input, one more
 //! launch). A wrong result or a driver error fails that row and the run goes on. What a row
 //! launches and checks is its family's case (`crate::cases`), the same `lab run` drives.
 //!
-//! One module per phase: [`ceilings`], [`reduce`], [`transpose`], [`launch_gap`].
+//! One module per phase: [`ceilings`], [`reduce`], [`roofs`], [`transpose`], [`launch_gap`].
 
 mod ceilings;
+pub mod flush;
 mod launch_gap;
 mod reduce;
+pub mod roofs;
 mod transpose;
 
 pub use ceilings::FMA_ITERS;
+pub use flush::L2Flush;
 pub use launch_gap::{BUMP_N, LAUNCHES};
 
 use super::args::Plan;
@@ -26,8 +31,9 @@ use crate::error::Result;
 use crate::lab::Lab;
 use crate::launchers;
 use crate::nvtx::range;
-use crate::placement::Placement;
+use crate::placement::{Placement, ResultSlots};
 use crate::timing::{Samples, time_launches};
+use catalog::records::Cache;
 
 /// Where the rows go while the run goes on.
 pub struct Bench<'a> {
@@ -37,21 +43,41 @@ pub struct Bench<'a> {
     pub rows: Vec<Row>,
     /// Where the reductions' result word was (set when a reduction ran).
     pub placement: Option<Placement>,
+    /// The flush before every launch of a cold row (None when the plan measures hot only).
+    flush: Option<L2Flush<'a>>,
+    /// The reductions' candidate result words, kept for the same-address roof.
+    slots: Option<ResultSlots>,
+    /// Where the same-address roof's word was (set when the roofs ran).
+    pub atomic_slot: Option<String>,
 }
 
 impl<'a> Bench<'a> {
-    /// `quiet`: no progress bar and no per-row lines on stderr.
-    pub fn new(lab: &'a Lab, plan: &'a Plan, quiet: bool) -> Bench<'a> {
+    /// `quiet`: no progress bar and no per-row lines on stderr. Sets up the L2 flush when the
+    /// plan measures cold (its read-back on the plan's first backend).
+    pub fn new(lab: &'a Lab, plan: &'a Plan, quiet: bool) -> Result<Bench<'a>> {
+        let flush = if plan.cache.caches().contains(&Cache::Cold) {
+            Some(L2Flush::new(lab, plan.backends[0])?)
+        } else {
+            None
+        };
         let mut bench = Bench {
             lab,
             plan,
             progress: Progress::new(0, 0, true),
             rows: Vec::new(),
             placement: None,
+            flush,
+            slots: None,
+            atomic_slot: None,
         };
         let (rows, work) = bench.planned();
         bench.progress = Progress::new(rows, work, quiet);
-        bench
+        Ok(bench)
+    }
+
+    /// Bytes one L2 flush writes (None when the plan measures hot only).
+    pub fn flush_bytes(&self) -> Option<u64> {
+        self.flush.as_ref().map(|f| f.bytes)
     }
 
     /// The rows, once every phase has run (the progress bar is cleared).
@@ -76,8 +102,16 @@ impl<'a> Bench<'a> {
         self.rows.push(row);
     }
 
+    /// Records `row`, not measured by [`Bench::measure`] (a failure to set up, a skip, a
+    /// host-clock time), once for each cache, as a measured row is.
+    pub(super) fn record_each(&mut self, row: Row) {
+        for &cache in self.plan.cache.caches() {
+            self.record(row.clone().with_cache(cache));
+        }
+    }
+
     /// The rows the phases will record and their total weight (see [`progress::weight`]),
-    /// for the progress bar. Mirrors the phases' own choices of what to run.
+    /// for the progress bar. Mirrors the phases' own choices of what to run, once per cache.
     fn planned(&self) -> (u64, u64) {
         let p = self.plan;
         let samples = p.warmup + p.reps;
@@ -115,24 +149,49 @@ impl<'a> Bench<'a> {
                 add(1 + nb + pairs, 8 * edge * edge, 0, 1);
             }
         }
+        if self.wants_roofs() {
+            // Six rows per Rust backend, each ~2 ms per launch (weighed as that many FLOPs).
+            let rust = p
+                .backends
+                .iter()
+                .filter(|&&b| launchers::roofs::atomic_same().carried_by(b))
+                .count() as u64;
+            add(6 * rust, 0, 100_000_000_000, 1);
+        }
         if p.wants("bump") {
             add(3 * nb, 0, 0, LAUNCHES);
             add(nb, 0, 0, 1);
         }
-        (rows, work)
+        let caches = p.cache.caches().len() as u64;
+        (rows * caches, work * caches)
     }
 
-    /// Warm-up, then the timed launches, each in its NVTX range.
+    /// Warm-up, then the timed launches, each in its NVTX range. Before every launch: `reset`,
+    /// then when `cache` is cold the L2 flush (after the reset, so it evicts what the reset
+    /// wrote too); neither is inside the timing events.
     fn time(
         &self,
         label: &str,
+        cache: Cache,
         mut reset: impl FnMut() -> Result<()>,
         mut launch: impl FnMut() -> Result<()>,
     ) -> Result<Samples> {
+        let flush = match cache {
+            Cache::Hot => None,
+            Cache::Cold => Some(
+                self.flush
+                    .as_ref()
+                    .expect("a plan with cold rows has a flush"),
+            ),
+        };
+        let mut before = || {
+            reset()?;
+            flush.map_or(Ok(()), L2Flush::queue)
+        };
         {
             let _r = range(&format!("{label}: warm-up"));
             for _ in 0..self.plan.warmup {
-                reset()?;
+                before()?;
                 launch()?;
             }
             self.lab.sync()?;
@@ -142,30 +201,36 @@ impl<'a> Bench<'a> {
             &self.lab.stream,
             0,
             self.plan.reps as usize,
-            &mut reset,
+            &mut before,
             &mut launch,
         )
     }
 
-    /// Times `launch`, verifies its last output and records the row.
+    /// For each cache the plan measures: times `launch`, verifies its last output and records
+    /// the row.
     fn measure(
         &mut self,
         row: Row,
-        reset: impl FnMut() -> Result<()>,
-        launch: impl FnMut() -> Result<()>,
-        verify: impl FnOnce() -> Result<Verdict>,
+        mut reset: impl FnMut() -> Result<()>,
+        mut launch: impl FnMut() -> Result<()>,
+        mut verify: impl FnMut() -> Result<Verdict>,
     ) {
-        let label = row.label();
-        self.progress.working_on(&label);
-        let outcome = self.time(&label, reset, launch).and_then(|s| {
-            let _r = range(&format!("{label}: verify"));
-            Ok((s, verify()?))
-        });
-        self.record(match outcome {
-            Ok((s, Ok(note))) => row.passed(&s, note),
-            Ok((_, Err(wrong))) => row.failed(wrong),
-            Err(e) => row.failed(e.to_string()),
-        });
+        for &cache in self.plan.cache.caches() {
+            let row = row.clone().with_cache(cache);
+            let label = row.label();
+            self.progress.working_on(&label);
+            let outcome = self
+                .time(&label, cache, &mut reset, &mut launch)
+                .and_then(|s| {
+                    let _r = range(&format!("{label}: verify"));
+                    Ok((s, verify()?))
+                });
+            self.record(match outcome {
+                Ok((s, Ok(note))) => row.passed(&s, note),
+                Ok((_, Err(wrong))) => row.failed(wrong),
+                Err(e) => row.failed(e.to_string()),
+            });
+        }
     }
 
     /// [`Bench::measure`] of a case: its reset and launch, then `verify`.
@@ -173,7 +238,7 @@ impl<'a> Bench<'a> {
         &mut self,
         row: Row,
         case: &impl Case,
-        verify: impl FnOnce() -> Result<Verdict>,
+        verify: impl FnMut() -> Result<Verdict>,
     ) {
         self.measure(row, || case.reset(), || case.launch(), verify);
     }

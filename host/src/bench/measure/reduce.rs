@@ -95,6 +95,8 @@ impl Bench<'_> {
                 self.reduce::<i32>(dev.index(..n), &ints_host[..n], None, &slots);
             }
         }
+        // The same-address roof adds into the same word.
+        self.slots = Some(slots);
         Ok(())
     }
 
@@ -156,7 +158,7 @@ impl Bench<'_> {
         // CUB: always, when any reduction ran (it is their reference).
         let row = row(library, "cub");
         match cub::unavailable() {
-            Some(why) => self.record(row.skipped(why)),
+            Some(why) => self.record_each(row.skipped(why)),
             // The library call has no backend: the argument is not read.
             None => self.reduce_row(
                 row,
@@ -184,7 +186,7 @@ impl Bench<'_> {
     ) {
         match Reduce::new(self.lab, kernel, backend, input, slots.result::<T>()) {
             Ok(case) => self.measure_case(row, &case, || case.verify(reference, exact)),
-            Err(e) => self.record(row.failed(e.to_string())),
+            Err(e) => self.record_each(row.failed(e.to_string())),
         }
     }
 }

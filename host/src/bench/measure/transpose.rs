@@ -70,7 +70,7 @@ impl Bench<'_> {
                 let row = row(copy_kernel.name, b);
                 match case(copy_kernel, b) {
                     Ok(c) => self.copy_row(row, &c, &host),
-                    Err(e) => self.record(row.failed(e.to_string())),
+                    Err(e) => self.record_each(row.failed(e.to_string())),
                 }
             }
             for &v in &variants {
@@ -80,7 +80,7 @@ impl Bench<'_> {
                         Ok(c) => {
                             self.measure_case(row, &c, || Ok(c.verify(&want)?.verdict("transpose")))
                         }
-                        Err(e) => self.record(row.failed(e.to_string())),
+                        Err(e) => self.record_each(row.failed(e.to_string())),
                     }
                 }
             }

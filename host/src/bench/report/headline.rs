@@ -1,9 +1,11 @@
 //! The headline: the numbers a run is read for, as sentences (the best reduction and
 //! `reduce_v6` against CUB and the read ceiling, the padded and best transpose against the
-//! copy, Rust against the CUDA C++ twins, the launch gap per kernel).
+//! copy, Rust against the CUDA C++ twins, the launch gap per kernel, the model's predictions
+//! per kernel family), each naming the cache
+//! it was measured with: the hot rows' sentences, then the cold rows'.
 
 use super::print::fmt_us;
-use super::{Row, Status};
+use super::{Cache, Row, Status};
 use catalog::{Backend, Family};
 use std::fmt::Write as _;
 
@@ -20,6 +22,21 @@ pub const LAUNCH_DOMINATED_US: f64 = 10.0;
 /// the padded and best transpose against the copy, the launch gap per kernel. A group whose
 /// launches dominate its times ([`LAUNCH_DOMINATED_US`]) gets one line saying so instead.
 pub fn headline(rows: &[Row]) -> Vec<String> {
+    let mut caches: Vec<Cache> = rows.iter().map(|r| r.cache).collect();
+    caches.sort_unstable();
+    caches.dedup();
+    caches
+        .into_iter()
+        .flat_map(|cache| {
+            let rows: Vec<Row> = rows.iter().filter(|r| r.cache == cache).cloned().collect();
+            headline_of(&rows, cache)
+        })
+        .collect()
+}
+
+/// The headline of `rows`, every one measured with `cache`.
+fn headline_of(rows: &[Row], cache: Cache) -> Vec<String> {
+    let c = cache.label();
     let ok = |r: &&Row| r.status == Status::Ok && r.gbps.is_some();
     let mut sizes = catalog::records::results::reduce_sizes(rows);
     if sizes.len() > HEADLINE_SIZES.len() {
@@ -51,7 +68,10 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
         let in_group = |r: &&Row| r.section == Family::Reduce && r.dtype == dtype && r.size == size;
         let group: Vec<&Row> = rows.iter().filter(in_group).filter(ok).collect();
         if let Some(us) = launch_dominated(&group, rows) {
-            out.push(not_compared(&format!("reductions {dtype} {size}"), us));
+            out.push(not_compared(
+                &format!("reductions {dtype} {size} ({c})"),
+                us,
+            ));
             continue;
         }
         let ours = rows
@@ -64,7 +84,7 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
             .max_by(|a, b| a.gbps.partial_cmp(&b.gbps).unwrap())
         {
             out.push(format!(
-                "best reduction {dtype} {size}: {} [{}] {}",
+                "best reduction {dtype} {size} ({c}): {} [{}] {}",
                 b.kernel,
                 b.backend,
                 ratios(b)
@@ -72,7 +92,7 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
         }
         for r in ours.filter(|r| r.kernel == "reduce_v6") {
             out.push(format!(
-                "reduce_v6 [{}] {dtype} {size}: {}",
+                "reduce_v6 [{}] {dtype} {size} ({c}): {}",
                 r.backend,
                 ratios(r)
             ));
@@ -83,9 +103,9 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
             .filter(ok)
             .filter(|r| r.backend == "cub")
         {
-            out.push(format!("{} {dtype} {size}: {}", r.kernel, ratios(r)));
+            out.push(format!("{} {dtype} {size} ({c}): {}", r.kernel, ratios(r)));
         }
-        out.extend(rust_vs_cpp(&group, &format!("{dtype} {size}")));
+        out.extend(rust_vs_cpp(&group, &format!("{dtype} {size} ({c})")));
     }
     let mut shapes: Vec<&str> = rows
         .iter()
@@ -100,7 +120,7 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
             .filter(ok)
             .collect();
         if let Some(us) = launch_dominated(&group, rows) {
-            out.push(not_compared(&format!("transposes at {shape}"), us));
+            out.push(not_compared(&format!("transposes at {shape} ({c})"), us));
             continue;
         }
         let ours = rows
@@ -113,7 +133,7 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
             .max_by(|a, b| a.gbps.partial_cmp(&b.gbps).unwrap())
         {
             out.push(format!(
-                "best transpose {shape}: {} [{}] {}",
+                "best transpose {shape} ({c}): {} [{}] {}",
                 b.kernel,
                 b.backend,
                 ratios(b)
@@ -121,12 +141,12 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
         }
         for r in ours.filter(|r| r.kernel == "transpose_padded") {
             out.push(format!(
-                "transpose_padded [{}] {shape}: {}",
+                "transpose_padded [{}] {shape} ({c}): {}",
                 r.backend,
                 ratios(r)
             ));
         }
-        out.extend(rust_vs_cpp(&group, shape));
+        out.extend(rust_vs_cpp(&group, &format!("{shape} ({c})")));
     }
     let mut backends: Vec<&str> = rows
         .iter()
@@ -143,13 +163,14 @@ pub fn headline(rows: &[Row]) -> Vec<String> {
                 .map_or("-".to_string(), |u| format!("{u:.2}"))
         };
         out.push(format!(
-            "launch gap [{b}], us per kernel: A sync after each {}, B back-to-back {}, C graph {} (capture + instantiate once: {} us)",
+            "launch gap [{b}] ({c}), us per kernel: A sync after each {}, B back-to-back {}, C graph {} (capture + instantiate once: {} us)",
             us("bump_sync_each"),
             us("bump_back_to_back"),
             us("bump_graph"),
             us("bump_graph_capture"),
         ));
     }
+    out.extend(super::model::headline_lines(rows, cache));
     out
 }
 

@@ -4,6 +4,7 @@
 //!
 //! - this module: a measured row's timing and bandwidth, the ratios between rows;
 //! - [`headline`]: the headline sentences;
+//! - [`model`]: each row's predicted time and binding roof (`catalog::model`);
 //! - [`print`]: one printer per format (table, JSON, CSV);
 //! - [`file`]: the results file.
 //!
@@ -11,11 +12,14 @@
 
 pub mod file;
 pub mod headline;
+pub mod model;
 pub mod print;
 #[cfg(test)]
 mod tests;
 
-pub use catalog::records::results::{Config, Device, Report, Row, SCHEMA_VERSION, Status, target};
+pub use catalog::records::results::{
+    Cache, CacheMode, Config, Device, Report, Row, SCHEMA_VERSION, Status, target,
+};
 pub use file::write_results;
 pub use headline::{LAUNCH_DOMINATED_US, headline};
 pub use print::{csv, fmt_gbps, fmt_us, json, table};
@@ -40,6 +44,7 @@ impl Passed for Row {
         self.min_us = Some(s.min() * 1e3);
         self.max_us = Some(s.max() * 1e3);
         self.spread_pct = Some(s.spread() * 100.0);
+        self.samples_us = s.ms.iter().map(|ms| ms * 1e3).collect();
         self.noisy = is_noisy(s);
         self.gbps = (self.bytes > 0).then(|| gbps(self.bytes, median));
         self.gflops = (self.flops > 0).then(|| gflops(self.flops, median));
@@ -64,13 +69,14 @@ pub fn is_noisy(s: &Samples) -> bool {
 }
 
 /// Resolves every row's `ceiling` and `reference` against the verified rows they name (the
-/// best bandwidth among rows of that target) and fills in `pct_of_ceiling`, `vs_reference`.
-/// A ceiling or reference that failed or was not measured leaves the ratio empty.
+/// best bandwidth among rows of that target measured with the same cache: a cold row is
+/// compared with the cold ceiling) and fills in `pct_of_ceiling`, `vs_reference`. A ceiling
+/// or reference that failed or was not measured leaves the ratio empty.
 pub fn fill_ratios(rows: &mut [Row]) {
-    let mut best: std::collections::HashMap<String, f64> = Default::default();
+    let mut best: std::collections::HashMap<(Cache, String), f64> = Default::default();
     for r in rows.iter().filter(|r| r.status == Status::Ok) {
         if let Some(g) = r.gbps {
-            let e = best.entry(r.target()).or_insert(g);
+            let e = best.entry((r.cache, r.target())).or_insert(g);
             *e = e.max(g);
         }
     }
@@ -78,7 +84,12 @@ pub fn fill_ratios(rows: &mut [Row]) {
         let (Status::Ok, Some(g)) = (r.status, r.gbps) else {
             continue;
         };
-        let of = |t: &Option<String>| t.as_ref().and_then(|t| best.get(t)).map(|&b| g / b);
+        let cache = r.cache;
+        let of = |t: &Option<String>| {
+            t.as_ref()
+                .and_then(|t| best.get(&(cache, t.clone())))
+                .map(|&b| g / b)
+        };
         r.pct_of_ceiling = of(&r.ceiling).map(|x| x * 100.0);
         r.vs_reference = of(&r.reference);
     }
@@ -87,6 +98,7 @@ pub fn fill_ratios(rows: &mut [Row]) {
 /// Fills in the ratios, the headline and the failure count once every row is in.
 pub fn finish(r: &mut Report) {
     fill_ratios(&mut r.rows);
+    model::fill_predictions(r);
     r.headline = headline(&r.rows);
     r.failed = r.rows.iter().filter(|x| x.status == Status::Failed).count();
 }

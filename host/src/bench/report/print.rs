@@ -1,6 +1,6 @@
 //! Printers: one per format, all from the same `Report`.
 
-use super::{NOISY_SPREAD, Report, Row, Status};
+use super::{Cache, CacheMode, NOISY_SPREAD, Report, Row, Status};
 use catalog::Family;
 use std::fmt::Write as _;
 
@@ -52,13 +52,35 @@ pub fn table(r: &Report) -> String {
         r.config.warmup,
         NOISY_SPREAD * 100.0
     );
+    let _ = writeln!(s, "{}", cache_line(r));
+    if r.rows.iter().any(|x| x.predicted_us.is_some()) {
+        let _ = writeln!(
+            s,
+            "model: {}; % of bound = predicted / measured median, ! = off by more than 10%",
+            catalog::model::RULE
+        );
+    }
     for section in Family::ALL {
-        let rows: Vec<&Row> = r.rows.iter().filter(|x| x.section == section).collect();
-        if rows.is_empty() {
-            continue;
+        for cache in r.caches() {
+            let rows: Vec<&Row> = r
+                .rows
+                .iter()
+                .filter(|x| x.section == section && x.cache == cache)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = writeln!(s, "\n## {}, {}\n", title(section), cache.label());
+            let _ = writeln!(s, "{}", section_table(section, &rows));
+            // The roofs come from the first cache's rows: stated under its ceilings.
+            let here = section == Family::Ceiling && r.caches().first() == Some(&cache);
+            if let Some(roofs) = r.roofs.as_ref().filter(|_| here) {
+                let _ = writeln!(s, "\nRoofs (the fastest row of each):");
+                for line in roofs.describe(r.device.sm_count) {
+                    let _ = writeln!(s, "- {line}");
+                }
+            }
         }
-        let _ = writeln!(s, "\n## {}\n", title(section));
-        let _ = writeln!(s, "{}", section_table(section, &rows));
     }
     if !r.headline.is_empty() {
         let _ = writeln!(s, "\n## Headline\n");
@@ -70,6 +92,38 @@ pub fn table(r: &Report) -> String {
         let _ = writeln!(s, "\n{} row(s) FAILED verification or launch", r.failed);
     }
     s
+}
+
+/// The header's line on the L2: what hot and cold mean in this run, and the flush's size.
+pub fn cache_line(r: &Report) -> String {
+    const HOT: &str =
+        "repeated launches on the same data (an input that fits in the L2 is read from it)";
+    let l2 = r.device.l2_bytes;
+    let cold = match r.config.l2_flush_bytes {
+        Some(b) => format!(
+            "before every launch, warm-up included, after the output's reset, {:.1} MiB{} \
+             written with cuMemsetD32Async, then read back by read_stream (the L2 left holding \
+             clean lines), on the bench stream, outside the timing events",
+            b as f64 / (1u64 << 20) as f64,
+            match l2 {
+                0 => String::new(),
+                l2 if b.is_multiple_of(l2) => format!(" ({} x the L2)", b / l2),
+                l2 => format!(" ({:.2} x the L2)", b as f64 / l2 as f64),
+            }
+        ),
+        None => "flushed before every launch (flush size not recorded)".into(),
+    };
+    match r.config.cache {
+        CacheMode::Hot => format!("{}: {HOT}", Cache::Hot.label()),
+        CacheMode::Cold => format!("{}: {cold}", Cache::Cold.label()),
+        CacheMode::Both => format!(
+            "each row {}, then {}; {}: {HOT}; {}: {cold}",
+            Cache::Hot.label(),
+            Cache::Cold.label(),
+            Cache::Hot.name(),
+            Cache::Cold.name()
+        ),
+    }
 }
 
 fn section_table(section: Family, rows: &[&Row]) -> comfy_table::Table {
@@ -106,9 +160,12 @@ fn section_table(section: Family, rows: &[&Row]) -> comfy_table::Table {
             "GB/s",
             ceiling,
             reference,
+            "bound",
+            "pred us",
+            "% of bound",
             "note",
         ];
-        (h, 3..11)
+        (h, 3..14)
     };
     let mut t = Table::new();
     t.load_style(ASCII_MARKDOWN).set_header(header);
@@ -140,6 +197,9 @@ fn section_table(section: Family, rows: &[&Row]) -> comfy_table::Table {
                 speed(r.gbps, fmt_gbps),
                 r.pct_of_ceiling.map_or("-".into(), |p| format!("{p:.1}")),
                 r.vs_reference.map_or("-".into(), |v| format!("{v:.3}")),
+                r.bound.clone().unwrap_or_else(|| "-".into()),
+                r.predicted_us.map_or("-".into(), fmt_us),
+                super::model::pct_cell(r),
             ]);
         }
         cells.push(note(r));
@@ -170,6 +230,8 @@ pub fn note(r: &Row) -> String {
             if let (None, Some(g)) = (r.gbps, r.gflops) {
                 parts.push(format!("{g:.0} GFLOP/s"));
             }
+            // A roof's rate is per operation (red, wavefront, block, sector).
+            parts.extend(catalog::roofs::rate(r));
             parts.push(r.note.clone());
             parts.retain(|p| !p.is_empty());
             parts.join("; ")
@@ -209,6 +271,11 @@ pub fn json(r: &Report) -> String {
 pub fn csv(r: &Report) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     for row in &r.rows {
+        // One line per row: the samples list stays in the JSON (a CSV cell holds no list).
+        let row = Row {
+            samples_us: Vec::new(),
+            ..row.clone()
+        };
         w.serialize(row).expect("a row always serializes");
     }
     String::from_utf8(w.into_inner().expect("writing to memory")).expect("csv is UTF-8")

@@ -84,6 +84,9 @@ fn noisy_when_the_spread_passes_five_percent() {
         (Some(1900.0), Some(2200.0), Some(2000.0))
     );
     assert!((r.spread_pct.unwrap() - 15.0).abs() < 1e-9);
+    // Every sample is kept, fastest first, in µs: the distribution `compare` reads.
+    assert_eq!(r.samples_us, [1900.0, 2000.0, 2200.0]);
+    assert!(r.failed("boom").samples_us.is_empty());
 }
 
 #[test]
@@ -141,6 +144,7 @@ fn report() -> Report {
         rows: rows(),
         headline: Vec::new(),
         failed: 0,
+        roofs: None,
     };
     finish(&mut r);
     r
@@ -189,12 +193,12 @@ fn headline_quotes_v6_against_cub_and_the_ceiling() {
     let r = report();
     let h = r.headline.join("\n");
     assert!(
-        h.contains("best reduction f32 2^28: reduce_v6 [llvm] 2147 GB/s = 0.800 x CUB, 50.0% of the read ceiling"),
+        h.contains("best reduction f32 2^28 (hot L2): reduce_v6 [llvm] 2147 GB/s = 0.800 x CUB, 50.0% of the read ceiling"),
         "{h}"
     );
-    assert!(h.contains("reduce_v6 [llvm] f32 2^28:"), "{h}");
+    assert!(h.contains("reduce_v6 [llvm] f32 2^28 (hot L2):"), "{h}");
     assert!(
-        h.contains("cub_reduce_sum f32 2^28: 2684 GB/s, 62.5% of the read ceiling"),
+        h.contains("cub_reduce_sum f32 2^28 (hot L2): 2684 GB/s, 62.5% of the read ceiling"),
         "{h}"
     );
     assert!(!h.contains("i32"), "failed rows are not quoted: {h}");
@@ -208,11 +212,13 @@ fn headline_compares_rust_with_the_cpp_twin_but_never_crowns_it() {
     rows.push(reduce("reduce_v6", "nvcc", "f32", 1.0));
     let h = headline(&rows).join("\n");
     assert!(
-        h.contains("best reduction f32 2^28: reduce_v6 [llvm]"),
+        h.contains("best reduction f32 2^28 (hot L2): reduce_v6 [llvm]"),
         "the best is a Rust row: {h}"
     );
     assert!(
-        h.contains("Rust / C++ (nvcc) f32 2^28: reduce_v3 llvm 0.250; reduce_v6 llvm 2.000"),
+        h.contains(
+            "Rust / C++ (nvcc) f32 2^28 (hot L2): reduce_v3 llvm 0.250; reduce_v6 llvm 2.000"
+        ),
         "{h}"
     );
     // Without C++ rows, no comparison line.
@@ -270,7 +276,7 @@ fn launch_dominated_transposes_are_not_compared() {
     let h = headline(&rows).join("\n");
     assert!(
         h.contains(
-            "transposes at 3x3: launch-dominated (fastest median 2.10 us < 10 us), not compared"
+            "transposes at 3x3 (hot L2): launch-dominated (fastest median 2.10 us < 10 us), not compared"
         ),
         "{h}"
     );
@@ -278,10 +284,10 @@ fn launch_dominated_transposes_are_not_compared() {
     assert!(!h.contains("(nvcc) 3x3"), "{h}");
     // A shape whose every row takes longer is compared as before.
     assert!(
-        h.contains("best transpose 8192x8192: transpose_swizzled [llvm]"),
+        h.contains("best transpose 8192x8192 (hot L2): transpose_swizzled [llvm]"),
         "{h}"
     );
-    assert!(!h.contains("8192x8192: launch-dominated"), "{h}");
+    assert!(!h.contains("8192x8192 (hot L2): launch-dominated"), "{h}");
 }
 
 #[test]
@@ -297,7 +303,9 @@ fn a_group_compared_with_a_launch_dominated_reference_is_not_compared() {
     ))
     .join("\n");
     assert!(
-        h.contains("transposes at 1024x1024: launch-dominated (fastest median 9.99 us < 10 us)"),
+        h.contains(
+            "transposes at 1024x1024 (hot L2): launch-dominated (fastest median 9.99 us < 10 us)"
+        ),
         "{h}"
     );
     assert!(!h.contains("best transpose"), "{h}");
@@ -309,7 +317,7 @@ fn a_group_compared_with_a_launch_dominated_reference_is_not_compared() {
     ))
     .join("\n");
     assert!(
-        h.contains("best transpose 1024x1024: transpose_swizzled [llvm]"),
+        h.contains("best transpose 1024x1024 (hot L2): transpose_swizzled [llvm]"),
         "{h}"
     );
 }
@@ -341,7 +349,7 @@ fn launch_dominated_reductions_are_not_compared() {
     let h = small(3.0, 7.5, 4.4);
     assert!(
         h.contains(
-            "reductions f32 2^20: launch-dominated (fastest median 3.00 us < 10 us), not compared"
+            "reductions f32 2^20 (hot L2): launch-dominated (fastest median 3.00 us < 10 us), not compared"
         ),
         "{h}"
     );
@@ -349,19 +357,19 @@ fn launch_dominated_reductions_are_not_compared() {
     assert!(!h.contains("cub_reduce_sum f32 2^20"), "{h}");
     // The 2^28 group beside it is still compared.
     assert!(
-        h.contains("best reduction f32 2^28: reduce_v6 [llvm]"),
+        h.contains("best reduction f32 2^28 (hot L2): reduce_v6 [llvm]"),
         "{h}"
     );
     // Every reduction past the threshold, but the read ceiling it is compared with is not.
     let h = small(8.0, 30.0, 20.0);
     assert!(
-        h.contains("reductions f32 2^20: launch-dominated (fastest median 8.00 us"),
+        h.contains("reductions f32 2^20 (hot L2): launch-dominated (fastest median 8.00 us"),
         "{h}"
     );
     // Everything past the threshold: compared.
     let h = small(12.0, 30.0, 20.0);
     assert!(
-        h.contains("best reduction f32 2^20: reduce_v9 [llvm]"),
+        h.contains("best reduction f32 2^20 (hot L2): reduce_v9 [llvm]"),
         "{h}"
     );
     assert!(!h.contains("launch-dominated"), "{h}");
@@ -399,6 +407,7 @@ fn csv_has_one_line_per_row_under_a_header() {
     let header = rd.headers().unwrap().clone();
     assert_eq!(&header[0], "section");
     assert!(header.iter().any(|h| h == "vs_reference"));
+    assert!(!header.iter().any(|h| h == "samples_us"), "{header:?}");
     let recs: Vec<csv::StringRecord> = rd.records().map(|x| x.unwrap()).collect();
     assert_eq!(recs.len(), r.rows.len());
     let status = header.iter().position(|h| h == "status").unwrap();
@@ -488,4 +497,194 @@ fn numbers_are_formatted_by_size() {
     assert_eq!(fmt_us(61234.4), "61234");
     assert_eq!(fmt_gbps(4337.2), "4337");
     assert_eq!(fmt_gbps(12.34), "12.3");
+}
+
+/// [`rows`] measured hot and again cold, the cold ones `slower` times slower each (the read
+/// stream too, so every cold ratio differs from its hot one unless it is taken against the
+/// cold ceiling and reference).
+fn hot_and_cold(slower: &[(&str, f64)]) -> Vec<Row> {
+    let hot = rows();
+    let cold = hot.iter().map(|r| {
+        let f = slower
+            .iter()
+            .find(|(k, _)| *k == r.kernel)
+            .map_or(1.0, |x| x.1);
+        let mut c = r.clone().with_cache(Cache::Cold);
+        if let Some(us) = r.median_us {
+            c = c.passed(&samples(&[us * f * 1e-3]), "");
+        }
+        c
+    });
+    let mut all: Vec<Row> = hot.iter().cloned().chain(cold).collect();
+    fill_ratios(&mut all);
+    all
+}
+
+#[test]
+fn a_cold_row_is_compared_with_the_cold_ceiling_and_reference() {
+    let rows = hot_and_cold(&[
+        ("read_stream", 2.0),
+        ("reduce_v6", 3.0),
+        ("cub_reduce_sum", 2.5),
+    ]);
+    let find = |kernel: &str, cache: Cache| {
+        rows.iter()
+            .find(|r| r.kernel == kernel && r.dtype == "f32" && r.cache == cache)
+            .unwrap()
+    };
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
+    // Hot as before: 0.5 ms against the read stream's 0.25 and CUB's 0.4.
+    let hot = find("reduce_v6", Cache::Hot);
+    assert!(near(hot.pct_of_ceiling, 50.0) && near(hot.vs_reference, 0.8));
+    // Cold: 1.5 ms against the cold read stream's 0.5 and cold CUB's 1.0.
+    let cold = find("reduce_v6", Cache::Cold);
+    assert!(near(cold.pct_of_ceiling, 100.0 / 3.0), "{cold:?}");
+    assert!(near(cold.vs_reference, 1.0 / 1.5), "{cold:?}");
+    // A cold row without a cold ceiling gets no ratio, never the hot one's.
+    let mut rows = rows.clone();
+    rows.retain(|r| !(r.kernel == "read_stream" && r.cache == Cache::Cold));
+    fill_ratios(&mut rows);
+    let cold = rows
+        .iter()
+        .find(|r| r.kernel == "reduce_v6" && r.dtype == "f32" && r.cache == Cache::Cold)
+        .unwrap();
+    assert_eq!(cold.pct_of_ceiling, None);
+}
+
+fn both_report() -> Report {
+    let mut r = report();
+    r.config.cache = CacheMode::Both;
+    r.config.l2_flush_bytes = Some(120 << 20);
+    r.rows = hot_and_cold(&[("reduce_v6", 3.0)]);
+    finish(&mut r);
+    r
+}
+
+#[test]
+fn every_table_header_says_its_cache() {
+    let t = table(&report());
+    assert!(
+        t.contains("\nhot L2: repeated launches on the same data"),
+        "{t}"
+    );
+    assert!(t.contains("## Reductions, hot L2"), "{t}");
+    assert!(!t.contains("cold"), "{t}");
+
+    let t = table(&both_report());
+    assert!(
+        t.contains(
+            "\neach row hot L2, then cold L2; hot: repeated launches on the same data (an input \
+             that fits in the L2 is read from it); cold: before every launch, warm-up included, \
+             after the output's reset, 120.0 MiB (2 x the L2) written with cuMemsetD32Async, \
+             then read back by read_stream (the L2 left holding clean lines), on the bench \
+             stream, outside the timing events\n"
+        ),
+        "{t}"
+    );
+    let at = |h: &str| t.find(h).unwrap_or_else(|| panic!("{h} missing:\n{t}"));
+    // Each section hot, then cold, before the next section.
+    assert!(
+        at("## Ceilings (measured in this run), hot L2")
+            < at("## Ceilings (measured in this run), cold L2")
+    );
+    assert!(at("## Ceilings (measured in this run), cold L2") < at("## Reductions, hot L2"));
+    assert!(at("## Reductions, hot L2") < at("## Reductions, cold L2"));
+    // The cold v6 row: 1.5 ms, 16.7 % of the cold read stream's 0.25 ms, 0.267 x cold CUB's
+    // 0.4 ms.
+    let cold = &t[at("## Reductions, cold L2")..];
+    let v6 = cold
+        .lines()
+        .find(|l| l.contains("reduce_v6") && l.contains("f32"))
+        .unwrap();
+    for cell in ["1500", "16.7", "0.267"] {
+        assert!(v6.contains(cell), "{cell} missing in {v6}");
+    }
+}
+
+#[test]
+fn the_headline_says_hot_then_cold() {
+    let r = both_report();
+    let h = &r.headline;
+    let hot = h
+        .iter()
+        .position(|l| l.starts_with("best reduction f32 2^28 (hot L2): reduce_v6 [llvm] 2147 GB/s"))
+        .unwrap_or_else(|| panic!("{h:#?}"));
+    // Cold, v6 takes 1.5 ms: v3's 1.0 ms makes it the best Rust row there.
+    let cold = h
+        .iter()
+        .position(|l| {
+            l.starts_with("best reduction f32 2^28 (cold L2): reduce_v3 [llvm] 1074 GB/s")
+        })
+        .unwrap_or_else(|| panic!("{h:#?}"));
+    assert!(hot < cold);
+    assert!(
+        h.iter()
+            .all(|l| l.contains("(hot L2)") || l.contains("(cold L2)")),
+        "{h:#?}"
+    );
+}
+
+#[test]
+fn csv_and_json_carry_each_rows_cache() {
+    let r = both_report();
+    let text = csv(&r);
+    let mut rd = csv::Reader::from_reader(text.as_bytes());
+    let header = rd.headers().unwrap().clone();
+    let cache = header.iter().position(|h| h == "cache").unwrap();
+    let caches: Vec<String> = rd
+        .records()
+        .map(|x| x.unwrap()[cache].to_string())
+        .collect();
+    assert_eq!(caches.iter().filter(|c| *c == "hot").count(), 6);
+    assert_eq!(caches.iter().filter(|c| *c == "cold").count(), 6);
+    let v: serde_json::Value = serde_json::from_str(&json(&r)).unwrap();
+    assert_eq!(v["config"]["cache"], "both");
+    assert_eq!(v["config"]["l2_flush_bytes"], 120u64 << 20);
+    assert_eq!(v["rows"][6]["cache"], "cold");
+    // A hot-only report names no flush.
+    let v: serde_json::Value = serde_json::from_str(&json(&report())).unwrap();
+    assert_eq!(v["config"]["cache"], "hot");
+    assert!(v["config"].get("l2_flush_bytes").is_none());
+}
+
+/// The roofs in the table: each roof row's rate in its note, the roofs' lines under the
+/// ceilings; in the JSON: the `roofs` record, absent when no roof was measured.
+#[test]
+fn the_roofs_show_under_the_ceilings_and_in_the_json() {
+    let mut r = report();
+    let atomic = Row::new(
+        Family::Ceiling,
+        catalog::roofs::ATOMIC_SAME,
+        "llvm",
+        "f32",
+        1 << 20,
+        "2^20".into(),
+        0,
+    )
+    .passed(&samples(&[1.9]), "word = 1048576 exactly");
+    assert_eq!(note(&atomic), "1.812 ns per red; word = 1048576 exactly");
+    r.rows.push(atomic);
+    let text = table(&r);
+    assert!(!text.contains("Roofs ("), "{text}");
+    assert!(!json(&r).contains("\"roofs\""));
+
+    r.roofs = Some(catalog::Roofs {
+        read_bytes_per_s: 4.5e12,
+        copy_bytes_per_s: 4.2e12,
+        fma_flop_per_s: 6.5e13,
+        atomic_same_ns: Some(1.812),
+        atomic_same_slot: Some("slot 3 of 64".into()),
+        ..Default::default()
+    });
+    let text = table(&r);
+    let roofs = text.find("Roofs (the fastest row of each):").expect(&text);
+    let ceilings = text.find("## Ceilings").expect(&text);
+    let reductions = text.find("## Reductions").expect(&text);
+    assert!(ceilings < roofs && roofs < reductions, "{text}");
+    assert!(
+        text.contains("- same-address red: 1.812 ns each, one per block (slot 3 of 64)"),
+        "{text}"
+    );
+    let back: Report = serde_json::from_str(&json(&r)).unwrap();
+    assert_eq!(back.roofs, r.roofs);
 }

@@ -10,6 +10,7 @@
 //! [`regime`] (the SOL regime and the same-address atomics) or [`causes`] (the rest).
 
 mod causes;
+pub mod lines;
 mod regime;
 
 pub use causes::stall_meaning;
@@ -67,6 +68,10 @@ pub struct Finding {
     pub evidence: String,
     /// Which way the fix goes.
     pub fix: String,
+    /// Where in the source (or the SASS) it happens, from ncu's Source page (`profile
+    /// --source`; see [`lines::locate`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
 }
 
 /// A rule's result before the table adds its id and default fix.
@@ -169,6 +174,7 @@ pub fn diagnose(row: &Row) -> Vec<Finding> {
                 verdict: v.verdict,
                 evidence: v.evidence,
                 fix: v.fix.unwrap_or_else(|| rule.fix.to_string()),
+                at: None,
             })
         })
         .collect()

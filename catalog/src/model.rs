@@ -1,0 +1,467 @@
+//! The model: what one launch of a catalogue kernel does, counted from what the catalogue knows
+//! (its launch shape, block, shared memory and the size), and how long each measured roof says
+//! that takes. No CUDA: `lab bench` puts a prediction on every row with it, `lab run --predict`
+//! prints one without a GPU, `cargo xtask compare` sets predicted against measured deltas, and
+//! `cargo xtask model-check` holds it to a results file ([`check`]).
+//!
+//! # Counts
+//! Each catalogue entry names its counts function ([`CountsFn`], the `counts` field of
+//! [`Kernel`]); the per-block figures it passes are the kernel's own (its tree, its tile), so a
+//! new kernel states them where it is defined. The functions here turn them into per-launch
+//! [`Counts`]: bytes read and written, launches, blocks, barriers, same-address atomics,
+//! shared-memory wavefronts (bank-conflict passes included), scattered-store sectors, FLOPs.
+//!
+//! # The rule
+//! Each count divided by the rate of its [`Roof`] is that roof's time. The roofs overlap: a
+//! launch takes the longest of them (its *bound*), plus the launch cost ([`RULE`]). One pair
+//! cannot overlap: the L2 slice that holds the reductions' result word serves its share of the
+//! input stream *and* every block's `red`, one L2 cycle each, and a stream interleaved over all
+//! slices runs at the pace of its slowest slice; so [`Roof::ResultSlice`] is the stream's time
+//! plus one L2 cycle per `red` (docs/model.md: why, and the measurements behind it).
+
+pub mod check;
+
+use crate::kernels::{Kernel, Shape};
+use crate::{Dtype, Roofs};
+use serde::{Deserialize, Serialize};
+
+/// The rule every prediction follows, as the bench and `lab run --predict` print it.
+pub const RULE: &str = "predicted = launches x launch time + the longest roof time \
+     (each count / its measured rate; the roofs overlap), where the result word's L2 slice \
+     (read+red) takes the stream's time plus one L2 cycle per red";
+
+/// L2 cycles per `red.global.add.f32` in a chain of `red`s to one word (the fast slot), of
+/// which one is the slice's atomic-input cycle: ncu on the H200, `lts__cycles_elapsed.max` ÷
+/// `lts__t_requests_op_red.max` of reduce_v1 at 2^28 (docs/result-word.md). The measured
+/// same-address roof divided by this is one L2 cycle.
+pub const RED_CHAIN_L2_CYCLES: f64 = 3.10;
+
+/// The result word's slice is a term of its own only when its reds add at least this share to
+/// the stream's time: a one-wave reduction's thousand reds (under 1 µs) leave it the stream's.
+pub const SLICE_SHARE: f64 = 0.05;
+
+/// sm_90 limits on the blocks one SM holds: threads, blocks, shared memory (bytes).
+const MAX_THREADS_PER_SM: u32 = 2048;
+const MAX_BLOCKS_PER_SM: u32 = 32;
+const SHARED_PER_SM: u32 = 228 * 1024;
+
+/// How big one launch is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Size {
+    /// `n` elements (reductions, the streams).
+    Vector(u64),
+    /// A `rows × cols` matrix (the transposes; `copy_stream` copies its elements).
+    Matrix { rows: u32, cols: u32 },
+}
+
+impl Size {
+    /// Elements: `n`, or rows × cols.
+    pub fn elements(self) -> u64 {
+        match self {
+            Size::Vector(n) => n,
+            Size::Matrix { rows, cols } => rows as u64 * cols as u64,
+        }
+    }
+
+    /// `2^28` for a power of two, else the number; `4096x4096`: the bench's size labels.
+    pub fn label(self) -> String {
+        match self {
+            Size::Vector(n) if n.is_power_of_two() => format!("2^{}", n.trailing_zeros()),
+            Size::Vector(n) => n.to_string(),
+            Size::Matrix { rows, cols } => format!("{rows}x{cols}"),
+        }
+    }
+
+    /// Reads a bench size label back: `RxC` is a matrix, anything else is `n` elements.
+    pub fn of_label(label: &str, n: u64) -> Option<Size> {
+        match label.split_once('x') {
+            Some((r, c)) => Some(Size::Matrix {
+                rows: r.trim().parse().ok()?,
+                cols: c.trim().parse().ok()?,
+            }),
+            None => Some(Size::Vector(n)),
+        }
+    }
+}
+
+/// One launch to predict: the element type, the size, and the GPU's SM count (it sets how
+/// many blocks a one-wave grid has).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub dtype: Dtype,
+    pub size: Size,
+    pub sm_count: u32,
+}
+
+/// What one timed sample of a kernel does, whole-launch totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Kernel launches per sample (CUB's `DeviceReduce::Sum`: two kernels).
+    pub launches: u64,
+    /// Blocks launched (0: unknown, a library's own choice).
+    pub blocks: u64,
+    /// Block-wide barriers executed, all blocks.
+    pub barriers: u64,
+    /// Bytes that must come from memory, and bytes written to it.
+    pub read_bytes: u64,
+    pub written_bytes: u64,
+    /// `red.global.add`s to one address (one per block for the reductions).
+    pub same_address_reds: u64,
+    /// Shared-memory wavefronts (passes through the banks): a request with a k-way bank
+    /// conflict counts k.
+    pub shared_wavefronts: u64,
+    /// 32-byte sectors each written by one 4-byte lane (a warp's store to 32 different rows).
+    pub scattered_sectors: u64,
+    /// Floating-point operations (an add one, an FMA two).
+    pub flops: u64,
+    /// FP32 lane instructions (an add or an FMA each): what the FP32 pipes issue.
+    pub fp32_ops: u64,
+}
+
+impl Counts {
+    /// Bytes the launch touches in memory: read + written.
+    pub fn footprint(&self) -> u64 {
+        self.read_bytes + self.written_bytes
+    }
+}
+
+/// A catalogue entry's counts: the kernel (its shape and block) and the launch.
+pub type CountsFn = fn(&Kernel, &Problem) -> Counts;
+
+/// Blocks resident on one SM: sm_90's thread, block and shared-memory limits for the kernel's
+/// block. Registers are not counted (every kernel here fits 2048 threads in the register
+/// file but v7, whose one-wave grid then has fewer blocks and `red`s: a few hundred either
+/// way, under 1 % of its time).
+pub fn resident_blocks_per_sm(k: &Kernel, dtype: Dtype) -> u32 {
+    let threads = (k.block.0 * k.block.1).max(1);
+    let by_shared = match k.shared_bytes(dtype.size() as u32) {
+        0 => MAX_BLOCKS_PER_SM,
+        s => SHARED_PER_SM / s,
+    };
+    (MAX_THREADS_PER_SM / threads)
+        .min(MAX_BLOCKS_PER_SM)
+        .min(by_shared)
+        .max(1)
+}
+
+/// Blocks in the kernel's grid for `p` (the host's launchers build the same grid; a one-wave
+/// grid here uses [`resident_blocks_per_sm`] where the host asks the occupancy API).
+pub fn blocks(k: &Kernel, p: &Problem) -> u64 {
+    let n = p.size.elements();
+    let wave = resident_blocks_per_sm(k, p.dtype) as u64 * p.sm_count as u64;
+    match k.shape {
+        Shape::Blocks { elements_per_block } => n.div_ceil(elements_per_block.max(1)).max(1),
+        Shape::OneWave { elements_per_block } => {
+            n.div_ceil(elements_per_block.max(1)).max(1).min(wave)
+        }
+        Shape::Tiles { tile, .. } => match p.size {
+            Size::Matrix { rows, cols } => rows.div_ceil(tile) as u64 * cols.div_ceil(tile) as u64,
+            Size::Vector(n) => n.div_ceil(tile as u64 * tile as u64),
+        },
+        Shape::Waves { waves } => waves * wave,
+    }
+}
+
+/// A reduction whose every block reads its share once, reduces it through `WAVEFRONTS`
+/// shared-memory wavefronts and `BARRIERS` barriers, and adds the result to one word with one
+/// `red` (the chapter's section 6: v1–v7).
+pub fn one_red_per_block<const WAVEFRONTS: u64, const BARRIERS: u64>(
+    k: &Kernel,
+    p: &Problem,
+) -> Counts {
+    let b = blocks(k, p);
+    let n = p.size.elements();
+    Counts {
+        launches: 1,
+        blocks: b,
+        barriers: b * BARRIERS,
+        read_bytes: n * p.dtype.size(),
+        same_address_reds: b,
+        shared_wavefronts: b * WAVEFRONTS,
+        flops: f32_adds(p.dtype, n),
+        fp32_ops: f32_adds(p.dtype, n),
+        ..Counts::default()
+    }
+}
+
+/// A library reduction of `LAUNCHES` kernels whose grids it chooses (CUB: tiles, then one
+/// block to finish): the input read once.
+pub fn library_reduction<const LAUNCHES: u64>(_: &Kernel, p: &Problem) -> Counts {
+    let n = p.size.elements();
+    Counts {
+        launches: LAUNCHES,
+        read_bytes: n * p.dtype.size(),
+        flops: f32_adds(p.dtype, n),
+        fp32_ops: f32_adds(p.dtype, n),
+        ..Counts::default()
+    }
+}
+
+/// The `n − 1` additions of an f32 sum (an i32 sum does no floating point).
+fn f32_adds(dtype: Dtype, n: u64) -> u64 {
+    match dtype {
+        Dtype::F32 => n.saturating_sub(1),
+        Dtype::I32 => 0,
+    }
+}
+
+/// Every element read once, nothing written (the read ceiling).
+pub fn read_once(k: &Kernel, p: &Problem) -> Counts {
+    Counts {
+        launches: 1,
+        blocks: blocks(k, p),
+        read_bytes: p.size.elements() * p.dtype.size(),
+        ..Counts::default()
+    }
+}
+
+/// A transpose or a copy: every element read once and written once, through tiles of the
+/// kernel's shape, each tile passing `WAVEFRONTS` shared-memory wavefronts (bank conflicts
+/// included) and writing `SCATTERED` sectors one lane each, with `BARRIERS` barriers.
+pub fn moved_once<const WAVEFRONTS: u64, const SCATTERED: u64, const BARRIERS: u64>(
+    k: &Kernel,
+    p: &Problem,
+) -> Counts {
+    let b = blocks(k, p);
+    let bytes = p.size.elements() * p.dtype.size();
+    Counts {
+        launches: 1,
+        blocks: b,
+        barriers: b * BARRIERS,
+        read_bytes: bytes,
+        written_bytes: bytes,
+        shared_wavefronts: b * WAVEFRONTS,
+        scattered_sectors: b * SCATTERED,
+        ..Counts::default()
+    }
+}
+
+/// The mechanisms a launch can be bound by, each with a rate measured in the bench's run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Roof {
+    /// The host's launch call and the GPU's start of the kernel: added, never overlapped.
+    Launch,
+    /// Bytes read ÷ the read stream's rate (a kernel that writes nothing).
+    Read,
+    /// Bytes read + written ÷ the device-to-device copy's rate.
+    Copy,
+    /// Same-address `red`s × the measured time per `red` of a chain to one word (f32: the
+    /// roof's `red` type).
+    Atomic,
+    /// The result word's L2 slice: the stream's time (read or copy) plus one L2 cycle per `red`.
+    ResultSlice,
+    /// Shared-memory wavefronts ÷ the measured wavefront rate.
+    Shared,
+    /// Scattered-store sectors ÷ the measured rate of one-lane sector stores.
+    Scatter,
+    /// Blocks ÷ the measured rate of empty blocks.
+    Blocks,
+    /// FP32 instructions ÷ the FMA peak's instruction rate (half its FLOP rate).
+    Fma,
+}
+
+impl Roof {
+    /// `read`, `copy`, `atomic`, `read+red`, …: the bench's `bound` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            Roof::Launch => "launch",
+            Roof::Read => "read",
+            Roof::Copy => "copy",
+            Roof::Atomic => "atomic",
+            Roof::ResultSlice => "read+red",
+            Roof::Shared => "shared",
+            Roof::Scatter => "scatter",
+            Roof::Blocks => "blocks",
+            Roof::Fma => "fma",
+        }
+    }
+
+    /// What the roof's rate is, for `--predict` and the check's header.
+    pub fn about(self) -> &'static str {
+        match self {
+            Roof::Launch => "launch cost per kernel",
+            Roof::Read => "read stream, bytes read per second",
+            Roof::Copy => "D2D copy, bytes read + written per second",
+            Roof::Atomic => "same-address red chain, ns per red",
+            Roof::ResultSlice => "the result word's L2 slice: stream + one L2 cycle per red",
+            Roof::Shared => "shared-memory wavefronts per second",
+            Roof::Scatter => "one-lane 32-byte sector stores per second",
+            Roof::Blocks => "empty blocks per second",
+            Roof::Fma => "FP32 FMA peak, FLOP per second",
+        }
+    }
+}
+
+impl std::fmt::Display for Roof {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One roof's time for a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Term {
+    pub roof: Roof,
+    pub seconds: f64,
+}
+
+/// A launch's predicted time and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub counts: Counts,
+    /// The time of every roof the counts touch whose rate was measured, longest first.
+    pub terms: Vec<Term>,
+    /// The longest term: the roof the launch is predicted to be bound by.
+    pub bound: Roof,
+    /// Launches × the launch cost (0 when the launch roof was not measured: see `missing`).
+    pub launch_s: f64,
+    /// The prediction: the bound's time + `launch_s`.
+    pub seconds: f64,
+    /// Roofs the counts touch whose rate was not measured, so the prediction leaves them out.
+    pub missing: Vec<Roof>,
+}
+
+impl Prediction {
+    /// The predicted time, in µs.
+    pub fn us(&self) -> f64 {
+        self.seconds * 1e6
+    }
+
+    /// The bound's time, in seconds.
+    pub fn bound_s(&self) -> f64 {
+        self.terms.first().map_or(0.0, |t| t.seconds)
+    }
+
+    /// Predicted over measured, in percent: how close the launch ran to its bound (100: on it;
+    /// above: faster than the model allows, so the model is wrong).
+    pub fn pct_of(&self, measured_us: f64) -> f64 {
+        self.us() / measured_us * 100.0
+    }
+
+    /// `read+red 318.2 us (read 232.7, atomic 237.2, …; launch 5.4)`: one line.
+    pub fn describe(&self) -> String {
+        let terms: Vec<String> = self
+            .terms
+            .iter()
+            .map(|t| format!("{} {:.1}", t.roof, t.seconds * 1e6))
+            .collect();
+        let mut s = format!(
+            "{} {:.1} us ({}; launch {:.1})",
+            self.bound,
+            self.us(),
+            terms.join(", "),
+            self.launch_s * 1e6
+        );
+        if !self.missing.is_empty() {
+            let m: Vec<&str> = self.missing.iter().map(|r| r.name()).collect();
+            s += &format!("; not measured: {}", m.join(", "));
+        }
+        s
+    }
+}
+
+/// Whether the launch's prediction is within `within` (0.10: 10 %) of `measured_us`.
+pub fn holds(predicted_us: f64, measured_us: f64, within: f64) -> bool {
+    ((predicted_us - measured_us) / measured_us).abs() <= within
+}
+
+/// `kernel`'s counts for `p`, None for a kernel without counts (the roofs themselves, the
+/// launch-gap demo).
+pub fn counts(kernel: &Kernel, p: &Problem) -> Option<Counts> {
+    kernel.counts.map(|f| f(kernel, p))
+}
+
+/// The prediction for one launch of `kernel` at `p` against `roofs`; None for a kernel
+/// without counts, or when no roof its counts touch was measured.
+pub fn predict(kernel: &Kernel, p: &Problem, roofs: &Roofs) -> Option<Prediction> {
+    let c = counts(kernel, p)?;
+    predict_counts(&c, p.dtype, roofs)
+}
+
+/// The prediction for `c` against `roofs` (see [`predict`]).
+pub fn predict_counts(c: &Counts, dtype: Dtype, roofs: &Roofs) -> Option<Prediction> {
+    let mut terms = Vec::new();
+    let mut missing = Vec::new();
+    let mut term = |roof: Roof, count: u64, per_second: Option<f64>| {
+        if count == 0 {
+            return;
+        }
+        match per_second.filter(|r| *r > 0.0) {
+            Some(rate) => terms.push(Term {
+                roof,
+                seconds: count as f64 / rate,
+            }),
+            None => missing.push(roof),
+        }
+    };
+    let stream = if c.written_bytes > 0 {
+        term(Roof::Copy, c.footprint(), Some(roofs.copy_bytes_per_s));
+        Roof::Copy
+    } else {
+        term(Roof::Read, c.read_bytes, Some(roofs.read_bytes_per_s));
+        Roof::Read
+    };
+    // The roof's chain adds f32; an i32 chain has no measured rate.
+    let chain_ns = roofs.atomic_same_ns.filter(|_| dtype == Dtype::F32);
+    term(
+        Roof::Atomic,
+        c.same_address_reds,
+        chain_ns.map(|ns| 1e9 / ns),
+    );
+    term(
+        Roof::Shared,
+        c.shared_wavefronts,
+        roofs.shared_wavefronts_per_s,
+    );
+    term(
+        Roof::Scatter,
+        c.scattered_sectors,
+        roofs.scattered_store_sectors_per_s,
+    );
+    term(Roof::Blocks, c.blocks, roofs.blocks_per_s);
+    // The FMA peak counts two FLOPs per FMA; the pipes issue one FP32 instruction per lane.
+    term(Roof::Fma, c.fp32_ops, Some(roofs.fma_flop_per_s / 2.0));
+    // The result word's slice: the stream's share plus one L2 cycle per red, for either type
+    // (one input cycle whatever the red adds). The cycle is the chain's time per red over its
+    // cycles, from the chain without blocks retiring when the run measured it.
+    if c.same_address_reds > 0 && c.footprint() > 0 {
+        let stream_s = terms.iter().find(|t| t.roof == stream).map(|t| t.seconds);
+        let chain = roofs.atomic_same_looped_ns.or(roofs.atomic_same_ns);
+        match (stream_s, chain) {
+            (Some(s), Some(ns)) => {
+                let reds_s = c.same_address_reds as f64 * ns * 1e-9 / RED_CHAIN_L2_CYCLES;
+                if reds_s >= SLICE_SHARE * s {
+                    terms.push(Term {
+                        roof: Roof::ResultSlice,
+                        seconds: s + reds_s,
+                    });
+                }
+            }
+            _ => missing.push(Roof::ResultSlice),
+        }
+    }
+    // A row times each sample with one pair of events, so each launch costs what one launch
+    // timed alone does, not the back-to-back figure (when the run measured it).
+    let launch_s = match roofs.launch_cost_s() {
+        Some(l) => l * c.launches as f64,
+        None => {
+            missing.push(Roof::Launch);
+            0.0
+        }
+    };
+    terms.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+    let bound = terms.first()?;
+    Some(Prediction {
+        counts: *c,
+        bound: bound.roof,
+        seconds: bound.seconds + launch_s,
+        terms,
+        launch_s,
+        missing,
+    })
+}
+
+#[cfg(test)]
+mod tests;

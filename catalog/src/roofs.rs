@@ -1,0 +1,482 @@
+//! The measured roofs of one bench run: the rates the lab's kernels can be bound by, each
+//! measured by a small ceiling kernel in the same run as the rows it bounds, and read back from
+//! those rows ([`Roofs::from_rows`]).
+
+use crate::records::results::{Cache, Row, Status};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The roof kernels' catalogue names (`catalog::kernels`), which are also their rows' names in
+/// the bench.
+pub const ATOMIC_SAME: &str = "atomic_same";
+pub const ATOMIC_SPREAD: &str = "atomic_spread";
+pub const SHARED_RW: &str = "shared_rw";
+pub const EMPTY_BLOCKS: &str = "empty_blocks";
+pub const SCATTER_STORE: &str = "scatter_store";
+/// The row of [`ATOMIC_SAME`] launched as one wave of blocks that each loop (barrier, `red`):
+/// the same `red`s with no block retiring between them.
+pub const ATOMIC_SAME_LOOPED: &str = "atomic_same_looped";
+/// The row of [`EMPTY_BLOCKS`] launched with one block, each launch timed alone by its pair
+/// of events: what one launch costs a timed row.
+pub const EMPTY_LAUNCH: &str = "empty_launch";
+
+/// The existing ceilings' row names.
+pub const READ_STREAM: &str = "read_stream";
+pub const D2D_COPY: &str = "d2d_copy";
+pub const FMA_PEAK: &str = "fma_peak";
+/// The launch-gap demo's back-to-back row: 1000 launches queued, one synchronize.
+pub const BACK_TO_BACK: &str = "bump_back_to_back";
+
+/// The measured roofs of one bench run: each a rate some kernel here can hit, measured in the
+/// same run. A roof that was not measured (its kernel not selected, or its row failed) is
+/// `None`.
+///
+/// Every roof row's `n` is its count of operations (`red`s, wavefronts, blocks, sectors), so
+/// each rate is `n` over the row's median time; across backends the fastest counts.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Roofs {
+    /// Read stream: bytes read per second (the best `read_stream` row at the largest size:
+    /// the DRAM stream).
+    pub read_bytes_per_s: f64,
+    /// Device-to-device copy: bytes read plus bytes written per second (the best `d2d_copy`
+    /// row of the most bytes).
+    pub copy_bytes_per_s: f64,
+    /// FP32 FMA peak: FLOPs per second (an FMA counts two).
+    pub fma_flop_per_s: f64,
+    /// Nanoseconds per `red.global.add.f32` to one address, every SM issuing at once, in the
+    /// reductions' shape: one `red` per block of 256 threads, from thread 0 after a barrier.
+    #[serde(default)]
+    pub atomic_same_ns: Option<f64>,
+    /// Where that word lies: the placement slot the measurement used.
+    #[serde(default)]
+    pub atomic_same_slot: Option<String>,
+    /// `red.global.add.f32`s per second to distinct addresses spread over every L2 slice.
+    #[serde(default)]
+    pub atomic_spread_per_s: Option<f64>,
+    /// Whole-GPU shared-memory wavefronts per second (conflict-free 32-bit loads and stores:
+    /// one wavefront per warp-wide instruction).
+    #[serde(default)]
+    pub shared_wavefronts_per_s: Option<f64>,
+    /// Empty blocks of 256 threads retired per second: the block scheduler's roof.
+    #[serde(default)]
+    pub blocks_per_s: Option<f64>,
+    /// Seconds per kernel launched back to back (the launch-gap demo's figure).
+    #[serde(default)]
+    pub launch_s: Option<f64>,
+    /// 32-byte sectors per second written one lane per sector (a naive transpose's stores).
+    #[serde(default)]
+    pub scattered_store_sectors_per_s: Option<f64>,
+    /// The SM clock the per-cycle figures were converted with.
+    #[serde(default)]
+    pub sm_clock_hz: Option<f64>,
+    /// Nanoseconds per `red` to the same word when one wave of blocks loops (barrier, thread 0
+    /// `red`) instead of one block per `red`: the atomic unit without blocks retiring. Equal to
+    /// `atomic_same_ns` when the word's slice, not the blocks, sets the pace.
+    #[serde(default)]
+    pub atomic_same_looped_ns: Option<f64>,
+    /// Seconds of one launch of one empty block timed alone by a pair of events, as every
+    /// row is timed: the launch call plus the GPU's start and finish of a lone kernel, which
+    /// kernels queued back to back (`launch_s`) overlap.
+    #[serde(default)]
+    pub timed_launch_s: Option<f64>,
+}
+
+/// The ceilings [`Roofs::from_rows`] requires, by field name.
+const CEILINGS: [&str; 3] = ["read_bytes_per_s", "copy_bytes_per_s", "fma_flop_per_s"];
+
+/// Where each roof [`Roofs::measure`] found came from, keyed by its field's name in
+/// [`Roofs`] (as the results record spells it): the row it was read from, or the rule.
+pub type Origins = BTreeMap<&'static str, String>;
+
+/// Read-stream rows up to this many elements move so little that their time is a timed
+/// launch's (the timed launch of a file without an `empty_launch` row).
+pub const LAUNCH_PROBE_MAX_N: u64 = 1 << 16;
+/// Sizes of such rows needed before their median is taken as the timed launch.
+pub const LAUNCH_PROBE_SIZES: usize = 3;
+
+impl Roofs {
+    /// The roofs measured by `rows` with the L2 `cache` (the other cache's rows are ignored);
+    /// None unless the three ceilings every run of the reductions has (read stream, D2D copy,
+    /// FMA peak) are among them. `atomic_same_slot` is left for the caller, which knows the
+    /// word; `sm_clock_hz` is the clock to state with the per-cycle figures.
+    pub fn from_rows(rows: &[Row], cache: Cache, sm_clock_hz: Option<f64>) -> Option<Roofs> {
+        let (roofs, from) = Roofs::measure(rows, cache, sm_clock_hz);
+        CEILINGS
+            .iter()
+            .all(|f| from.contains_key(f))
+            .then_some(roofs)
+    }
+
+    /// Every roof `rows` measure with the L2 `cache`, whichever are among them (a ceiling not
+    /// measured is 0, any other roof None), and where each came from ([`Origins`]).
+    ///
+    /// The timed launch is the `empty_launch` row's; a file without one (written before it
+    /// was measured) takes the median of the per-size best `read_stream` times at sizes up to
+    /// [`LAUNCH_PROBE_MAX_N`] when at least [`LAUNCH_PROBE_SIZES`] such sizes were measured:
+    /// a timed launch that moves almost nothing.
+    pub fn measure(rows: &[Row], cache: Cache, sm_clock_hz: Option<f64>) -> (Roofs, Origins) {
+        let ok: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.cache == cache && r.status == Status::Ok)
+            .collect();
+        let named = |name: &'static str| ok.iter().copied().filter(move |r| r.kernel == name);
+        // The best rate among the rows of the largest amount of work, with its row.
+        let best_of_largest =
+            |name: &'static str, size: fn(&Row) -> u64, rate: fn(&Row) -> Option<f64>| {
+                let largest = named(name).map(size).max()?;
+                named(name)
+                    .filter(|r| size(r) == largest)
+                    .filter_map(|r| Some((r, rate(r)?)))
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+            };
+        // Operations per second of the fastest row of a roof, with its row.
+        let per_s = |name: &'static str| {
+            named(name)
+                .filter_map(|r| Some((r, r.n as f64 / (r.median_us? * 1e-6))))
+                .filter(|(_, x)| x.is_finite() && *x > 0.0)
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+        };
+        // The smallest per-row figure of a roof (a time), with its row.
+        let least = |name: &'static str, of: fn(&Row) -> Option<f64>| {
+            named(name)
+                .filter_map(|r| Some((r, of(r)?)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+        };
+        let mut from = Origins::new();
+        let mut note = |field: &'static str, row: &Row, how: &str| {
+            from.insert(field, format!("{}{how}", row.label()));
+        };
+        let largest = ", the best at the largest size";
+        let fastest = ", the fastest row";
+        let read = best_of_largest(READ_STREAM, |r| r.n, |r| r.gbps);
+        let copy = best_of_largest(D2D_COPY, |r| r.bytes, |r| r.gbps);
+        let fma = named(FMA_PEAK)
+            .filter_map(|r| Some((r, r.gflops?)))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let atomic_same = per_s(ATOMIC_SAME);
+        let spread = per_s(ATOMIC_SPREAD);
+        let shared = per_s(SHARED_RW);
+        let blocks = per_s(EMPTY_BLOCKS);
+        let scatter = per_s(SCATTER_STORE);
+        let looped = per_s(ATOMIC_SAME_LOOPED);
+        let launch = least(BACK_TO_BACK, |r| r.us_per_launch);
+        let timed = least(EMPTY_LAUNCH, |r| r.median_us);
+        for (field, got, how) in [
+            ("read_bytes_per_s", read, largest),
+            ("copy_bytes_per_s", copy, largest),
+            ("fma_flop_per_s", fma, ""),
+            ("atomic_same_ns", atomic_same, fastest),
+            ("atomic_spread_per_s", spread, fastest),
+            ("shared_wavefronts_per_s", shared, fastest),
+            ("blocks_per_s", blocks, fastest),
+            ("scattered_store_sectors_per_s", scatter, fastest),
+            ("atomic_same_looped_ns", looped, fastest),
+            ("launch_s", launch, ", per launch of those queued back to back"),
+            ("timed_launch_s", timed, ", one event-timed launch of one empty block"),
+        ] {
+            if let Some((row, _)) = got {
+                note(field, row, how);
+            }
+        }
+        let rate = |got: Option<(&Row, f64)>| got.map(|(_, x)| x);
+        let mut timed_launch_s = rate(timed).map(|us| us * 1e-6);
+        if timed_launch_s.is_none() {
+            let mut per_size: BTreeMap<u64, f64> = BTreeMap::new();
+            for r in named(READ_STREAM).filter(|r| r.n <= LAUNCH_PROBE_MAX_N) {
+                if let Some(us) = r.median_us {
+                    let e = per_size.entry(r.n).or_insert(us);
+                    *e = e.min(us);
+                }
+            }
+            if per_size.len() >= LAUNCH_PROBE_SIZES {
+                let mut us: Vec<f64> = per_size.into_values().collect();
+                us.sort_by(f64::total_cmp);
+                timed_launch_s = Some(us[us.len() / 2] * 1e-6);
+                from.insert(
+                    "timed_launch_s",
+                    format!(
+                        "median of the best read_stream per size at {} sizes up to 2^{} \
+                         elements (a timed launch that moves at most {} KiB)",
+                        us.len(),
+                        LAUNCH_PROBE_MAX_N.trailing_zeros(),
+                        LAUNCH_PROBE_MAX_N * 4 / 1024
+                    ),
+                );
+            }
+        }
+        let roofs = Roofs {
+            read_bytes_per_s: rate(read).map_or(0.0, |g| g * 1e9),
+            copy_bytes_per_s: rate(copy).map_or(0.0, |g| g * 1e9),
+            fma_flop_per_s: rate(fma).map_or(0.0, |g| g * 1e9),
+            atomic_same_ns: rate(atomic_same).map(|x| 1e9 / x),
+            atomic_same_slot: None,
+            atomic_spread_per_s: rate(spread),
+            shared_wavefronts_per_s: rate(shared),
+            blocks_per_s: rate(blocks),
+            launch_s: rate(launch).map(|us| us * 1e-6),
+            scattered_store_sectors_per_s: rate(scatter),
+            sm_clock_hz,
+            atomic_same_looped_ns: rate(looped).map(|x| 1e9 / x),
+            timed_launch_s,
+        };
+        (roofs, from)
+    }
+
+    /// Seconds one timed row pays per launch: the event-timed launch when measured, else the
+    /// back-to-back launch (which lacks the GPU's start and finish of a lone launch).
+    pub fn launch_cost_s(&self) -> Option<f64> {
+        self.timed_launch_s.or(self.launch_s)
+    }
+
+    /// One line per roof for the bench table (`sm_count` turns the shared-memory rate into
+    /// wavefronts per SM per cycle at `sm_clock_hz`).
+    pub fn describe(&self, sm_count: u32) -> Vec<String> {
+        let giga = |x: f64| x / 1e9;
+        let mut out = vec![
+            format!("read stream {:.0} GB/s", giga(self.read_bytes_per_s)),
+            format!(
+                "D2D copy {:.0} GB/s (read + written)",
+                giga(self.copy_bytes_per_s)
+            ),
+            format!("FP32 FMA {:.1} TFLOP/s", self.fma_flop_per_s / 1e12),
+        ];
+        if let Some(ns) = self.atomic_same_ns {
+            let at = self
+                .atomic_same_slot
+                .as_deref()
+                .unwrap_or("slot not stated");
+            let looped = self.atomic_same_looped_ns.map_or(String::new(), |l| {
+                format!("; {l:.3} ns when one wave of blocks loops")
+            });
+            out.push(format!(
+                "same-address red: {ns:.3} ns each, one per block ({at}){looped}"
+            ));
+        }
+        if let Some(r) = self.atomic_spread_per_s {
+            out.push(format!("spread reds: {:.1} G/s", giga(r)));
+        }
+        if let Some(w) = self.shared_wavefronts_per_s {
+            let per_cycle = match (self.sm_clock_hz, sm_count) {
+                (Some(hz), n) if n > 0 => format!(
+                    " ({:.2} per SM per cycle at {:.0} MHz)",
+                    w / n as f64 / hz,
+                    hz / 1e6
+                ),
+                _ => String::new(),
+            };
+            out.push(format!(
+                "shared memory: {:.1} G wavefronts/s{per_cycle}",
+                giga(w)
+            ));
+        }
+        if let Some(b) = self.blocks_per_s {
+            out.push(format!(
+                "empty blocks: {:.2} G/s ({:.3} ns each)",
+                giga(b),
+                1e9 / b
+            ));
+        }
+        if let Some(s) = self.launch_s {
+            out.push(format!("launch, back to back: {:.2} µs", s * 1e6));
+        }
+        if let Some(s) = self.timed_launch_s {
+            out.push(format!("launch, one timed alone: {:.2} µs", s * 1e6));
+        }
+        if let Some(s) = self.scattered_store_sectors_per_s {
+            out.push(format!("scattered stores: {:.1} G sectors/s", giga(s)));
+        }
+        out
+    }
+}
+
+/// A roof row's rate, for its note in the table (`1.812 ns per red`, `3.21 G blocks/s`); None
+/// for any other row and for a row without a time.
+pub fn rate(row: &Row) -> Option<String> {
+    let us = row.median_us.filter(|&us| us > 0.0 && row.n > 0)?;
+    let per_s = row.n as f64 / (us * 1e-6) / 1e9;
+    let name = row.kernel.as_str();
+    Some(match name {
+        ATOMIC_SAME | ATOMIC_SAME_LOOPED => format!("{:.3} ns per red", 1.0 / per_s),
+        ATOMIC_SPREAD => format!("{per_s:.1} G reds/s"),
+        SHARED_RW => format!("{per_s:.1} G wavefronts/s"),
+        EMPTY_BLOCKS => format!("{per_s:.2} G blocks/s"),
+        SCATTER_STORE => format!("{per_s:.1} G sectors/s"),
+        EMPTY_LAUNCH => format!("{:.2} µs per timed launch", us / row.n as f64),
+        _ => return None,
+    })
+}
+
+/// Whether `name` is a roof row's kernel (the catalogue's roofs, the looped same-address row
+/// and the timed empty launch).
+pub fn is_roof(name: &str) -> bool {
+    [
+        ATOMIC_SAME,
+        ATOMIC_SAME_LOOPED,
+        ATOMIC_SPREAD,
+        SHARED_RW,
+        EMPTY_BLOCKS,
+        EMPTY_LAUNCH,
+        SCATTER_STORE,
+    ]
+    .contains(&name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Family;
+
+    /// A measured row of `kernel` doing `n` operations in `us`.
+    fn row(kernel: &str, backend: &str, n: u64, us: f64) -> Row {
+        let mut r = Row::new(Family::Ceiling, kernel, backend, "f32", n, n.to_string(), 0);
+        r.status = Status::Ok;
+        r.median_us = Some(us);
+        r
+    }
+
+    fn with_gbps(mut r: Row, bytes: u64, g: f64) -> Row {
+        r.bytes = bytes;
+        r.gbps = Some(g);
+        r
+    }
+
+    fn ceilings() -> Vec<Row> {
+        let mut fma = row(FMA_PEAK, "llvm", 1, 1.0);
+        fma.gflops = Some(65_000.0);
+        let mut gap = row(BACK_TO_BACK, "llvm", 4096, 3500.0);
+        gap.us_per_launch = Some(3.5);
+        let mut gap2 = row(BACK_TO_BACK, "nvvm", 4096, 3600.0);
+        gap2.us_per_launch = Some(3.6);
+        vec![
+            // The smaller size's read is faster (L2): the largest size's counts.
+            with_gbps(row(READ_STREAM, "llvm", 1 << 24, 1.0), 1 << 26, 9000.0),
+            with_gbps(row(READ_STREAM, "llvm", 1 << 28, 1.0), 1 << 30, 4400.0),
+            with_gbps(row(READ_STREAM, "nvvm", 1 << 28, 1.0), 1 << 30, 4500.0),
+            with_gbps(row(D2D_COPY, "driver", 1 << 24, 1.0), 1 << 27, 5000.0),
+            with_gbps(row(D2D_COPY, "driver", 1 << 28, 1.0), 1 << 31, 4200.0),
+            fma,
+            gap,
+            gap2,
+        ]
+    }
+
+    #[test]
+    fn each_roof_is_its_fastest_row_and_the_ceilings_their_largest_size() {
+        let mut rows = ceilings();
+        rows.extend([
+            // 2^20 reds in 1900 µs (llvm) and 1910 µs (nvvm): 1.812 ns each at best.
+            row(ATOMIC_SAME, "llvm", 1 << 20, 1900.0),
+            row(ATOMIC_SAME, "nvvm", 1 << 20, 1910.0),
+            row(ATOMIC_SAME_LOOPED, "llvm", 1 << 20, 1800.0),
+            row(ATOMIC_SPREAD, "llvm", 1 << 26, 671.0),
+            row(SHARED_RW, "llvm", 2_000_000, 1000.0),
+            row(EMPTY_BLOCKS, "llvm", 1 << 22, 1000.0),
+            row(SCATTER_STORE, "nvvm", 1 << 26, 1000.0),
+        ]);
+        let mut failed = row(EMPTY_BLOCKS, "nvvm", 1 << 22, 1.0);
+        failed.status = Status::Failed;
+        rows.push(failed);
+        let mut cold = row(SHARED_RW, "llvm", 2_000_000, 1.0);
+        cold.cache = Cache::Cold;
+        rows.push(cold);
+
+        let r = Roofs::from_rows(&rows, Cache::Hot, Some(1.98e9)).unwrap();
+        assert_eq!(r.read_bytes_per_s, 4500e9);
+        assert_eq!(r.copy_bytes_per_s, 4200e9);
+        assert_eq!(r.fma_flop_per_s, 65_000e9);
+        let ns = r.atomic_same_ns.unwrap();
+        assert!((ns - 1900e3 / (1 << 20) as f64).abs() < 1e-9, "{ns}");
+        let looped = r.atomic_same_looped_ns.unwrap();
+        assert!((looped - 1800e3 / (1 << 20) as f64).abs() < 1e-9);
+        assert!((r.atomic_spread_per_s.unwrap() - (1u64 << 26) as f64 / 671e-6).abs() < 1.0);
+        // The failed row's 1 µs and the cold row's are not roofs.
+        assert_eq!(r.blocks_per_s, Some((1u64 << 22) as f64 / 1e-3));
+        assert_eq!(r.shared_wavefronts_per_s, Some(2e9));
+        assert_eq!(
+            r.scattered_store_sectors_per_s,
+            Some((1u64 << 26) as f64 / 1e-3)
+        );
+        assert!((r.launch_s.unwrap() - 3.5e-6).abs() < 1e-15);
+        assert_eq!(
+            (r.sm_clock_hz, r.atomic_same_slot.as_deref()),
+            (Some(1.98e9), None)
+        );
+
+        let lines = r.describe(132).join("\n");
+        assert!(lines.contains("same-address red: 1.812 ns each"), "{lines}");
+        assert!(lines.contains("1.717 ns when one wave"), "{lines}");
+        // 2e9 wavefronts/s over 132 SMs at 1.98 GHz.
+        assert!(
+            lines.contains("0.01 per SM per cycle at 1980 MHz"),
+            "{lines}"
+        );
+        assert!(lines.contains("launch, back to back: 3.50 µs"), "{lines}");
+    }
+
+    #[test]
+    fn without_the_three_ceilings_there_are_no_roofs() {
+        let rows = ceilings();
+        assert!(Roofs::from_rows(&rows, Cache::Hot, None).is_some());
+        assert!(Roofs::from_rows(&rows, Cache::Cold, None).is_none());
+        for name in [READ_STREAM, D2D_COPY, FMA_PEAK] {
+            let some: Vec<Row> = rows.iter().filter(|r| r.kernel != name).cloned().collect();
+            assert!(
+                Roofs::from_rows(&some, Cache::Hot, None).is_none(),
+                "{name}"
+            );
+        }
+        // Ceilings alone: every other roof unmeasured.
+        let r = Roofs::from_rows(&rows, Cache::Hot, None).unwrap();
+        assert_eq!(r.atomic_same_ns, None);
+        assert_eq!(r.describe(132).len(), 4);
+    }
+
+    #[test]
+    fn a_record_without_the_optional_roofs_reads_and_round_trips() {
+        let text = r#"{"read_bytes_per_s": 4.5e12, "copy_bytes_per_s": 4.2e12,
+            "fma_flop_per_s": 6.5e13}"#;
+        let r: Roofs = serde_json::from_str(text).unwrap();
+        assert_eq!(r.atomic_same_ns, None);
+        assert_eq!(r.read_bytes_per_s, 4.5e12);
+        let full = Roofs {
+            atomic_same_ns: Some(1.81),
+            atomic_same_slot: Some("slot 3 of 64".into()),
+            blocks_per_s: Some(3e9),
+            ..r
+        };
+        let back: Roofs = serde_json::from_str(&serde_json::to_string(&full).unwrap()).unwrap();
+        assert_eq!(back, full);
+    }
+
+    #[test]
+    fn a_roof_rows_note_states_its_rate() {
+        assert_eq!(
+            rate(&row(ATOMIC_SAME, "llvm", 1 << 20, 1900.0)).as_deref(),
+            Some("1.812 ns per red")
+        );
+        assert_eq!(
+            rate(&row(EMPTY_BLOCKS, "llvm", 1 << 22, 1000.0)).as_deref(),
+            Some("4.19 G blocks/s")
+        );
+        assert_eq!(rate(&row(READ_STREAM, "llvm", 1 << 20, 1.0)), None);
+        let mut failed = row(SHARED_RW, "llvm", 1 << 20, 1.0);
+        failed.median_us = None;
+        assert_eq!(rate(&failed), None);
+    }
+
+    #[test]
+    fn every_roof_is_catalogued_as_a_ceiling() {
+        for name in [
+            ATOMIC_SAME,
+            ATOMIC_SPREAD,
+            SHARED_RW,
+            EMPTY_BLOCKS,
+            SCATTER_STORE,
+        ] {
+            let k = crate::kernels::find(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(k.family, Family::Ceiling, "{name}");
+            assert!(is_roof(name));
+        }
+        assert!(!is_roof(READ_STREAM) && is_roof(ATOMIC_SAME_LOOPED));
+    }
+}

@@ -1,0 +1,157 @@
+//! The roofs: one small kernel per mechanism the lab's kernels can be bound by other than the
+//! DRAM stream and the FP32 pipes (`stream.rs`). `lab bench` times each in the same run as the
+//! rows they bound, and each leaves a result the host checks exactly, so a roof that stopped
+//! doing its work would fail rather than report a rate.
+//!
+//! - [`atomic_same_f32`]: every block adds 1.0 to one word, the reductions' last step.
+//! - [`atomic_spread_f32`]: the same `red`s, each to another 128-byte line.
+//! - [`shared_rw`]: conflict-free 32-bit shared-memory loads and stores.
+//! - [`empty_blocks`]: blocks that do nothing but mark that they ran.
+//! - [`scatter_store`]: the naive transpose's stores, one lane per 32-byte sector.
+
+use crate::device::*;
+pub use crate::launch::roofs::*;
+use crate::launch::transpose::{ROWS_PER_PASS, TILE};
+
+kernel! {
+    /// `reds_per_block` times: a barrier, then thread 0 adds 1.0 to `*out` with
+    /// `red.global.add.f32`. With one trip this is what every reduction block ends with
+    /// (`sync_threads(); if tid == 0 { red }`), without the reading and the tree; with many
+    /// trips over one wave of blocks, the same `red`s without a block retiring after each.
+    ///
+    /// - `out`: device pointer to one f32, zeroed by the host; it ends at exactly
+    ///   blocks × `reds_per_block` while that is at most 2^24 (every partial sum is an integer
+    ///   an f32 holds exactly).
+    ///
+    /// # Launch
+    /// 1-D, blocks of [`BLOCK`] threads, no shared memory, any grid.
+    fn atomic_same_f32(out: *mut f32, reds_per_block: u32) {
+        let mut i = 0;
+        while i < reds_per_block {
+            sync_threads();
+            if thread_idx_x() == 0 {
+                atomic_add_f32(out, 1.0);
+            }
+            i += 1;
+        }
+    }
+}
+
+kernel! {
+    /// Lane 0 of every warp adds 1.0 [`SPREAD_REDS_PER_WARP`] times, each time to the first
+    /// word of another 128-byte line of `out`: the warp's `i`-th `red` goes to line
+    /// `(warp + i · warps) mod lines`, so consecutive `red`s of one warp lie `warps` lines apart
+    /// and the lines cover every L2 slice. No barrier, nothing waits for a `red`.
+    ///
+    /// - `out`: device pointer to `lines × LINE_WORDS` f32, zeroed by the host. Each line's first
+    ///   word ends at the number of `red`s sent to it (counted on the host), every other word
+    ///   at 0.
+    /// - `lines`: a power of two.
+    ///
+    /// # Launch
+    /// 1-D, blocks of [`BLOCK`] threads, no shared memory; warps × `SPREAD_REDS_PER_WARP` must
+    /// stay below 2^32.
+    fn atomic_spread_f32(out: *mut f32, lines: u32) {
+        let warps_per_block = block_dim_x() / 32;
+        let warps = grid_dim_x() * warps_per_block;
+        let warp = block_idx_x() * warps_per_block + thread_idx_x() / 32;
+        if thread_idx_x() % 32 == 0 {
+            let mut i = 0;
+            while i < SPREAD_REDS_PER_WARP {
+                let line = (warp + i * warps) & (lines - 1);
+                atomic_add_f32(out.add((line * LINE_WORDS) as usize), 1.0);
+                i += 1;
+            }
+        }
+    }
+}
+
+kernel! {
+    /// Conflict-free shared-memory traffic. Thread `t` of block `b` (lane `l` of its warp's
+    /// 32 threads, from thread `r` on) first writes `value = (b · BLOCK + t) · 0x9E3779B9`
+    /// (wrapping) twice, to `a[2r + l]` and `a[2r + 32 + l]`: each warp's 32 values, twice
+    /// over, in the first `2 · BLOCK` words. Then `trips` × [`SHARED_STEPS`] steps of one
+    /// `ld.volatile.shared.u32` of `a[2r + l + step]` (32 lanes, 32 consecutive words, 32
+    /// banks: one wavefront, at a fixed offset per step, so no address arithmetic) and one
+    /// `st.volatile.shared.u32` of that value to the thread's own word of the last `BLOCK`
+    /// words (one wavefront). The loaded values are summed (wrapping) and each thread stores
+    /// its sum to `out[global thread index]`: `trips` × the sum of its warp's 32 values.
+    ///
+    /// - `out`: device pointer to one u32 per thread of the grid.
+    ///
+    /// # Launch
+    /// 1-D, blocks of [`BLOCK`] threads, `3 · BLOCK · 4` bytes of dynamic shared memory, any
+    /// grid: 2 · `trips` · `SHARED_STEPS` wavefronts per warp.
+    fn shared_rw(trips: u32, out: *mut u32) {
+        let s = Shared::<u32>::dynamic();
+        let tid = thread_idx_x();
+        let lane = tid % 32;
+        let row = tid - lane;
+        let value = block_idx_x()
+            .wrapping_mul(BLOCK)
+            .wrapping_add(tid)
+            .wrapping_mul(0x9E37_79B9);
+        s.set(2 * row + lane, value);
+        s.set(2 * row + 32 + lane, value);
+        sync_threads();
+        let base = dynamic_shared::<u32>();
+        let from = base.add((2 * row + lane) as usize);
+        let mine = base.add((2 * BLOCK + tid) as usize);
+        let mut sum = 0u32;
+        let mut t = 0;
+        while t < trips {
+            let mut step = 0;
+            while step < SHARED_STEPS {
+                let v = ld_shared_volatile_u32(from.add(step as usize));
+                st_shared_volatile_u32(mine, v);
+                sum = sum.wrapping_add(v);
+                step += 1;
+            }
+            t += 1;
+        }
+        let gtid = block_idx_x() as u64 * block_dim_x() as u64 + tid as u64;
+        *out.add(gtid as usize) = sum;
+    }
+}
+
+kernel! {
+    /// Thread 0 of block `b` stores `b` to `marks[b]`; nothing else. The block scheduler's
+    /// roof: how fast blocks of [`BLOCK`] threads start and retire.
+    ///
+    /// - `marks`: device pointer to one u32 per block (the host fills it with another value
+    ///   first, so a block that never ran shows).
+    ///
+    /// # Launch
+    /// 1-D, blocks of [`BLOCK`] threads, no shared memory, any grid.
+    fn empty_blocks(marks: *mut u32) {
+        if thread_idx_x() == 0 {
+            *marks.add(block_idx_x() as usize) = block_idx_x();
+        }
+    }
+}
+
+kernel! {
+    /// The naive transpose's stores without its loads: for a `rows × cols` input, thread
+    /// (x, y) stores the input index `y · cols + x` (wrapping to 32 bits) to `output[x][y]`
+    /// (`output` is `cols × rows`). A warp's 32 lanes write 32 different output rows: one
+    /// 4-byte store into each of 32 sectors.
+    ///
+    /// - `output`: device pointer to `rows × cols` u32.
+    ///
+    /// # Launch
+    /// The chapter's transposes' launch: block `(TILE, ROWS_PER_PASS)`, grid
+    /// `(ceil(cols / TILE), ceil(rows / TILE))`, no shared memory.
+    fn scatter_store(output: *mut u32, rows: u32, cols: u32) {
+        let x = block_idx_x() * TILE + thread_idx_x();
+        let y0 = block_idx_y() * TILE + thread_idx_y();
+        let mut j = 0;
+        while j < TILE {
+            let y = y0 + j;
+            if x < cols && y < rows {
+                let at = x as u64 * rows as u64 + y as u64;
+                *output.add(at as usize) = (y as u64 * cols as u64 + x as u64) as u32;
+            }
+            j += ROWS_PER_PASS;
+        }
+    }
+}

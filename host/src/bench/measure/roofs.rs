@@ -1,0 +1,279 @@
+//! The roofs (`gpu-kernels/src/roofs.rs`) on each Rust backend, once per run (they do not
+//! depend on the problem size): same-address atomics into the reductions' result word (in
+//! the reductions' shape, then looped over one wave of blocks), spread atomics, shared-memory
+//! wavefronts, empty blocks and the naive transpose's scattered stores. Each is timed like the
+//! ceilings and checked exactly afterwards; each row's `n` is its count of operations, so its
+//! rate is `n` over the median ([`catalog::roofs`]).
+
+use super::Bench;
+use crate::bench::report::Row;
+use crate::bench::size;
+use crate::cases::Case;
+use crate::cases::roofs::{AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw};
+use crate::cases::verify::Verdict;
+use crate::error::Result;
+use crate::launchers::roofs as kernels;
+use crate::placement::{Placement, ResultSlots};
+use catalog::launch::roofs::{SHARED_STEPS, SPREAD_REDS_PER_WARP};
+use catalog::records::{Cache, Clocks};
+use catalog::roofs::{self as roof, Roofs};
+use catalog::{Backend, Dtype, Family};
+
+/// Blocks of the same-address roof, one `red` each: as many as v1–v3 launch at 2^28
+/// elements, ~1.9 ms on the H200 (launch overhead well under 1 %).
+pub const ATOMIC_SAME_BLOCKS: u64 = 1 << 20;
+/// `red`s of the spread roof: 2^26, 2^10 into each of [`SPREAD_LINES`] lines.
+pub const SPREAD_REDS: u64 = 1 << 26;
+/// 128-byte lines the spread `red`s cover: 8 MiB, every L2 slice many times over.
+pub const SPREAD_LINES: u32 = 1 << 16;
+/// Trips per thread of the shared-memory roof (32 load–store steps each).
+pub const SHARED_TRIPS: u32 = 512;
+/// Blocks of the block roof: 4× the blocks of v1–v3 at 2^28.
+pub const EMPTY_BLOCK_COUNT: u64 = 1 << 22;
+/// Matrix edge of the scattered-store roof: the naive transpose's 8192² stores.
+pub const SCATTER_EDGE: u32 = 8192;
+
+// Every count stays exact in an f32 and within the grid.
+const _: () = {
+    use crate::cases::roofs::EXACT_COUNT_MAX;
+    assert!(ATOMIC_SAME_BLOCKS <= EXACT_COUNT_MAX);
+    assert!(SPREAD_REDS / SPREAD_LINES as u64 <= EXACT_COUNT_MAX);
+    assert!(SPREAD_LINES.is_power_of_two());
+    assert!(EMPTY_BLOCK_COUNT <= crate::launchers::MAX_GRID_X);
+    assert!(SCATTER_EDGE as u64 * SCATTER_EDGE as u64 <= u32::MAX as u64);
+};
+
+/// Where the atomic word lies, for the report: `the reductions' result word, slot 17 of 64,
+/// fast group by reduce_v4 [llvm] f32 2^28`.
+pub fn slot_label(p: &Placement) -> String {
+    let how = match &p.calibration {
+        Some(t) if t.fast.slots.contains(&p.slot) => format!("fast group by {}", t.label),
+        Some(t) => format!("slow group by {}", t.label),
+        None => "not calibrated".into(),
+    };
+    format!(
+        "the reductions' result word, slot {} of {}, {how}",
+        p.slot, p.slots
+    )
+}
+
+/// The clock the per-cycle roofs are stated at: the SM clock NVML read right after the run
+/// (the GPU had just been busy), else the device's maximum.
+pub fn sm_clock_hz(after: &Clocks, max_mhz: u32) -> Option<f64> {
+    after
+        .sm_mhz
+        .or((max_mhz > 0).then_some(max_mhz))
+        .map(|mhz| mhz as f64 * 1e6)
+}
+
+/// The run's roofs from its rows: those of the first cache it measured (hot, when it measured
+/// hot), with the same-address word's place.
+pub fn measured(
+    rows: &[Row],
+    caches: &[Cache],
+    sm_clock_hz: Option<f64>,
+    atomic_slot: Option<String>,
+) -> Option<Roofs> {
+    let cache = caches.first().copied().unwrap_or_default();
+    let r = Roofs::from_rows(rows, cache, sm_clock_hz)?;
+    Some(Roofs {
+        atomic_same_slot: r.atomic_same_ns.and(atomic_slot),
+        ..r
+    })
+}
+
+impl Bench<'_> {
+    /// Whether the roofs run: whenever a reduction or a transpose does (they are what the
+    /// rows are predicted from), or a roof kernel is named.
+    pub(super) fn wants_roofs(&self) -> bool {
+        self.wants_reduce()
+            || crate::launchers::transposes().any(|t| self.plan.wants(t.name))
+            || kernels::all().iter().any(|k| self.plan.wants(k.name))
+    }
+
+    /// Every roof on every Rust backend of the plan. The same-address `red`s go to the
+    /// reductions' result word when the reductions chose one, else to an uncalibrated slot 0.
+    pub fn roofs(&mut self) -> Result<()> {
+        if !self.wants_roofs() {
+            return Ok(());
+        }
+        let slots = match self.slots.take() {
+            Some(s) => s,
+            None => ResultSlots::new()?,
+        };
+        let at = slot_label(&Placement::from(&slots));
+        self.atomic_slot = Some(at.clone());
+        let backends: Vec<Backend> = self
+            .plan
+            .backends
+            .iter()
+            .copied()
+            .filter(|&b| kernels::atomic_same().carried_by(b))
+            .collect();
+        for b in backends {
+            self.atomic_same(b, &slots, &at);
+            self.atomic_spread(b);
+            self.shared_rw(b);
+            self.empty_blocks(b);
+            self.scatter_store(b);
+        }
+        self.slots = Some(slots);
+        Ok(())
+    }
+
+    /// A roof row: `n` operations, `bytes` that must move, on `backend`.
+    fn roof_row(name: &str, backend: Backend, n: u64, bytes: u64, dtype: &str) -> Row {
+        Row::new(
+            Family::Ceiling,
+            name,
+            backend.name(),
+            dtype,
+            n,
+            size::label(n),
+            bytes,
+        )
+    }
+
+    /// Measures the case `made` as `row`, its note `about` it, checked by `verify`; a case
+    /// that could not be made fails the row.
+    fn roof<C: Case>(
+        &mut self,
+        row: Row,
+        made: Result<C>,
+        about: impl FnOnce(&C) -> String,
+        verify: impl Fn(&C) -> Result<Verdict>,
+    ) {
+        match made {
+            Ok(case) => {
+                let row = row.with_note(&about(&case));
+                self.measure_case(row, &case, || verify(&case));
+            }
+            Err(e) => self.record_each(row.failed(e.to_string())),
+        }
+    }
+
+    fn atomic_same(&mut self, b: Backend, slots: &ResultSlots, at: &str) {
+        let lab = self.lab;
+        let word = slots.result::<f32>();
+        let row = Self::roof_row(roof::ATOMIC_SAME, b, ATOMIC_SAME_BLOCKS, 0, "f32");
+        let made = AtomicSame::new(lab, b, word, ATOMIC_SAME_BLOCKS, 1);
+        self.roof(
+            row,
+            made,
+            |_| format!("one red.global.add.f32 per block, thread 0 after bar.sync, into {at}"),
+            AtomicSame::verify,
+        );
+
+        // The same reds over one wave of blocks that each loop: no block retires between them.
+        let k = kernels::atomic_same();
+        let looped = lab.wave(b, k, &k.entry(Dtype::F32), 0).and_then(|wave| {
+            let per_block = ATOMIC_SAME_BLOCKS.div_ceil(wave) as u32;
+            AtomicSame::new(lab, b, word, wave, per_block)
+        });
+        let n = looped.as_ref().map_or(ATOMIC_SAME_BLOCKS, AtomicSame::reds);
+        let row = Self::roof_row(roof::ATOMIC_SAME_LOOPED, b, n, 0, "f32");
+        self.roof(
+            row,
+            looped,
+            |c| {
+                let blocks = c.config().map_or(0, |cfg| cfg.grid.0);
+                format!(
+                    "one wave of {blocks} blocks, each {} x (bar.sync, thread 0 red), same word",
+                    c.reds() / blocks.max(1) as u64
+                )
+            },
+            AtomicSame::verify,
+        );
+    }
+
+    fn atomic_spread(&mut self, b: Backend) {
+        let made = AtomicSpread::new(self.lab, b, SPREAD_REDS, SPREAD_LINES);
+        let n = made.as_ref().map_or(SPREAD_REDS, AtomicSpread::reds);
+        let row = Self::roof_row(roof::ATOMIC_SPREAD, b, n, 0, "f32");
+        self.roof(
+            row,
+            made,
+            |c| {
+                format!(
+                    "lane 0 of each warp: {SPREAD_REDS_PER_WARP} red.global.add.f32, each to another of {} 128-B lines",
+                    c.lines()
+                )
+            },
+            AtomicSpread::verify,
+        );
+    }
+
+    fn shared_rw(&mut self, b: Backend) {
+        let made = SharedRw::new(self.lab, b, SHARED_TRIPS);
+        let n = made.as_ref().map_or(0, SharedRw::wavefronts);
+        let row = Self::roof_row(roof::SHARED_RW, b, n, 0, "u32");
+        self.roof(
+            row,
+            made,
+            |c| {
+                let blocks = c.config().map_or(0, |cfg| cfg.grid.0);
+                format!(
+                    "{blocks} blocks, {SHARED_TRIPS} x {SHARED_STEPS} conflict-free LDS + STS per thread (wavefronts)"
+                )
+            },
+            SharedRw::verify,
+        );
+    }
+
+    fn empty_blocks(&mut self, b: Backend) {
+        let made = EmptyBlocks::new(self.lab, b, EMPTY_BLOCK_COUNT);
+        let row = Self::roof_row(roof::EMPTY_BLOCKS, b, EMPTY_BLOCK_COUNT, 0, "u32");
+        self.roof(
+            row,
+            made,
+            |c| {
+                let threads = c.config().map_or(0, |cfg| cfg.block.0);
+                format!("blocks of {threads} threads; thread 0 stores its block's index")
+            },
+            EmptyBlocks::verify,
+        );
+    }
+
+    fn scatter_store(&mut self, b: Backend) {
+        let e = SCATTER_EDGE;
+        let n = e as u64 * e as u64;
+        let made = self
+            .check_memory(n * 4)
+            .and_then(|_| ScatterStore::new(self.lab, b, e, e));
+        let row = Self::roof_row(roof::SCATTER_STORE, b, n, n * 4, "u32");
+        self.roof(
+            row,
+            made,
+            |_| format!("the naive transpose's {e}x{e} stores alone: 4 B into each 32-B sector"),
+            ScatterStore::verify,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use catalog::records::SlotTimes;
+
+    #[test]
+    fn the_slot_label_says_which_group() {
+        let mut p = Placement {
+            slot: 2,
+            offset_bytes: 0,
+            stride_bytes: 128,
+            slots: 64,
+            calibration: None,
+        };
+        assert_eq!(
+            slot_label(&p),
+            "the reductions' result word, slot 2 of 64, not calibrated"
+        );
+        let us: Vec<f64> = (0..64)
+            .map(|k| if k < 32 { 100.0 } else { 110.0 })
+            .collect();
+        p.calibration = Some(SlotTimes::new("reduce_v4 [llvm] f32 2^28".into(), us));
+        assert!(slot_label(&p).ends_with("slot 2 of 64, fast group by reduce_v4 [llvm] f32 2^28"));
+        p.slot = 40;
+        assert!(slot_label(&p).contains("slow group"));
+    }
+}

@@ -1,0 +1,294 @@
+//! The roof kernels on the GPU, every Rust backend: each must do exactly the work its rate is
+//! counted from (a roof that measured nothing would report a fast rate and be wrong), so each
+//! launch is checked word for word: the same-address word ends at its count of `red`s, every
+//! spread line at its own, every shared-memory thread at its checksum, every block's mark at
+//! its index, every scattered element where the naive transpose puts it. Each case resets and
+//! launches twice before the check, so the reset is checked too. Then one bench run measures
+//! every roof and reads them back. Skips visibly without a GPU.
+
+mod common;
+
+use catalog::Family;
+use catalog::records::{Cache, Status};
+use catalog::roofs as roof;
+use common::{assert_no_failures, lab_or_skip};
+use host::bench::measure::{Bench, roofs as bench_roofs};
+use host::bench::{Args, Format, Plan};
+use host::cases::Case;
+use host::cases::roofs::{
+    AtomicSame, AtomicSpread, EXACT_COUNT_MAX, EmptyBlocks, ScatterStore, SharedRw, scatter_value,
+};
+use host::cases::verify::Verdict;
+use host::launchers::roofs as kernels;
+use host::placement::ResultSlots;
+use host::{Backend, HostError, Lab};
+
+/// The backends that carry the roofs (the Rust compilers).
+fn rust_backends(lab: &Lab) -> Vec<Backend> {
+    lab.backends()
+        .into_iter()
+        .filter(|&b| kernels::atomic_same().carried_by(b))
+        .collect()
+}
+
+/// Reset, launch, reset, launch, wait, check: a failure line for `failures`, or `ok`.
+fn twice(
+    lab: &Lab,
+    case: &impl Case,
+    verify: impl FnOnce() -> host::Result<Verdict>,
+    label: &str,
+    failures: &mut Vec<String>,
+) {
+    let run = || -> host::Result<Verdict> {
+        for _ in 0..2 {
+            case.reset()?;
+            case.launch()?;
+        }
+        lab.sync()?;
+        verify()
+    };
+    match run() {
+        Ok(Ok(note)) => println!("ok      {label}: {note}"),
+        Ok(Err(wrong)) => failures.push(format!("{label}: {wrong}")),
+        Err(e) => failures.push(format!("{label}: {e}")),
+    }
+}
+
+#[test]
+fn atomic_same_counts_every_red_exactly() {
+    let Some(lab) = lab_or_skip("atomic_same_counts_every_red_exactly") else {
+        return;
+    };
+    let slots = ResultSlots::new().unwrap();
+    let mut failures = Vec::new();
+    for b in rust_backends(&lab) {
+        // One red per block (the reductions' shape), then looped blocks; two different words.
+        for (slot, blocks, per_block) in [
+            (0, 1, 1),
+            (0, 257, 1),
+            (5, 4097, 1),
+            (5, 1 << 20, 1),
+            (0, 7, 3),
+            (5, 1056, 993),
+            (0, 64, (EXACT_COUNT_MAX / 64) as u32),
+        ] {
+            let label = format!("atomic_same_f32 [{b}] slot {slot}, {blocks} x {per_block}");
+            match AtomicSame::new(&lab, b, slots.slot::<f32>(slot), blocks, per_block) {
+                Ok(c) => twice(&lab, &c, || c.verify(), &label, &mut failures),
+                Err(e) => failures.push(format!("{label}: {e}")),
+            }
+        }
+    }
+    assert_no_failures(&failures);
+    // One red past what an f32 counts exactly is refused before launching.
+    let e = AtomicSame::new(&lab, Backend::Llvm, slots.slot(0), EXACT_COUNT_MAX + 1, 1);
+    assert!(
+        matches!(e, Err(HostError::TooLarge { .. })),
+        "{:?}",
+        e.err()
+    );
+}
+
+#[test]
+fn atomic_spread_counts_every_line_exactly() {
+    let Some(lab) = lab_or_skip("atomic_spread_counts_every_line_exactly") else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for b in rust_backends(&lab) {
+        for (reds, lines) in [(1, 1), (2048, 64), (1 << 20, 1 << 10), (1 << 26, 1 << 16)] {
+            let label = format!("atomic_spread_f32 [{b}] {reds} reds, {lines} lines");
+            match AtomicSpread::new(&lab, b, reds, lines) {
+                Ok(c) => {
+                    assert!(c.reds() >= reds && c.reds() < reds + 2048, "{label}");
+                    twice(&lab, &c, || c.verify(), &label, &mut failures)
+                }
+                Err(e) => failures.push(format!("{label}: {e}")),
+            }
+        }
+    }
+    assert_no_failures(&failures);
+    for (reds, lines) in [(1 << 20, 3), (1 << 26, 1)] {
+        let e = AtomicSpread::new(&lab, Backend::Llvm, reds, lines);
+        assert!(e.is_err(), "{reds} reds over {lines} lines must be refused");
+    }
+}
+
+#[test]
+fn shared_rw_leaves_every_threads_checksum() {
+    let Some(lab) = lab_or_skip("shared_rw_leaves_every_threads_checksum") else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for b in rust_backends(&lab) {
+        for trips in [0, 1, 3, 512] {
+            let label = format!("shared_rw [{b}] {trips} trips");
+            match SharedRw::new(&lab, b, trips) {
+                Ok(c) => twice(&lab, &c, || c.verify(), &label, &mut failures),
+                Err(e) => failures.push(format!("{label}: {e}")),
+            }
+        }
+    }
+    assert_no_failures(&failures);
+}
+
+#[test]
+fn empty_blocks_mark_every_block() {
+    let Some(lab) = lab_or_skip("empty_blocks_mark_every_block") else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for b in rust_backends(&lab) {
+        for blocks in [1, 257, 1 << 22] {
+            let label = format!("empty_blocks [{b}] {blocks} blocks");
+            match EmptyBlocks::new(&lab, b, blocks) {
+                Ok(c) => twice(&lab, &c, || c.verify(), &label, &mut failures),
+                Err(e) => failures.push(format!("{label}: {e}")),
+            }
+        }
+    }
+    assert_no_failures(&failures);
+    assert!(EmptyBlocks::new(&lab, Backend::Llvm, 0).is_err());
+}
+
+#[test]
+fn scatter_store_writes_every_element_where_the_naive_transpose_does() {
+    let Some(lab) =
+        lab_or_skip("scatter_store_writes_every_element_where_the_naive_transpose_does")
+    else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for b in rust_backends(&lab) {
+        for (rows, cols) in [(1, 1), (33, 31), (1000, 777), (64, 64), (8192, 8192)] {
+            let label = format!("scatter_store [{b}] {rows}x{cols}");
+            match ScatterStore::new(&lab, b, rows, cols) {
+                Ok(c) => twice(&lab, &c, || c.verify(), &label, &mut failures),
+                Err(e) => failures.push(format!("{label}: {e}")),
+            }
+        }
+        // The same positions as the naive transpose of the input's indices (exact in f32 up to
+        // 2^24 elements).
+        let (rows, cols) = (1000u32, 777u32);
+        let iota: Vec<f32> = (0..rows * cols).map(|i| i as f32).collect();
+        let input = lab.upload(&iota).unwrap();
+        let naive_out = lab.upload(&vec![0f32; iota.len()]).unwrap();
+        let scatter_out = lab.upload(&vec![0u32; iota.len()]).unwrap();
+        let naive = host::launchers::kernel("transpose_naive");
+        lab.launch_transpose(b, naive, &input, &naive_out, rows, cols, &lab.stream)
+            .unwrap();
+        lab.launch_scatter_store(b, &scatter_out, rows, cols, &lab.stream)
+            .unwrap();
+        lab.sync().unwrap();
+        let (mut t, mut s) = (vec![0f32; iota.len()], vec![0u32; iota.len()]);
+        cust::memory::CopyDestination::copy_to(&*naive_out, &mut t[..]).unwrap();
+        cust::memory::CopyDestination::copy_to(&*scatter_out, &mut s[..]).unwrap();
+        let differ = (0..t.len()).filter(|&i| t[i] as u32 != s[i]).count();
+        if differ > 0 {
+            failures.push(format!(
+                "scatter_store [{b}] {rows}x{cols}: {differ} elements differ from transpose_naive's"
+            ));
+        }
+        assert_eq!(s[1], scatter_value(1, rows, cols));
+    }
+    assert_no_failures(&failures);
+    assert!(ScatterStore::new(&lab, Backend::Llvm, 0, 5).is_err());
+}
+
+/// One bench run of the roofs with a reduction (for the calibrated word), the ceilings and
+/// the launch gap: every roof row passes its check, and every roof comes back, within what the
+/// hardware can do (wide bounds: this catches a roof that counts the wrong thing, not a slow
+/// GPU).
+#[test]
+fn a_bench_run_measures_every_roof() {
+    let Some(lab) = lab_or_skip("a_bench_run_measures_every_roof") else {
+        return;
+    };
+    let args = Args {
+        size: vec![1 << 20],
+        sweep: false,
+        transpose: vec![],
+        backend: vec![],
+        kernel: vec!["reduce_v1".into(), "ceiling".into(), "bump".into()],
+        dtype: vec![host::bench::Dtype::F32],
+        reps: 5,
+        warmup: 1,
+        cache: Default::default(),
+        format: Format::Json,
+        out: None,
+        seed: 4,
+        quiet: true,
+    };
+    let plan = Plan::new(&args, &lab.backends()).unwrap();
+    let mut bench = Bench::new(&lab, &plan, true).unwrap();
+    bench.compute_ceiling().unwrap();
+    bench.reductions().unwrap();
+    bench.roofs().unwrap();
+    bench.launch_gap().unwrap();
+    let slot = bench.atomic_slot.clone();
+    let rows = bench.finish();
+
+    let roof_rows: Vec<_> = rows.iter().filter(|r| roof::is_roof(&r.kernel)).collect();
+    // Six rows (five kernels, the looped same-address) per Rust backend.
+    assert_eq!(
+        roof_rows.len(),
+        6 * rust_backends(&lab).len(),
+        "{roof_rows:#?}"
+    );
+    for r in &roof_rows {
+        assert_eq!(
+            r.status,
+            Status::Ok,
+            "{} [{}]: {}",
+            r.kernel,
+            r.backend,
+            r.note
+        );
+        assert_eq!(r.section, Family::Ceiling);
+        println!(
+            "{} [{}]: {}",
+            r.kernel,
+            r.backend,
+            host::bench::report::print::note(r)
+        );
+    }
+
+    let roofs = bench_roofs::measured(
+        &rows,
+        &[Cache::Hot],
+        Some(lab.info.sm_clock_khz as f64 * 1e3),
+        slot,
+    )
+    .expect("the ceilings ran, so the roofs come back");
+    println!("{roofs:#?}");
+    let ns = roofs.atomic_same_ns.unwrap();
+    let looped = roofs.atomic_same_looped_ns.unwrap();
+    assert!(
+        (0.3..20.0).contains(&ns) && (0.3..20.0).contains(&looped),
+        "{ns} {looped}"
+    );
+    assert!(
+        roofs
+            .atomic_same_slot
+            .as_deref()
+            .unwrap()
+            .contains("group by reduce_v4"),
+        "the word is the calibrated one: {:?}",
+        roofs.atomic_same_slot
+    );
+    // Distinct lines are not serialised on one slice: faster than one word.
+    assert!(roofs.atomic_spread_per_s.unwrap() > 1e9 / ns);
+    // At most one wavefront per SM per cycle (32 banks × 4 bytes), with room for the clock.
+    let per_sm_cycle = roofs.shared_wavefronts_per_s.unwrap()
+        / lab.info.sm_count as f64
+        / roofs.sm_clock_hz.unwrap();
+    assert!((0.05..1.2).contains(&per_sm_cycle), "{per_sm_cycle}");
+    // v1 retires a block (with its loads, tree and red) every ~1.8 ns: empty ones are faster.
+    assert!(
+        roofs.blocks_per_s.unwrap() > 4e8,
+        "{:?}",
+        roofs.blocks_per_s
+    );
+    assert!(roofs.scattered_store_sectors_per_s.unwrap() > 1e9);
+    assert!((0.5e-6..50e-6).contains(&roofs.launch_s.unwrap()));
+}

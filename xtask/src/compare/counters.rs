@@ -1,0 +1,282 @@
+//! The counters side: the chapter's metrics (the columns of `ncu-table` / `ncu-transpose`) for
+//! A and B side by side, with the change; from a live ncu capture
+//! ([`crate::profiler::ncu::NcuOptions::collect`], the path every ncu subcommand takes) or from
+//! raw pages captured earlier.
+
+use super::predict::change_pct;
+use crate::profiler::capture::Collect;
+use crate::profiler::metrics::{self, Column, Row as Profiled, function_name};
+use crate::profiler::ncu::NcuOptions;
+use anyhow::Result;
+use catalog::{Backend, Family};
+use serde::Serialize;
+use std::path::Path;
+
+/// One metric of a pair.
+#[derive(Clone, Debug, Serialize)]
+pub struct CounterRow {
+    /// A column key (`inst`) or an ncu metric name.
+    pub key: String,
+    pub header: String,
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+    /// (B − A) / A, in percent.
+    pub change_pct: Option<f64>,
+    /// Decimals shown.
+    #[serde(skip)]
+    pub digits: usize,
+    /// The change the lab's performance model predicted, in percent (none yet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_change_pct: Option<f64>,
+}
+
+/// One pair's metrics.
+#[derive(Clone, Debug, Serialize)]
+pub struct CounterPair {
+    pub label: String,
+    pub rows: Vec<CounterRow>,
+}
+
+/// The chapter's columns for a kernel family (None: no chapter table covers it).
+pub fn columns(family: Family) -> Option<Vec<Column>> {
+    match family {
+        Family::Reduce => Some(metrics::reduction_columns()),
+        Family::Transpose => Some(metrics::transpose_columns()),
+        _ => None,
+    }
+}
+
+/// The `--metrics` a family's columns need (the table's list), plus `extra`.
+pub fn collect_for(family: Family, extra: &[String]) -> Collect {
+    let mut m = match family {
+        Family::Transpose => metrics::transpose_table(),
+        _ => metrics::reduction_table(),
+    };
+    for x in extra {
+        if !m.contains(x) {
+            m.push(x.clone());
+        }
+    }
+    Collect {
+        set: None,
+        sections: metrics::TABLE_SECTIONS.to_vec(),
+        metrics: m,
+    }
+}
+
+/// The profiled launch of `kernel` in `dtype` from `backend`, among `rows`.
+pub fn find<'a>(
+    rows: &'a [Profiled],
+    kernel: &str,
+    backend: &str,
+    dtype: &str,
+) -> Option<&'a Profiled> {
+    let k = catalog::kernels::find(kernel)?;
+    let entry = k.entry(catalog::Dtype::from_name(dtype)?);
+    rows.iter()
+        .find(|r| r.backend == backend && function_name(&r.profiled.kernel) == entry)
+}
+
+/// A counter's A and B value: a column key through its column, else an ncu metric by name.
+pub fn value(a: &Profiled, b: &Profiled, cols: &[Column], name: &str) -> Option<(f64, f64)> {
+    match cols.iter().find(|c| c.key == name) {
+        Some(c) => Some(((c.get)(a)?, (c.get)(b)?)),
+        None => Some((a.m(name)?, b.m(name)?)),
+    }
+}
+
+/// A pair's columns side by side, then the `extra` metrics (those a prediction names).
+pub fn side_by_side(
+    label: &str,
+    a: &Profiled,
+    b: &Profiled,
+    cols: &[Column],
+    extra: &[String],
+) -> CounterPair {
+    let mut rows: Vec<CounterRow> = cols
+        .iter()
+        .map(|c| row(c.key, c.header, (c.get)(a), (c.get)(b), c.digits))
+        .collect();
+    for x in extra
+        .iter()
+        .filter(|x| !cols.iter().any(|c| c.key == x.as_str()))
+    {
+        rows.push(row(x, x, a.m(x), b.m(x), 1));
+    }
+    CounterPair {
+        label: label.to_string(),
+        rows,
+    }
+}
+
+fn row(key: &str, header: &str, a: Option<f64>, b: Option<f64>, digits: usize) -> CounterRow {
+    CounterRow {
+        key: key.into(),
+        header: header.into(),
+        change_pct: match (a, b) {
+            (Some(a), Some(b)) => Some(change_pct(a, b)),
+            _ => None,
+        },
+        a,
+        b,
+        digits,
+        predicted_change_pct: None,
+    }
+}
+
+/// `lab run` size flags for a pair's row: its `n` (reductions), its `RxC` (transposes).
+pub fn size_args(r: &catalog::records::Row) -> Vec<String> {
+    let mut a = vec!["--size".to_string(), r.n.to_string()];
+    if let Some((rows, cols)) = r.size.split_once('x')
+        && r.section == Family::Transpose
+    {
+        a.extend(["--rows".into(), rows.into(), "--cols".into(), cols.into()]);
+    }
+    a
+}
+
+/// One side's profiled launches: `kernel`'s entries for `dtypes` from `backend`, under ncu
+/// (one process, as `ncu-table` runs it), files named `<base>-<backend>.*` in `dir`.
+#[allow(clippy::too_many_arguments)]
+pub fn capture(
+    dir: &Path,
+    lab: Option<&Path>,
+    base: &str,
+    kernel: &str,
+    backend: Backend,
+    dtypes: &[&str],
+    collect: Collect,
+    size_args: Vec<String>,
+) -> Result<(Vec<Profiled>, String)> {
+    let k = catalog::kernels::find(kernel)
+        .ok_or_else(|| anyhow::anyhow!("no kernel '{kernel}' in the catalogue"))?;
+    let entries: Vec<String> = dtypes
+        .iter()
+        .filter_map(|d| catalog::Dtype::from_name(d))
+        .map(|d| k.entry(d))
+        .collect();
+    options(dir, lab, backend)?.collect(base, &entries.join(","), collect, size_args)
+}
+
+/// The ncu options of a side's capture: `ncu-table`'s defaults (through its flags, so an
+/// option added there keeps its default here too), one compiler, files into `dir`.
+fn options(dir: &Path, lab: Option<&Path>, backend: Backend) -> Result<NcuOptions> {
+    #[derive(clap::Parser)]
+    struct Flags {
+        #[command(flatten)]
+        ncu: NcuOptions,
+    }
+    let mut argv = vec![
+        "compare".to_string(),
+        "--backend".into(),
+        backend.name().into(),
+        "--output".into(),
+        dir.display().to_string(),
+    ];
+    if let Some(lab) = lab {
+        argv.extend(["--lab".into(), lab.display().to_string()]);
+    }
+    Ok(<Flags as clap::Parser>::try_parse_from(argv)
+        .map_err(|e| anyhow::anyhow!("ncu options: {e}"))?
+        .ncu)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ncu_table_rows() -> Vec<Profiled> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ncu");
+        crate::profiler::capture::read_capture(&[
+            dir.join("ncu-table-llvm.raw.csv"),
+            dir.join("ncu-table-nvcc.raw.csv"),
+        ])
+        .unwrap()
+    }
+
+    /// v3 against v5 from the H200's ncu-table capture (2^24 f32): v5 sums eight elements a
+    /// thread (v4's coarsening: an eighth of the blocks) and leaves the last tree levels to
+    /// warp shuffles (fewer shared loads a block).
+    #[test]
+    fn v3_and_v5_side_by_side_from_the_h200_capture() {
+        let rows = ncu_table_rows();
+        let a = find(&rows, "reduce_v3", "llvm", "f32").expect("v3 llvm");
+        let b = find(&rows, "reduce_v5", "llvm", "f32").expect("v5 llvm");
+        assert!(find(&rows, "reduce_v3", "nvvm", "f32").is_none());
+        assert!(find(&rows, "reduce_v3", "llvm", "i32").is_none());
+        let cols = columns(Family::Reduce).unwrap();
+        let p = side_by_side(
+            "v3 → v5",
+            a,
+            b,
+            &cols,
+            &["dram__bytes_read.sum".into(), "inst".into()],
+        );
+        assert_eq!(
+            p.rows.len(),
+            cols.len() + 1,
+            "a column named again is not repeated"
+        );
+        let get = |k: &str| p.rows.iter().find(|r| r.key == k).unwrap();
+        let inst = get("inst");
+        assert!(inst.change_pct.unwrap() < -80.0, "{inst:?}");
+        let sh = get("sh_ld_req_per_block");
+        assert!(sh.b.unwrap() < sh.a.unwrap() * 0.6, "{sh:?}");
+        assert_eq!(
+            get("blocks").change_pct,
+            Some(-87.5),
+            "65,536 blocks to 8,192"
+        );
+        // A metric the table did not collect reads as not measured.
+        let dram = get("dram__bytes_read.sum");
+        assert_eq!((dram.a, dram.change_pct), (None, None));
+        assert_eq!(value(a, b, &cols, "inst").map(|(x, y)| y < x), Some(true));
+        assert!(value(a, b, &cols, "no__such.metric").is_none());
+    }
+
+    #[test]
+    fn llvm_and_nvcc_of_one_kernel_pair_up() {
+        let rows = ncu_table_rows();
+        let a = find(&rows, "reduce_v4", "llvm", "f32").unwrap();
+        let b = find(&rows, "reduce_v4", "nvcc", "f32").unwrap();
+        assert_eq!(a.backend, "llvm");
+        assert_eq!(b.backend, "nvcc");
+        let p = side_by_side("v4", a, b, &columns(Family::Reduce).unwrap(), &[]);
+        assert!(
+            p.rows
+                .iter()
+                .all(|r| r.a.is_some() || r.key == "ns_per_red"),
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn a_side_is_profiled_with_ncu_tables_defaults() {
+        let o = options(Path::new("/o"), Some(Path::new("/bin/lab")), Backend::Nvcc).unwrap();
+        assert_eq!(o.backend, catalog::Which::Nvcc);
+        assert_eq!(o.out_dir(), Path::new("/o"));
+        assert_eq!(o.lab.as_deref(), Some(Path::new("/bin/lab")));
+        assert_eq!(o.select, crate::profiler::capture::Select::Nvtx);
+        assert!(o.from.is_empty() && o.placement.is_none());
+    }
+
+    #[test]
+    fn sizes_and_metrics_follow_the_family() {
+        let mut r = catalog::records::Row::new(
+            Family::Transpose,
+            "transpose_tiled",
+            "llvm",
+            "f32",
+            64,
+            "8x8".into(),
+            0,
+        );
+        assert_eq!(size_args(&r).join(" "), "--size 64 --rows 8 --cols 8");
+        r.section = Family::Reduce;
+        assert_eq!(size_args(&r).join(" "), "--size 64");
+        let c = collect_for(Family::Reduce, &["dram__bytes_read.sum".into()]);
+        assert!(c.metrics.contains(&metrics::INST.to_string()));
+        assert_eq!(c.metrics.last().unwrap(), "dram__bytes_read.sum");
+        assert!(columns(Family::LaunchGap).is_none());
+    }
+}

@@ -1,0 +1,271 @@
+//! Which source lines each SASS instruction of ncu's page came from, with the chain of calls
+//! it was inlined through.
+//!
+//! ncu's `cuda,sass` page lists an instruction inlined through several functions under several
+//! lines of its chain, unordered and not always all of them, so it cannot say which line is
+//! innermost nor which inlined it. The chain comes instead from a cubin built from the same
+//! PTX (`ptxas -arch=sm_90 -lineinfo`, then `nvdisasm -gi`, through [`crate::asm::Build`]),
+//! matched to ncu's SASS by address, and only when the two opcode sequences agree: the
+//! driver's JIT may compile differently from the offline ptxas.
+//!
+//! nvdisasm names the right lines but sometimes the wrong file for a call site ("reduce.rs,
+//! line 71 inlined at llvm.rs, line 77" where the call is at reduce.rs:77); the listing
+//! [`Build::sass`] returns has each frame's file taken from the PTX's own `.loc … inlined_at`
+//! records instead.
+
+use crate::asm::Build;
+use crate::asm::sass::Line as SassLine;
+use crate::asm::source::{Frame, is_library};
+use anyhow::{Context, Result};
+use catalog::Backend;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One instruction of the offline cubin.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mapped {
+    pub opcode: String,
+    /// `(file, line)`, innermost first; empty where the cubin has no line for it.
+    pub chain: Vec<(String, u32)>,
+}
+
+/// Per kernel, its instructions in address order: what `<stem>.source-lines.json` holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LineMap {
+    /// The commands and the PTX it was made from.
+    pub made_by: String,
+    /// Whether the PTX carried line tables at all.
+    pub has_lines: bool,
+    pub kernels: BTreeMap<String, Vec<Mapped>>,
+}
+
+impl LineMap {
+    pub fn read(path: &Path) -> Result<LineMap> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+    }
+
+    /// Pretty JSON with one instruction per line.
+    pub fn json(&self) -> String {
+        let mut out = format!(
+            "{{\n  \"made_by\": {},\n  \"has_lines\": {},\n  \"kernels\": {{",
+            one_line(&self.made_by),
+            self.has_lines
+        );
+        for (k, (name, insts)) in self.kernels.iter().enumerate() {
+            out += if k == 0 { "\n" } else { ",\n" };
+            out += &format!("    {}: [", one_line(name));
+            for (i, m) in insts.iter().enumerate() {
+                out += if i == 0 { "\n" } else { ",\n" };
+                out += &format!("      {}", one_line(m));
+            }
+            out += "\n    ]";
+        }
+        out + "\n  }\n}\n"
+    }
+}
+
+/// A value as one line of JSON.
+fn one_line<T: Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).expect("serializes")
+}
+
+/// Assembles and disassembles `ptx` (see the module documentation) and keeps `functions`.
+pub fn build(backend: Backend, ptx: &Path, functions: &[&str]) -> Result<LineMap> {
+    let mut b = Build::load(backend, ptx)?;
+    let has_lines = b.module.has_line_info();
+    let kernels = b
+        .sass()?
+        .functions
+        .iter()
+        .filter(|f| functions.contains(&f.name.as_str()))
+        .map(|f| {
+            let mut chain: Vec<(String, u32)> = Vec::new();
+            let mut insts = Vec::new();
+            for l in &f.lines {
+                match l {
+                    // nvdisasm prints a line only where it changes.
+                    SassLine::Source(c) => {
+                        chain = c.iter().map(|x| (x.file.clone(), x.line)).collect()
+                    }
+                    SassLine::Inst { inst, .. } => insts.push(Mapped {
+                        opcode: inst.opcode.clone(),
+                        chain: chain.clone(),
+                    }),
+                    _ => {}
+                }
+            }
+            (f.name.clone(), insts)
+        })
+        .collect();
+    Ok(LineMap {
+        made_by: format!(
+            "ptxas -arch={} -lineinfo, nvdisasm -c -gi: {}",
+            crate::asm::sass::ARCH,
+            ptx.strip_prefix(crate::util::root())
+                .unwrap_or(ptx)
+                .display()
+        ),
+        has_lines,
+        kernels,
+    })
+}
+
+/// Instructions ncu may show past the offline listing's end: the `BRA` to itself and the
+/// `NOP`s that pad a kernel (nvdisasm's listing drops them).
+fn padding(opcode: &str) -> bool {
+    opcode == "NOP" || opcode == "BRA"
+}
+
+/// Each of ncu's instructions with the offline instruction at the same address, when the
+/// opcode sequences agree; otherwise why not.
+pub fn align<'m>(ncu: &[&str], offline: &'m [Mapped]) -> Result<Vec<Option<&'m Mapped>>, String> {
+    if ncu.len() < offline.len() {
+        return Err(format!(
+            "ncu's SASS has {} instructions, the offline cubin {}",
+            ncu.len(),
+            offline.len()
+        ));
+    }
+    if let Some((i, (a, b))) = ncu
+        .iter()
+        .zip(offline)
+        .enumerate()
+        .find(|(_, (a, b))| **a != b.opcode)
+    {
+        return Err(format!(
+            "instruction {i} (+{:#x}) is {a} in ncu's SASS but {} in the offline cubin",
+            i * 16,
+            b.opcode
+        ));
+    }
+    if let Some(extra) = ncu[offline.len()..].iter().find(|op| !padding(op)) {
+        return Err(format!(
+            "ncu's SASS goes on past the offline cubin's {} instructions ({extra})",
+            offline.len()
+        ));
+    }
+    Ok((0..ncu.len()).map(|i| offline.get(i)).collect())
+}
+
+/// ncu's own line for each instruction, for when no chain is available: of the lines ncu lists
+/// it under, a kernel line before library code (as [`crate::asm::source::charged`] does with a
+/// chain), then the line holding the fewest instructions of the kernel (the most specific),
+/// then the first in page order.
+pub fn ncu_line(addresses: &[u64], at: &BTreeMap<u64, Vec<(String, u32)>>) -> Vec<Vec<Frame>> {
+    let mut size: BTreeMap<&(String, u32), usize> = BTreeMap::new();
+    for lines in at.values() {
+        for l in lines {
+            *size.entry(l).or_default() += 1;
+        }
+    }
+    addresses
+        .iter()
+        .map(|a| {
+            at.get(a)
+                .and_then(|lines| {
+                    lines
+                        .iter()
+                        .min_by_key(|l| (is_library(&l.0), size.get(l).copied()))
+                })
+                .map(|(file, line)| {
+                    vec![Frame {
+                        file: file.clone(),
+                        line: *line,
+                    }]
+                })
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A frame list from the map's tuples.
+pub fn frames(chain: &[(String, u32)]) -> Vec<Frame> {
+    chain
+        .iter()
+        .map(|(file, line)| Frame {
+            file: file.clone(),
+            line: *line,
+        })
+        .collect()
+}
+
+/// `/a/b/../c//d` → `/a/c/d`: ncu resolves the paths that the PTX's `.file` records keep.
+pub fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    let joined = parts.join("/");
+    if path.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(file: &str, line: u32) -> Frame {
+        Frame {
+            file: file.into(),
+            line,
+        }
+    }
+
+    #[test]
+    fn aligns_only_when_opcodes_agree() {
+        let m = |op: &str| Mapped {
+            opcode: op.into(),
+            chain: vec![("a.rs".into(), 1)],
+        };
+        let offline = [m("LDC"), m("S2R"), m("EXIT")];
+        let got = align(&["LDC", "S2R", "EXIT", "BRA", "NOP", "NOP"], &offline).unwrap();
+        assert_eq!(got.len(), 6);
+        assert!(got[2].is_some() && got[3].is_none());
+        let err = align(&["LDC", "S2UR", "EXIT"], &offline).unwrap_err();
+        assert!(err.contains("instruction 1 (+0x10) is S2UR"), "{err}");
+        assert!(align(&["LDC", "S2R"], &offline).is_err());
+        assert!(align(&["LDC", "S2R", "EXIT", "LDS"], &offline).is_err());
+    }
+
+    #[test]
+    fn ncu_lines_prefer_the_kernel_line_then_the_most_specific() {
+        let lab = |p: &str| crate::util::root().join(p).display().to_string();
+        let (k, dev) = (
+            lab("gpu-kernels/src/k.rs"),
+            lab("gpu-kernels/src/device/llvm.rs"),
+        );
+        let at: BTreeMap<u64, Vec<(String, u32)>> = [
+            (0, vec![(k.clone(), 10)]),
+            (16, vec![(dev.clone(), 49), (k.clone(), 10)]),
+            (32, vec![(k.clone(), 10), (k.clone(), 12)]),
+            (48, vec![(dev.clone(), 49)]),
+        ]
+        .into();
+        let got = ncu_line(&[0, 16, 32, 48, 64], &at);
+        assert_eq!(got[1], vec![frame(&k, 10)]);
+        assert_eq!(got[2], vec![frame(&k, 12)]);
+        assert_eq!(got[3], vec![frame(&dev, 49)]);
+        assert!(got[4].is_empty());
+    }
+
+    #[test]
+    fn paths_resolve_like_ncu() {
+        assert_eq!(
+            normalize("/work/main/.tools/cuda13/bin/..//include/sm_30_intrinsics.hpp"),
+            "/work/main/.tools/cuda13/include/sm_30_intrinsics.hpp"
+        );
+        assert_eq!(normalize("a/./b"), "a/b");
+    }
+}

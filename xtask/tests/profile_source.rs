@@ -1,0 +1,687 @@
+//! `profile --source` on the real H200 capture (`results/capture-20261130/`, see its README:
+//! ncu 2025.3.1 `--set full --import-source yes` of reduce_v3, reduce_v6 and transpose_tiled on
+//! llvm, nvcc and nvvm, exported as Source pages): the page parsers, the line map, the lines
+//! each instruction is charged to, the diagnosis pointed at a line, and the command read back
+//! with `--from`.
+//!
+//! The line maps in `tests/fixtures/ncu/source/` are what `profile --source` writes beside a
+//! capture (`<stem>.source-lines.json`), made from the PTX of the capture's commit (cd42150):
+//! `ptxas -arch=sm_90 -lineinfo` and `nvdisasm -c -gi`, call-site files from the PTX. Numbers
+//! the tests expect are read off the CSV pages here, by other means than the code under test.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use xtask::profiler::diagnose;
+use xtask::profiler::metrics::{Row, stall_metric};
+use xtask::profiler::ncu_csv::{Profiled, Value};
+use xtask::profiler::source::{self, KernelSource, Origin, lines, page};
+
+fn capture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/capture-20261130")
+}
+
+fn maps() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ncu/source")
+}
+
+/// A folder holding one backend's capture as `profile --source` leaves it: the raw page, the
+/// two Source pages and the line map (or `map`, when given, as the line map).
+fn staged(backend: &str, map: Option<&str>) -> PathBuf {
+    // One folder per call: the tests run at once and each removes its own.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "xtask-source-{backend}-{}-{call}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    for suffix in ["raw.csv.gz", "source-sass.csv", "source-cuda-sass.csv"] {
+        let name = format!("src-{backend}.{suffix}");
+        std::fs::copy(capture().join(&name), dir.join(&name)).unwrap();
+    }
+    let json = dir.join(format!("src-{backend}.source-lines.json"));
+    match map {
+        Some(m) => std::fs::write(&json, m).unwrap(),
+        None => {
+            std::fs::copy(
+                maps().join(format!("src-{backend}.source-lines.json")),
+                &json,
+            )
+            .unwrap();
+        }
+    }
+    dir
+}
+
+fn read(backend: &str) -> Vec<KernelSource> {
+    let dir = staged(backend, None);
+    let ks = source::read(&dir.join(format!("src-{backend}")), backend, false).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    ks
+}
+
+fn kernel<'a>(ks: &'a [KernelSource], function: &str) -> &'a KernelSource {
+    ks.iter().find(|k| k.function == function).unwrap()
+}
+
+/// The `sass` page's first block for `function`, as (offset → column → cell), read with the csv
+/// crate alone.
+fn by_hand(backend: &str, function: &str) -> BTreeMap<u64, BTreeMap<String, String>> {
+    let text =
+        std::fs::read_to_string(capture().join(format!("src-{backend}.source-sass.csv"))).unwrap();
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let rows: Vec<Vec<String>> = r
+        .records()
+        .map(|x| x.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    let start = rows
+        .iter()
+        .position(|x| x[0] == "Kernel Name" && x[1] == function)
+        .unwrap();
+    let header = &rows[start + 1];
+    let mut out = BTreeMap::new();
+    let mut base = None;
+    for x in &rows[start + 2..] {
+        if x[0] == "Kernel Name" {
+            break;
+        }
+        let a = u64::from_str_radix(x[0].trim_start_matches("0x"), 16).unwrap();
+        let base = *base.get_or_insert(a);
+        out.insert(
+            a - base,
+            header.iter().cloned().zip(x.iter().cloned()).collect(),
+        );
+    }
+    out
+}
+
+fn sum(rows: &BTreeMap<u64, BTreeMap<String, String>>, col: &str, offsets: &[u64]) -> u64 {
+    offsets
+        .iter()
+        .map(|o| rows[o][col].parse::<u64>().unwrap())
+        .sum()
+}
+
+fn all(rows: &BTreeMap<u64, BTreeMap<String, String>>) -> Vec<u64> {
+    rows.keys().copied().collect()
+}
+
+#[test]
+fn sass_page_holds_each_kernel_once_with_every_instruction() {
+    let text = std::fs::read_to_string(capture().join("src-llvm.source-sass.csv")).unwrap();
+    let kernels = page::parse_sass(&text).unwrap();
+    let names: Vec<&str> = kernels.iter().map(|k| k.function.as_str()).collect();
+    // ncu prints every kernel twice; one copy is kept.
+    assert_eq!(
+        names,
+        ["reduce_v3_f32", "reduce_v6_f32", "transpose_tiled_f32"]
+    );
+    let hand = by_hand("llvm", "reduce_v3_f32");
+    let v3 = &kernels[0];
+    assert_eq!(v3.insts.len(), hand.len());
+    assert_eq!(v3.insts.len(), 88, "73 instructions and 15 of padding");
+    let total: u64 = v3.insts.iter().map(|i| i.samples).sum();
+    assert_eq!(
+        total,
+        sum(&hand, "Warp Stall Sampling (All Samples)", &all(&hand))
+    );
+    assert_eq!(total, 14_253);
+    let sts = v3.insts.iter().find(|i| i.offset == 0x140).unwrap();
+    assert_eq!(sts.text, "STS [R9], R0");
+    assert_eq!(sts.opcode, "STS");
+    assert_eq!(sts.stalls["long_scoreboard"], 6_153);
+    assert_eq!(sts.executed, 524_288);
+    // Every stall column sums to the samples of its instruction.
+    for i in &v3.insts {
+        assert_eq!(i.stalls.values().sum::<u64>(), i.samples, "{}", i.text);
+    }
+}
+
+#[test]
+fn cuda_sass_page_gives_lines_and_captured_text() {
+    let text = std::fs::read_to_string(capture().join("src-llvm.source-cuda-sass.csv")).unwrap();
+    let (lines, no_lines) = page::parse_cuda_sass(&text).unwrap();
+    assert!(no_lines.is_empty());
+    let v3 = lines
+        .iter()
+        .find(|l| l.function == "reduce_v3_f32")
+        .unwrap();
+    let reduce = "/work/main/gpu-kernels/src/reduce.rs".to_string();
+    assert_eq!(
+        v3.text.get(&(reduce.clone(), 169)).map(String::as_str),
+        Some("sync_threads();")
+    );
+    // A line quoting `asm!("…")` breaks ncu's CSV quoting: its text is not trusted.
+    let llvm = "/work/main/gpu-kernels/src/device/llvm.rs".to_string();
+    assert!(!v3.text.contains_key(&(llvm, 79)));
+    // The first barrier (+0x150) is listed under three lines of its chain, one of them under
+    // the wrong file: core::arch's nvptx/mod.rs:57 shows as the device layer's mod.rs:57. The
+    // STS at +0x140 only under its innermost line, not under reduce.rs:78 that inlined it.
+    let base = 0x7fdde77a1100;
+    let device = |f: &str, n: u32| (format!("/work/main/gpu-kernels/src/device/{f}"), n);
+    assert_eq!(
+        v3.at[&(base + 0x150)],
+        [device("llvm.rs", 49), device("mod.rs", 57), (reduce, 86)]
+    );
+    assert_eq!(v3.at[&(base + 0x140)], [device("mod.rs", 63)]);
+    let nvvm = std::fs::read_to_string(capture().join("src-nvvm.source-cuda-sass.csv")).unwrap();
+    let (lines, no_lines) = page::parse_cuda_sass(&nvvm).unwrap();
+    assert!(lines.is_empty());
+    assert_eq!(
+        no_lines,
+        ["reduce_v3_f32", "reduce_v6_f32", "transpose_tiled_f32"]
+    );
+}
+
+/// The hottest line of llvm's reduce_v3 is the store of the loaded element into shared memory,
+/// `s.set(` at reduce.rs:78 (the STS waits for the global load: long_scoreboard). Its five
+/// instructions (+0xe0 … +0x140, from `nvdisasm -gi`: reduce.rs:78 → device/mod.rs:63 →
+/// core's `ptr::add`) carry, in the CSV, 7 + 1 + 152 + 33 + 6,186 samples.
+#[test]
+fn llvm_reduce_v3_hottest_line_is_what_the_csv_says() {
+    let ks = read("llvm");
+    let v3 = kernel(&ks, "reduce_v3_f32");
+    assert!(
+        matches!(v3.origin, Origin::Chains { .. }),
+        "{:?}",
+        v3.origin
+    );
+    let hand = by_hand("llvm", "reduce_v3_f32");
+    let hottest = &v3.lines[0];
+    assert_eq!(hottest.at.path, "gpu-kernels/src/reduce.rs");
+    assert_eq!((hottest.at.line, hottest.at.text.as_str()), (78, "s.set("));
+    let offsets = [0xe0, 0xf0, 0x120, 0x130, 0x140];
+    let mine: Vec<u64> = hottest.insts.iter().map(|&i| v3.insts[i].offset).collect();
+    assert_eq!(mine, offsets);
+    let samples = sum(&hand, "Warp Stall Sampling (All Samples)", &offsets);
+    assert_eq!(hottest.totals.samples, samples);
+    assert_eq!(samples, 6_379);
+    assert_eq!(
+        hottest.totals.executed,
+        sum(&hand, "Instructions Executed", &offsets)
+    );
+    assert_eq!(
+        v3.totals.samples,
+        sum(&hand, "Warp Stall Sampling (All Samples)", &all(&hand))
+    );
+    // Beneath it, the device layer's `set` and core's `ptr::add` it inlined.
+    let inner: Vec<(usize, &str, u32)> = hottest
+        .inner
+        .iter()
+        .map(|x| (x.depth, x.at.path.as_str(), x.at.line))
+        .collect();
+    assert_eq!(
+        inner,
+        [
+            (1, "gpu-kernels/src/device/mod.rs", 63),
+            (2, "core/src/ptr/mut_ptr.rs", 971)
+        ]
+    );
+    let text = source::kernel_text(v3, false);
+    assert!(text.contains("44.8 %      6,379"), "{text}");
+    assert!(
+        text.contains("↳ gpu-kernels/src/device/mod.rs:63"),
+        "{text}"
+    );
+}
+
+/// Barrier samples sit in the CSV on the instructions after each `BAR.SYNC` (none on the
+/// barrier itself); the first barrier (+0x150, reduce.rs:86, after the load) takes those of
+/// +0x160 … +0x190 before the next barrier at +0x1a0: 3,808 of the kernel's 4,592, 83 %.
+#[test]
+fn llvm_reduce_v3_barrier_stalls_are_charged_to_sync_threads() {
+    let hand = by_hand("llvm", "reduce_v3_f32");
+    let on_bars: Vec<u64> = hand
+        .iter()
+        .filter(|(_, r)| r["Source"].contains("BAR.SYNC"))
+        .map(|(o, _)| *o)
+        .collect();
+    assert_eq!(sum(&hand, "stall_barrier", &on_bars), 0);
+    let total = sum(&hand, "stall_barrier", &all(&hand));
+    let first = sum(&hand, "stall_barrier", &[0x160, 0x170, 0x180, 0x190]);
+    assert_eq!((first, total), (3_808, 4_592));
+
+    let ks = read("llvm");
+    let v3 = kernel(&ks, "reduce_v3_f32");
+    assert_eq!(v3.moved_barrier, total);
+    let line = |n: u32| v3.lines.iter().find(|l| l.at.line == n).unwrap();
+    assert_eq!(line(86).at.text, "sync_threads();");
+    assert_eq!(line(86).totals.stall("barrier"), first);
+    assert_eq!(line(169).at.text, "sync_threads();");
+    assert_eq!(
+        line(86).totals.stall("barrier") + line(169).totals.stall("barrier"),
+        total
+    );
+    // sync_threads() → the device layer → core::arch, beneath the kernel line.
+    let inner: Vec<&str> = line(86).inner.iter().map(|x| x.at.path.as_str()).collect();
+    assert_eq!(
+        inner,
+        [
+            "gpu-kernels/src/device/llvm.rs",
+            "core_arch/src/nvptx/mod.rs"
+        ]
+    );
+
+    // A kernel whose dominant stall is the barrier: the diagnosis names the line.
+    let mut p = Profiled {
+        kernel: "reduce_v3_f32".into(),
+        ..Profiled::default()
+    };
+    for (reason, v) in [("barrier", 20.0), ("long_scoreboard", 5.0)] {
+        p.metrics.insert(stall_metric(reason), Value::Num(v));
+    }
+    let row = Row::new(p, "llvm");
+    let mut findings = diagnose::diagnose(&row);
+    diagnose::lines::locate(&row, &mut findings, v3);
+    let stall = findings.iter().find(|f| f.rule == "stall").unwrap();
+    assert_eq!(
+        stall.at.as_deref(),
+        Some(format!(
+            "barrier stalls: {:.0} % at reduce.rs:86 (`sync_threads();`)",
+            100.0 * first as f64 / total as f64
+        ))
+        .as_deref()
+    );
+    assert!(stall.at.as_deref().unwrap().contains("83 %"));
+}
+
+/// The nvcc twins map to `gpu-kernels/cuda/kernels.cu`, the CUDA headers' atomics beneath.
+#[test]
+fn nvcc_reduce_v3_maps_to_the_cu_lines() {
+    let ks = read("nvcc");
+    let v3 = kernel(&ks, "reduce_v3_f32");
+    assert!(matches!(v3.origin, Origin::Chains { .. }));
+    for l in v3.lines.iter().filter(|l| l.at.line > 0) {
+        assert_eq!(l.at.path, "gpu-kernels/cuda/kernels.cu", "{l:?}");
+    }
+    let hand = by_hand("nvcc", "reduce_v3_f32");
+    let hottest = &v3.lines[0];
+    assert_eq!(
+        (hottest.at.line, hottest.at.text.as_str()),
+        (54, "s[threadIdx.x] = i < n ? in[i] : T(0);")
+    );
+    let offsets: Vec<u64> = hottest.insts.iter().map(|&i| v3.insts[i].offset).collect();
+    assert_eq!(
+        hottest.totals.samples,
+        sum(&hand, "Warp Stall Sampling (All Samples)", &offsets)
+    );
+    let sync = v3.lines.iter().find(|l| l.at.line == 55).unwrap();
+    assert_eq!(sync.at.text, "__syncthreads();");
+    let total = sum(&hand, "stall_barrier", &all(&hand));
+    assert_eq!(v3.totals.stall("barrier"), total);
+    let atomic = v3.lines.iter().find(|l| l.at.line == 100).unwrap();
+    assert!(
+        atomic
+            .inner
+            .iter()
+            .any(|x| x.at.path == "include/sm_20_atomic_functions.hpp"),
+        "{:?}",
+        atomic.inner
+    );
+}
+
+/// nvvm's PTX has no line tables: one line says so, and the hottest SASS instructions show.
+#[test]
+fn nvvm_has_no_lines_and_shows_hot_instructions() {
+    let ks = read("nvvm");
+    let v3 = kernel(&ks, "reduce_v3_f32");
+    match &v3.origin {
+        Origin::None { why } => assert!(why.contains("no line tables"), "{why}"),
+        o => panic!("{o:?}"),
+    }
+    assert!(v3.lines.is_empty());
+    let text = source::kernel_text(v3, false);
+    let first = text
+        .lines()
+        .find(|l| l.contains('+') && l.contains("  +"))
+        .unwrap();
+    assert!(first.contains("+0150  STS [R0], R5"), "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.contains("no source lines"))
+            .count(),
+        1
+    );
+}
+
+/// When the offline cubin differs from what the driver's JIT ran, the chains are not used:
+/// each instruction goes to a line ncu lists it under, and the block says why.
+#[test]
+fn a_line_map_that_disagrees_falls_back_to_ncus_lines() {
+    let mut map: lines::LineMap = serde_json::from_str(
+        &std::fs::read_to_string(maps().join("src-llvm.source-lines.json")).unwrap(),
+    )
+    .unwrap();
+    map.kernels.get_mut("reduce_v3_f32").unwrap()[3].opcode = "NOP".into();
+    let dir = staged("llvm", Some(&map.json()));
+    let ks = source::read(&dir.join("src-llvm"), "llvm", false).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let v3 = kernel(&ks, "reduce_v3_f32");
+    match &v3.origin {
+        Origin::Ncu { why } => assert!(
+            why.contains("instruction 3 (+0x30) is ULDC.64 in ncu's SASS but NOP"),
+            "{why}"
+        ),
+        o => panic!("{o:?}"),
+    }
+    // ncu lists the first barrier (+0x150) under llvm.rs:49, mod.rs:57 and reduce.rs:86: the
+    // kernel line; the STS at +0x140 only under the device layer's mod.rs:63.
+    let line = |offset: u64| {
+        let i = v3.insts.iter().position(|i| i.offset == offset).unwrap();
+        let l = v3.line_of(i).unwrap();
+        (l.at.path.clone(), l.at.line)
+    };
+    assert_eq!(line(0x150), ("gpu-kernels/src/reduce.rs".to_string(), 86));
+    assert_eq!(
+        line(0x140),
+        ("gpu-kernels/src/device/mod.rs".to_string(), 63)
+    );
+    let text = source::kernel_text(v3, false);
+    assert_eq!(text.matches("without inline chains").count(), 1, "{text}");
+    // The other kernels still match.
+    assert!(matches!(
+        kernel(&ks, "reduce_v6_f32").origin,
+        Origin::Chains { .. }
+    ));
+}
+
+/// `profile --source --from DIR` reads a capture back: the summary, the diagnosis at its line,
+/// Rust and C++ blocks in `--backend`'s order, and no file written.
+#[test]
+fn profile_source_from_a_capture_folder() {
+    let dir = std::env::temp_dir().join(format!("xtask-source-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for backend in ["llvm", "nvcc"] {
+        let one = staged(backend, None);
+        for e in std::fs::read_dir(&one).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+        }
+        let _ = std::fs::remove_dir_all(&one);
+    }
+    let before: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args([
+            "profile",
+            "--kernel",
+            "reduce_v3",
+            "--source",
+            "--backend",
+            "nvcc,llvm",
+            "--from",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let nvcc = text.find("== reduce_v3 [nvcc]").expect("nvcc block");
+    let llvm = text.find("== reduce_v3 [llvm]").expect("llvm block");
+    assert!(nvcc < llvm, "in --backend's order");
+    assert!(
+        !text.contains("reduce_v6"),
+        "--kernel filters what is read back"
+    );
+    assert!(
+        text.contains("at: long_scoreboard stalls: 100 % at reduce.rs:78 (`s.set(`)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("at: long_scoreboard stalls: 100 % at kernels.cu:54"),
+        "{text}"
+    );
+    assert!(
+        text.contains("gpu-kernels/src/reduce.rs:86  sync_threads();"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), before.len());
+
+    // Without the Source pages, one line says how to collect them.
+    std::fs::remove_file(dir.join("src-nvcc.source-sass.csv")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["profile", "--source", "--backend", "nvcc", "--from"])
+        .arg(dir.join("src-nvcc.raw.csv.gz"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Source lines     none: no source page")
+            && text.contains("profile with --source to collect it"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--source` adds `--import-source yes` to the ncu run (the Source page's text as built).
+#[test]
+fn the_capture_imports_the_sources() {
+    use xtask::profiler::capture;
+    let settings = |source| capture::Settings {
+        ncu: "ncu".into(),
+        lab: "dist/lab".into(),
+        clock_control: "none".into(),
+        cache_control: "all".into(),
+        select: capture::Select::Nvtx,
+        out_dir: "results/profile".into(),
+        collect: capture::Collect {
+            set: Some("full"),
+            sections: Vec::new(),
+            metrics: Vec::new(),
+        },
+        size_args: Vec::new(),
+        source,
+    };
+    let job = capture::Job {
+        name: capture::job_name(
+            "profile-reduce_v3",
+            capture::Select::Nvtx,
+            "reduce_v3",
+            "llvm",
+        ),
+        backend: "llvm".into(),
+        launches: vec![capture::Planned {
+            label: "reduce_v3 [llvm]".into(),
+            kernel: "reduce_v3".into(),
+            entry: "reduce_v3_f32".into(),
+            family: "reduction".into(),
+            backend: "llvm".into(),
+            elements: 1 << 24,
+        }],
+    };
+    assert_eq!(job.name, "profile-reduce_v3-llvm");
+    let args = |source| -> String {
+        let cmd = capture::ncu_command(&settings(source), &job, Path::new("r"), Path::new("m"));
+        cmd.get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(
+        args(true).contains("--set full --import-source yes"),
+        "{}",
+        args(true)
+    );
+    assert!(!args(false).contains("--import-source"));
+}
+
+#[test]
+fn backend_lists() {
+    use catalog::{Backend, Which};
+    use xtask::asm::parse_backends;
+    use xtask::profiler::ncu::parse_which;
+    assert_eq!(parse_which("llvm,nvcc"), Ok(Which::All));
+    assert_eq!(parse_which("nvvm,llvm"), Ok(Which::Both));
+    assert_eq!(parse_which("nvcc"), Ok(Which::Nvcc));
+    assert_eq!(parse_which("llvm,nvcc,nvvm"), Ok(Which::All));
+    assert_eq!(
+        parse_backends("nvcc,llvm"),
+        Ok(vec![Backend::Nvcc, Backend::Llvm])
+    );
+    assert!(parse_which("llvm,gcc").is_err());
+}
+
+const FAKE_LAB: &str = r#"#!/bin/bash
+# lab run --plan: reduce_v3 on every backend; a profiled run: nothing to do.
+for a in "$@"; do [ "$a" = "--plan" ] && { cat "$FAKE_PLAN"; exit 0; }; done
+echo "lab run (fake)"
+"#;
+
+const FAKE_NCU: &str = r#"#!/bin/bash
+# ncu stand-in: the "report" names its backend; --import hands back the H200 capture's pages.
+if [ "$1" = "--version" ]; then echo "Version 2025.3.1.0 (fake)"; exit 0; fi
+if [ "$1" = "--import" ]; then
+  b=$(cat "$2")
+  case "$*" in
+    *"--print-source sass"*) cat "$FAKE_CAPTURE/src-$b.source-sass.csv";;
+    *"--print-source cuda,sass"*) cat "$FAKE_CAPTURE/src-$b.source-cuda-sass.csv";;
+    *) gzip -dc "$FAKE_CAPTURE/src-$b.raw.csv.gz";;
+  esac
+  exit 0
+fi
+echo "$@" >> "$FAKE_LOG"
+out=""; b=""; prev=""
+for a in "$@"; do
+  [ "$prev" = "--export" ] && out=$a
+  [ "$prev" = "--backend" ] && b=$a
+  prev=$a
+done
+echo "$b" > "$out.ncu-rep"
+"#;
+
+/// `profile --source` on a GPU machine, with stand-ins for lab and ncu that hand back the
+/// capture: ncu runs once per listed backend (not for nvvm, which `--backend llvm,nvcc`
+/// leaves out) with `--import-source yes`, and both Source pages land beside the raw page.
+#[test]
+fn profile_source_captures_the_source_pages() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("xtask-source-live-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, body) in [("lab", FAKE_LAB), ("ncu", FAKE_NCU)] {
+        let p = dir.join(name);
+        std::fs::write(&p, body).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let launch = |b: &str| {
+        format!(
+            r#"{{"label":"reduce_v3 [{b}]","kernel":"reduce_v3","entry":"reduce_v3_f32","family":"reduction","backend":"{b}","elements":16777216}}"#
+        )
+    };
+    let plan = format!(
+        r#"{{"sizes":{{"n":16777216,"rows":4096,"cols":4096,"offset":0}},"backends_built":["llvm","nvvm","nvcc"],"notes":[],"nvtx_filter":"kernel-lab@profile/","launches":[{},{},{}]}}"#,
+        launch("llvm"),
+        launch("nvvm"),
+        launch("nvcc")
+    );
+    std::fs::write(dir.join("plan.json"), plan).unwrap();
+    let out = dir.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args([
+            "profile",
+            "--kernel",
+            "reduce_v3",
+            "--source",
+            "--backend",
+            "llvm,nvcc",
+        ])
+        .arg("--lab")
+        .arg(dir.join("lab"))
+        .arg("--output")
+        .arg(&out)
+        .env("NCU", dir.join("ncu"))
+        .env("FAKE_PLAN", dir.join("plan.json"))
+        .env("FAKE_CAPTURE", capture())
+        .env("FAKE_LOG", dir.join("ncu-args.log"))
+        .env_remove("CARGO")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let runs = std::fs::read_to_string(dir.join("ncu-args.log")).unwrap();
+    assert_eq!(runs.lines().count(), 2, "{runs}");
+    assert!(
+        runs.lines().all(|l| l.contains("--import-source yes")),
+        "{runs}"
+    );
+    assert!(!runs.contains("--backend nvvm"), "{runs}");
+    for b in ["llvm", "nvcc"] {
+        for page in [source::SASS_PAGE, source::CUDA_PAGE] {
+            let got =
+                std::fs::read_to_string(out.join(format!("profile-reduce_v3-{b}.{page}"))).unwrap();
+            let want = std::fs::read_to_string(capture().join(format!("src-{b}.{page}"))).unwrap();
+            assert_eq!(got, want, "{b} {page}");
+        }
+        let block = &text[text.find(&format!("== reduce_v3 [{b}]")).unwrap()..];
+        assert!(
+            block.contains("Source lines     reduce_v3_f32: "),
+            "{block}"
+        );
+    }
+    assert!(text.contains("(--set full, --source)"), "{text}");
+    // The line map is made from this tree's PTX and kept with the capture.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for b in ["llvm", "nvcc"] {
+        let map = out.join(format!("profile-reduce_v3-{b}.{}", source::LINE_MAP));
+        if root
+            .join(format!("target/ptx/{b}/gpu_kernels.ptx"))
+            .is_file()
+        {
+            let m = lines::LineMap::read(&map).unwrap();
+            assert!(m.kernels.contains_key("reduce_v3_f32"), "{b}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The tiled transpose reads its tile down a column: every extra shared wavefront of the
+/// kernel is at that read, transpose.rs:73 (16,252,928 of them in the CSV).
+#[test]
+fn bank_conflicts_point_at_the_column_read_of_the_tile() {
+    use xtask::profiler::metrics as m;
+    let ks = read("llvm");
+    let t = kernel(&ks, "transpose_tiled_f32");
+    let hand = by_hand("llvm", "transpose_tiled_f32");
+    let extra = sum(&hand, "L1 Wavefronts Shared Excessive", &all(&hand));
+    assert_eq!(extra, 16_252_928);
+    let line = t
+        .lines
+        .iter()
+        .find(|l| l.totals.shared_excess == Some(extra))
+        .unwrap();
+    assert_eq!(line.at.line, 73);
+    let mut p = Profiled {
+        kernel: "transpose_tiled_f32".into(),
+        ..Profiled::default()
+    };
+    for (name, v) in [
+        (m::SH_LD_REQ, 524_288.0),
+        (m::SH_LD_WAVEFRONTS, 16_777_216.0),
+        (m::SH_LD_CONFLICTS, 16_252_928.0),
+    ] {
+        p.metrics.insert(name.into(), Value::Num(v));
+    }
+    let row = Row::new(p, "llvm");
+    let mut findings = diagnose::diagnose(&row);
+    diagnose::lines::locate(&row, &mut findings, t);
+    let bank = findings
+        .iter()
+        .find(|f| f.rule == "bank-conflicts")
+        .unwrap();
+    let at = bank.at.as_deref().unwrap();
+    assert!(
+        at.starts_with("extra shared wavefronts: 100 % at transpose.rs:73 (`*output.add("),
+        "{at}"
+    );
+}

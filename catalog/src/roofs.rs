@@ -171,8 +171,16 @@ impl Roofs {
             ("blocks_per_s", blocks, fastest),
             ("scattered_store_sectors_per_s", scatter, fastest),
             ("atomic_same_looped_ns", looped, fastest),
-            ("launch_s", launch, ", per launch of those queued back to back"),
-            ("timed_launch_s", timed, ", one event-timed launch of one empty block"),
+            (
+                "launch_s",
+                launch,
+                ", per launch of those queued back to back",
+            ),
+            (
+                "timed_launch_s",
+                timed,
+                ", one event-timed launch of one empty block",
+            ),
         ] {
             if let Some((row, _)) = got {
                 note(field, row, how);
@@ -411,6 +419,76 @@ mod tests {
             "{lines}"
         );
         assert!(lines.contains("launch, back to back: 3.50 µs"), "{lines}");
+    }
+
+    #[test]
+    fn the_timed_launch_is_the_empty_launch_row_else_the_smallest_read_streams() {
+        let mut rows = ceilings();
+        // A file without the row: the median of the per-size best read stream up to 2^16.
+        for (n, us) in [
+            (1 << 10, 5.2),
+            (1 << 12, 5.6),
+            (1 << 14, 5.4),
+            (1 << 20, 9.0),
+        ] {
+            rows.push(row(READ_STREAM, "llvm", n, us));
+            rows.push(row(READ_STREAM, "nvvm", n, us + 1.0));
+        }
+        let (r, from) = Roofs::measure(&rows, Cache::Hot, None);
+        assert!((r.timed_launch_s.unwrap() - 5.4e-6).abs() < 1e-15);
+        assert!(
+            from["timed_launch_s"].contains("at 3 sizes up to 2^16"),
+            "{from:?}"
+        );
+        assert!(
+            from["launch_s"].starts_with("bump_back_to_back [llvm]"),
+            "{from:?}"
+        );
+        assert!(
+            from["read_bytes_per_s"].starts_with("read_stream [nvvm]"),
+            "{from:?}"
+        );
+        // The cost a timed row pays: the timed launch over the back-to-back one.
+        assert_eq!(r.launch_cost_s(), r.timed_launch_s);
+
+        // The row, fastest backend, replaces the rule.
+        rows.push(row(EMPTY_LAUNCH, "llvm", 1, 5.9));
+        rows.push(row(EMPTY_LAUNCH, "nvvm", 1, 5.7));
+        let (r, from) = Roofs::measure(&rows, Cache::Hot, None);
+        assert!((r.timed_launch_s.unwrap() - 5.7e-6).abs() < 1e-15);
+        assert!(
+            from["timed_launch_s"].starts_with("empty_launch [nvvm]"),
+            "{from:?}"
+        );
+        assert!(
+            r.describe(132)
+                .contains(&"launch, one timed alone: 5.70 µs".to_string())
+        );
+        assert_eq!(
+            rate(&row(EMPTY_LAUNCH, "nvvm", 1, 5.7)).as_deref(),
+            Some("5.70 µs per timed launch")
+        );
+
+        // Neither: the back-to-back launch is the cost.
+        let (r, _) = Roofs::measure(&ceilings(), Cache::Hot, None);
+        assert_eq!(r.timed_launch_s, None);
+        assert_eq!(r.launch_cost_s(), r.launch_s);
+    }
+
+    #[test]
+    fn measure_keeps_what_rows_without_every_ceiling_show() {
+        let rows: Vec<Row> = ceilings()
+            .into_iter()
+            .filter(|r| r.kernel == READ_STREAM)
+            .collect();
+        let (r, from) = Roofs::measure(&rows, Cache::Hot, None);
+        assert_eq!(r.read_bytes_per_s, 4500e9);
+        assert_eq!((r.copy_bytes_per_s, r.fma_flop_per_s), (0.0, 0.0));
+        assert_eq!(
+            from.keys().copied().collect::<Vec<_>>(),
+            ["read_bytes_per_s"]
+        );
+        assert!(Roofs::from_rows(&rows, Cache::Hot, None).is_none());
     }
 
     #[test]

@@ -229,10 +229,11 @@ fn a_bench_run_measures_every_roof() {
     let rows = bench.finish();
 
     let roof_rows: Vec<_> = rows.iter().filter(|r| roof::is_roof(&r.kernel)).collect();
-    // Six rows (five kernels, the looped same-address) per Rust backend.
+    // Seven rows (five kernels, the looped same-address, the timed empty launch) per Rust
+    // backend.
     assert_eq!(
         roof_rows.len(),
-        6 * rust_backends(&lab).len(),
+        7 * rust_backends(&lab).len(),
         "{roof_rows:#?}"
     );
     for r in &roof_rows {
@@ -291,4 +292,18 @@ fn a_bench_run_measures_every_roof() {
     );
     assert!(roofs.scattered_store_sectors_per_s.unwrap() > 1e9);
     assert!((0.5e-6..50e-6).contains(&roofs.launch_s.unwrap()));
+    // Every backend's empty launch ran, and its time is the timed-launch roof.
+    for b in rust_backends(&lab) {
+        assert!(
+            roof_rows
+                .iter()
+                .any(|r| r.kernel == roof::EMPTY_LAUNCH && r.backend == b.name()),
+            "no {} row for {b}",
+            roof::EMPTY_LAUNCH
+        );
+    }
+    let timed = roofs
+        .timed_launch_s
+        .expect("the empty launch row is a roof");
+    assert!((0.5e-6..50e-6).contains(&timed), "{timed}");
 }

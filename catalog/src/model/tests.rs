@@ -207,6 +207,18 @@ fn a_writing_kernel_is_bound_by_the_copy_and_a_measured_roof_can_take_over() {
 }
 
 #[test]
+fn a_timed_row_pays_the_timed_launch_when_measured() {
+    let mut roofs = synthetic();
+    roofs.timed_launch_s = Some(7e-6);
+    let p = predict(k("reduce_v7"), &vector(Dtype::F32, 1 << 24), &roofs).unwrap();
+    assert!(close(p.launch_s, 7e-6));
+    assert!(close(p.seconds, p.bound_s() + 7e-6));
+    // Two launches, each timed: twice the timed launch, not the back-to-back 5 µs.
+    let cub = predict(k("cub_reduce_sum"), &vector(Dtype::F32, 1 << 20), &roofs).unwrap();
+    assert!(close(cub.launch_s, 14e-6));
+}
+
+#[test]
 fn the_slice_cycle_comes_from_the_chain_without_blocks_retiring_when_measured() {
     let mut roofs = synthetic();
     roofs.atomic_same_looped_ns = Some(3.1);

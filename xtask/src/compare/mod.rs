@@ -16,6 +16,7 @@
 pub mod code;
 pub mod counters;
 pub mod live;
+pub mod model;
 pub mod pairs;
 pub mod predict;
 pub mod render;
@@ -461,7 +462,7 @@ pub fn compare(req: &Request) -> Result<Compared> {
     let mut notes = Vec::new();
 
     // Time.
-    let (axis, rounds, source, out_dir, lab, b_file) = match &plan {
+    let (axis, rounds, source, out_dir, lab, b_file, sides) = match &plan {
         Plan::Files { axis, filter, a, b } => {
             let (ra, rb) = (read(a)?, read(b)?);
             let filter = Filter {
@@ -485,6 +486,7 @@ pub fn compare(req: &Request) -> Result<Compared> {
                 req.output.clone(),
                 None,
                 b_name,
+                (ra, rb),
             )
         }
         Plan::Live { axis, filter, a, b } => {
@@ -524,12 +526,21 @@ pub fn compare(req: &Request) -> Result<Compared> {
                 commit: l.last_a.commit.clone(),
                 device: device(&l.last_a),
             };
-            (axis.clone(), l.rounds, source, Some(dir), Some(lab), None)
+            (
+                axis.clone(),
+                l.rounds,
+                source,
+                Some(dir),
+                Some(lab),
+                None,
+                (l.last_a, l.last_b),
+            )
         }
     };
     let live = matches!(plan, Plan::Live { .. });
-    let times = time::tabulate(&rounds, live);
+    let mut times = time::tabulate(&rounds, live);
     let pairs: Vec<Pair> = rounds.last().map(|r| r.pairs.clone()).unwrap_or_default();
+    notes.extend(model::fill(&mut times, &pairs, &sides.0, &sides.1));
 
     // The predictions: --predict for every pair, and each pair's pending log entry.
     let log_entries = experiment_log::read(&log_file).unwrap_or_else(|e| {

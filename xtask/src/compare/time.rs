@@ -21,8 +21,8 @@ pub struct TimeRow {
     pub verdict: Verdict,
     /// Each round's comparison, in order.
     pub rounds: Vec<Judged>,
-    /// The change the lab's performance model predicted, in percent (none yet: no model
-    /// predicts a time today).
+    /// The change the lab's performance model predicts, in percent ([`super::model`]); None
+    /// when a side's kernel has no counts or its results no roofs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicted_delta_pct: Option<f64>,
 }

@@ -1,9 +1,10 @@
 //! The roofs (`gpu-kernels/src/roofs.rs`) on each Rust backend, once per run (they do not
 //! depend on the problem size): same-address atomics into the reductions' result word (in
 //! the reductions' shape, then looped over one wave of blocks), spread atomics, shared-memory
-//! wavefronts, empty blocks and the naive transpose's scattered stores. Each is timed like the
-//! ceilings and checked exactly afterwards; each row's `n` is its count of operations, so its
-//! rate is `n` over the median ([`catalog::roofs`]).
+//! wavefronts, empty blocks (and one empty block alone: a timed launch's cost) and the naive
+//! transpose's scattered stores. Each is timed like the ceilings and checked exactly
+//! afterwards; each row's `n` is its count of operations, so its rate is `n` over the median
+//! ([`catalog::roofs`]).
 
 use super::Bench;
 use crate::bench::report::Row;
@@ -230,6 +231,17 @@ impl Bench<'_> {
                 let threads = c.config().map_or(0, |cfg| cfg.block.0);
                 format!("blocks of {threads} threads; thread 0 stores its block's index")
             },
+            EmptyBlocks::verify,
+        );
+
+        // One block: the launch alone, timed by its own pair of events as every row's sample
+        // is, which a timed row pays per launch on top of its work.
+        let made = EmptyBlocks::new(self.lab, b, 1);
+        let row = Self::roof_row(roof::EMPTY_LAUNCH, b, 1, 0, "u32");
+        self.roof(
+            row,
+            made,
+            |_| "one launch of one empty block, timed alone by its pair of events".into(),
             EmptyBlocks::verify,
         );
     }

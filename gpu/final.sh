@@ -9,7 +9,7 @@
 # slow group), launchgap (nsys of the harness's and the lab's back-to-back launches),
 # model (the bench at the model check's sizes, then `xtask model-check`), cache (a hot and a
 # cold sweep of v6, v7 and CUB with the plot), source (`profile --source` of reduce_v3 on every
-# backend), compare (v3 against v5, v4 on llvm against nvcc), nsys (`xtask nsys` with its
+# backend; source5: reduce_v5 on llvm), compare (v3 against v5, v4 on llvm against nvcc), nsys (`xtask nsys` with its
 # per-range verdicts, and once without libdw to show the remedy line).
 set -uo pipefail
 out=${OUT:-results/gpu-run}
@@ -119,6 +119,12 @@ for part in ${PARTS:-tests bench profile sanitize}; do
             timeout $((budget - 10)) dist/xtask profile --kernel reduce_v3 --source --backend llvm,nvcc,nvvm \
                 --output "$out/source" >"$out/source/profile-reduce_v3-source.txt" 2>&1
             say "profile --source: exit $?" ;;
+        source5)
+            # reduce_v5's hot lines beside reduce_v3's (results/profile/source) for `compare`.
+            timeout $((budget - 10)) dist/xtask profile --kernel reduce_v5 --source --backend llvm \
+                --output "$out/source5" >"$out/source5/profile-reduce_v5-source.txt" 2>&1
+            say "profile --source v5: exit $?"
+            rm -f "$out"/source5/*.ncu-rep ;;
         compare)
             timeout $((budget / 2)) dist/xtask compare reduce_v3 reduce_v5 --output "$out/compare/reduce_v3-vs-reduce_v5" \
                 --svg "$out/compare/reduce_v3-vs-reduce_v5.svg" >"$out/compare/reduce_v3-vs-reduce_v5.txt" 2>&1

@@ -22,13 +22,16 @@
 pub mod check;
 
 use crate::kernels::{Kernel, Shape};
+use crate::records::results::{Cache, Row};
 use crate::{Dtype, Roofs};
 use serde::{Deserialize, Serialize};
 
 /// The rule every prediction follows, as the bench and `lab run --predict` print it.
 pub const RULE: &str = "predicted = launches x launch time + the longest roof time \
      (each count / its measured rate; the roofs overlap), where the result word's L2 slice \
-     (read+red) takes the stream's time plus one L2 cycle per red";
+     (read+red) takes the stream's time plus one L2 cycle per red; the read and copy rates \
+     are the streams' at the row's own size when the run measured them there (over their \
+     time less the launch), else at the largest size";
 
 /// L2 cycles per `red.global.add.f32` in a chain of `red`s to one word (the fast slot), of
 /// which one is the slice's atomic-input cycle: ncu on the H200, `lts__cycles_elapsed.max` ÷
@@ -378,6 +381,21 @@ pub fn counts(kernel: &Kernel, p: &Problem) -> Option<Counts> {
 pub fn predict(kernel: &Kernel, p: &Problem, roofs: &Roofs) -> Option<Prediction> {
     let c = counts(kernel, p)?;
     predict_counts(&c, p.dtype, roofs)
+}
+
+/// The prediction for one launch of `kernel` at `p` in a run whose rows are `rows`, for a
+/// row with the L2 `cache`: [`predict`] against `roofs` with the read and copy roofs at the
+/// launch's own size where the run measured the stream there ([`Roofs::at_size`]).
+pub fn predict_in_run(
+    kernel: &Kernel,
+    p: &Problem,
+    roofs: &Roofs,
+    rows: &[Row],
+    cache: Cache,
+) -> Option<Prediction> {
+    let c = counts(kernel, p)?;
+    let at = roofs.at_size(rows, cache, c.read_bytes, c.footprint());
+    predict_counts(&c, p.dtype, &at)
 }
 
 /// The prediction for `c` against `roofs` (see [`predict`]).

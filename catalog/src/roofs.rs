@@ -230,6 +230,35 @@ impl Roofs {
         (roofs, from)
     }
 
+    /// These roofs for one launch that reads `read_bytes` and moves `moved_bytes` (read +
+    /// written), with the L2 `cache`: the read roof is the fastest `read_stream` row of
+    /// `rows` that read exactly `read_bytes`, and the copy roof the fastest `d2d_copy` row
+    /// that moved exactly `moved_bytes`, each as a rate over its time less the launch cost
+    /// ([`Roofs::launch_cost_s`]), so that launch + bytes ÷ rate is that row's own time: a
+    /// short stream's ramp and tail are in its rate. A size the run did not measure keeps the
+    /// largest size's roof.
+    pub fn at_size(&self, rows: &[Row], cache: Cache, read_bytes: u64, moved_bytes: u64) -> Roofs {
+        let launch_s = self.launch_cost_s().unwrap_or(0.0);
+        let fastest = |name: &str, bytes: u64| {
+            rows.iter()
+                .filter(|r| r.kernel == name && r.cache == cache && r.status == Status::Ok)
+                .filter(|r| bytes > 0 && r.bytes == bytes)
+                .filter_map(|r| {
+                    let s = r.median_us? * 1e-6 - launch_s;
+                    (s > 0.0).then(|| bytes as f64 / s)
+                })
+                .max_by(f64::total_cmp)
+        };
+        let mut at = self.clone();
+        if let Some(rate) = fastest(READ_STREAM, read_bytes) {
+            at.read_bytes_per_s = rate;
+        }
+        if let Some(rate) = fastest(D2D_COPY, moved_bytes) {
+            at.copy_bytes_per_s = rate;
+        }
+        at
+    }
+
     /// Seconds one timed row pays per launch: the event-timed launch when measured, else the
     /// back-to-back launch (which lacks the GPU's start and finish of a lone launch).
     pub fn launch_cost_s(&self) -> Option<f64> {
@@ -473,6 +502,63 @@ mod tests {
         let (r, _) = Roofs::measure(&ceilings(), Cache::Hot, None);
         assert_eq!(r.timed_launch_s, None);
         assert_eq!(r.launch_cost_s(), r.launch_s);
+    }
+
+    #[test]
+    fn a_size_with_its_own_stream_row_takes_its_rate_less_the_launch() {
+        let mut rows = ceilings();
+        // 2^24 f32 read in 21.6 µs (nvcc) and 22.4 µs (llvm); 2^24 moved by the copy in 35 µs.
+        rows.push(with_gbps(
+            row(READ_STREAM, "llvm", 1 << 24, 22.4),
+            1 << 26,
+            3000.0,
+        ));
+        rows.push(with_gbps(
+            row(READ_STREAM, "nvcc", 1 << 24, 21.6),
+            1 << 26,
+            3100.0,
+        ));
+        let mut cold = with_gbps(row(READ_STREAM, "nvcc", 1 << 24, 10.0), 1 << 26, 9000.0);
+        cold.cache = Cache::Cold;
+        rows.push(cold);
+        let mut roofs = Roofs::from_rows(&rows, Cache::Hot, None).unwrap();
+        roofs.timed_launch_s = Some(5.1e-6);
+        // The ceilings' 2^24 rows took 1 µs; give the copy a real time.
+        for r in rows
+            .iter_mut()
+            .filter(|r| r.kernel == D2D_COPY && r.n == 1 << 24)
+        {
+            r.median_us = Some(35.0);
+        }
+
+        let at = roofs.at_size(&rows, Cache::Hot, 1 << 26, 1 << 27);
+        // The fastest hot row, its time less the launch: launch + bytes / rate is 21.6 µs.
+        let want = (1u64 << 26) as f64 / (21.6e-6 - 5.1e-6);
+        assert!(
+            (at.read_bytes_per_s - want).abs() < 1.0,
+            "{}",
+            at.read_bytes_per_s
+        );
+        let back = 5.1e-6 + (1u64 << 26) as f64 / at.read_bytes_per_s;
+        assert!((back - 21.6e-6).abs() < 1e-12);
+        let copy = (1u64 << 27) as f64 / (35.0e-6 - 5.1e-6);
+        assert!((at.copy_bytes_per_s - copy).abs() < 1.0);
+        assert_eq!(at.fma_flop_per_s, roofs.fma_flop_per_s);
+
+        // Sizes the run did not measure keep the largest size's roofs.
+        let other = roofs.at_size(&rows, Cache::Hot, 1 << 27, 1 << 29);
+        assert_eq!(other, roofs);
+        assert_eq!(
+            (other.read_bytes_per_s, other.copy_bytes_per_s),
+            (4500e9, 4200e9)
+        );
+        // Cold rows bound cold rows only: no cold copy, and the cold read's own time.
+        let cold = roofs.at_size(&rows, Cache::Cold, 1 << 26, 1 << 27);
+        assert!((cold.read_bytes_per_s - (1u64 << 26) as f64 / 4.9e-6).abs() < 1.0);
+        assert_eq!(cold.copy_bytes_per_s, roofs.copy_bytes_per_s);
+        // A stream no longer than the launch says nothing about a rate.
+        roofs.timed_launch_s = Some(40e-6);
+        assert_eq!(roofs.at_size(&rows, Cache::Hot, 1 << 26, 1 << 27), roofs);
     }
 
     #[test]

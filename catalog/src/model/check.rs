@@ -8,7 +8,7 @@
 //! stream, the D2D copy, the FMA peak, and a timed launch from the smallest read-stream rows). Roofs neither measured can be [`Assumed`] from a JSON file that names
 //! each value's source; every value's origin is printed with the table ([`Source`]).
 
-use super::{Prediction, Problem, Roof, Size, holds, predict};
+use super::{Prediction, Problem, Roof, Size, holds, predict_in_run};
 use crate::Dtype;
 use crate::Roofs;
 use crate::kernels::{Family, find};
@@ -292,7 +292,7 @@ pub fn check(report: &Report, roofs: &Roofs) -> Vec<Checked> {
                 label: r.label(),
                 family: kernel.family,
                 measured_us: r.median_us?,
-                prediction: predict(kernel, &problem, roofs),
+                prediction: predict_in_run(kernel, &problem, roofs, &report.rows, r.cache),
             })
         })
         .collect()

@@ -3,9 +3,11 @@
 
 use crate::asm::report::{KernelStats, kernel_stats};
 use crate::asm::{self, Build};
+use crate::profiler::source;
 use anyhow::{Result, bail};
 use catalog::Backend;
 use serde::Serialize;
+use std::path::Path;
 
 /// The SASS statistics of one pair of kernels that differ.
 #[derive(Clone, Debug, Serialize)]
@@ -67,6 +69,35 @@ pub type Entry = (String, Backend);
 /// A kernel's samples per source line: (`file:line`, samples).
 pub type LineSamples = Vec<(String, f64)>;
 
+/// One kernel's lines off a capture's Source page: its samples per line, and each line's text
+/// by location.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelLines {
+    pub samples: LineSamples,
+    pub text: Vec<(String, String)>,
+}
+
+/// `function`'s lines from the capture `stem` (`<stem>.source-sass.csv` and its siblings, read
+/// as `profile --source` reads them), the line map saved beside them when `save` and missing.
+pub fn kernel_lines(stem: &Path, backend: &str, function: &str, save: bool) -> Result<KernelLines> {
+    let Some(k) = source::read(stem, backend, save)?
+        .into_iter()
+        .find(|k| k.function == function)
+    else {
+        bail!(
+            "{} has no kernel {function}",
+            source::file(stem, source::SASS_PAGE).display()
+        );
+    };
+    let mut out = KernelLines::default();
+    for l in &k.lines {
+        let at = l.at.short();
+        out.samples.push((at.clone(), l.totals.samples as f64));
+        out.text.push((at, l.at.text.clone()));
+    }
+    Ok(out)
+}
+
 /// The SASS diff of each (A entry, B entry), from this tree's PTX (`cargo xtask ptx`)
 /// assembled for sm_90.
 pub fn sass_diffs(pairs: &[(Entry, Entry)]) -> Result<Vec<CodeDiff>> {
@@ -104,6 +135,8 @@ pub struct HotLine {
     /// Share of the side's samples, in percent.
     pub a_pct: f64,
     pub b_pct: f64,
+    /// The line's text, trimmed (empty where neither side's page has it).
+    pub text: String,
 }
 
 /// The hot-line diff: two kernels' (`file:line`, samples) lists — what `profile --source`
@@ -128,6 +161,7 @@ pub fn hot_line_diff(a: &[(String, f64)], b: &[(String, f64)], top: usize) -> Ve
                     b_samples: 0.0,
                     a_pct: 0.0,
                     b_pct: 0.0,
+                    text: String::new(),
                 });
                 lines.len() - 1
             }
@@ -144,6 +178,17 @@ pub fn hot_line_diff(a: &[(String, f64)], b: &[(String, f64)], top: usize) -> Ve
     }
     lines.sort_by(|x, y| y.a_pct.max(y.b_pct).total_cmp(&x.a_pct.max(x.b_pct)));
     lines.truncate(top);
+    lines
+}
+
+/// [`hot_line_diff`] of two kernels' lines, each line with its text.
+pub fn hot_lines(a: &KernelLines, b: &KernelLines, top: usize) -> Vec<HotLine> {
+    let mut lines = hot_line_diff(&a.samples, &b.samples, top);
+    for h in &mut lines {
+        if let Some((_, t)) = a.text.iter().chain(&b.text).find(|(l, _)| *l == h.location) {
+            h.text = t.clone();
+        }
+    }
     lines
 }
 

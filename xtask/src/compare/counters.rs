@@ -57,12 +57,18 @@ pub fn collect_for(family: Family, extra: &[String]) -> Collect {
             m.push(x.clone());
         }
     }
+    let mut sections = metrics::TABLE_SECTIONS.to_vec();
+    sections.extend(SOURCE_SECTIONS);
     Collect {
         set: None,
-        sections: metrics::TABLE_SECTIONS.to_vec(),
+        sections,
         metrics: m,
     }
 }
+
+/// The sections that fill the Source page the hot-line diff reads: the per-instruction
+/// counters and the warp-state samples (`profile --source` has them through `--set full`).
+pub const SOURCE_SECTIONS: [&str; 2] = ["SourceCounters", "WarpStateStats"];
 
 /// The profiled launch of `kernel` in `dtype` from `backend`, among `rows`.
 pub fn find<'a>(
@@ -136,7 +142,8 @@ pub fn size_args(r: &catalog::records::Row) -> Vec<String> {
 }
 
 /// One side's profiled launches: `kernel`'s entries for `dtypes` from `backend`, under ncu
-/// (one process, as `ncu-table` runs it), files named `<base>-<backend>.*` in `dir`.
+/// (one process, as `ncu-table` runs it), files named `<base>-<backend>.*` in `dir`, the
+/// Source page exported beside the raw page (as `profile --source` does).
 #[allow(clippy::too_many_arguments)]
 pub fn capture(
     dir: &Path,
@@ -155,7 +162,14 @@ pub fn capture(
         .filter_map(|d| catalog::Dtype::from_name(d))
         .map(|d| k.entry(d))
         .collect();
-    options(dir, lab, backend)?.collect(base, &entries.join(","), collect, size_args)
+    options(dir, lab, backend)?.collect_with(
+        base,
+        &entries.join(","),
+        collect,
+        size_args,
+        true,
+        &[],
+    )
 }
 
 /// The ncu options of a side's capture: `ncu-table`'s defaults (through its flags, so an
@@ -277,6 +291,7 @@ mod tests {
         let c = collect_for(Family::Reduce, &["dram__bytes_read.sum".into()]);
         assert!(c.metrics.contains(&metrics::INST.to_string()));
         assert_eq!(c.metrics.last().unwrap(), "dram__bytes_read.sum");
+        assert!(c.sections.contains(&"SourceCounters"), "{:?}", c.sections);
         assert!(columns(Family::LaunchGap).is_none());
     }
 }

@@ -1,5 +1,6 @@
 //! The report as text (default), and as CSV: one line per compared quantity
-//! (`section,pair,metric,a,b,change_pct,verdict`). JSON is the report serialized.
+//! (`section,pair,metric,a,b,change_pct,verdict,predicted_change_pct,text`; a hot line's a and b
+//! are its shares of the samples, in percent). JSON is the report serialized.
 
 use super::predict::fmt_change;
 use super::{Report, Source};
@@ -184,7 +185,7 @@ pub fn text(r: &Report) -> String {
     }
 
     for h in &r.hot_lines {
-        let mut t = table(&["line", "A samples", "A %", "B samples", "B %"]);
+        let mut t = table(&["line", "A samples", "A %", "B samples", "B %", "text"]);
         for l in &h.lines {
             t.add_row(vec![
                 l.location.clone(),
@@ -192,10 +193,18 @@ pub fn text(r: &Report) -> String {
                 format!("{:.1}", l.a_pct),
                 format!("{:.0}", l.b_samples),
                 format!("{:.1}", l.b_pct),
+                shorten(&l.text, HOT_TEXT),
             ]);
         }
         numeric(&mut t);
-        let _ = writeln!(s, "\n## Hot lines: {}\n\n{t}", h.pair);
+        if let Some(c) = t.column_mut(5) {
+            c.set_cell_alignment(CellAlignment::Left);
+        }
+        let _ = writeln!(
+            s,
+            "\n## Hot lines: {} (share of each side's warp samples)\n\n{t}",
+            h.pair
+        );
     }
 
     if !r.notes.is_empty() {
@@ -205,6 +214,17 @@ pub fn text(r: &Report) -> String {
         }
     }
     s
+}
+
+/// Characters of a line's text the hot-line table shows.
+const HOT_TEXT: usize = 60;
+
+/// `text` cut to `max` characters, an ellipsis marking the cut.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    text.chars().take(max - 1).chain(['…']).collect()
 }
 
 /// One CSV line.
@@ -220,6 +240,8 @@ struct Line<'a> {
     /// The time verdict, a prediction's outcome, or empty.
     verdict: &'a str,
     predicted_change_pct: Option<f64>,
+    /// A hot line's source text, else empty.
+    text: &'a str,
 }
 
 /// The report as CSV: time (median, spread, samples), counters, predictions, SASS statistics.
@@ -257,6 +279,7 @@ pub fn csv(r: &Report) -> Result<String> {
                 change_pct: change,
                 verdict,
                 predicted_change_pct: predicted,
+                text: "",
             })?;
         }
     }
@@ -271,6 +294,7 @@ pub fn csv(r: &Report) -> Result<String> {
                 change_pct: x.change_pct.and_then(finite),
                 verdict: "",
                 predicted_change_pct: x.predicted_change_pct,
+                text: "",
             })?;
         }
     }
@@ -290,6 +314,7 @@ pub fn csv(r: &Report) -> Result<String> {
                 change_pct: c.change_pct.and_then(finite),
                 verdict: outcome,
                 predicted_change_pct: None,
+                text: "",
             })?;
         }
     }
@@ -305,6 +330,22 @@ pub fn csv(r: &Report) -> Result<String> {
                 change_pct: None,
                 verdict: "",
                 predicted_change_pct: None,
+                text: "",
+            })?;
+        }
+    }
+    for h in &r.hot_lines {
+        for l in &h.lines {
+            w.serialize(Line {
+                section: "hot_line",
+                pair: &h.pair,
+                metric: &l.location,
+                a: l.a_pct.to_string(),
+                b: l.b_pct.to_string(),
+                change_pct: None,
+                verdict: "",
+                predicted_change_pct: None,
+                text: &l.text,
             })?;
         }
     }

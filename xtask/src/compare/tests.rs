@@ -211,7 +211,8 @@ fn json_and_csv_say_the_same_as_the_text() {
             "b",
             "change_pct",
             "verdict",
-            "predicted_change_pct"
+            "predicted_change_pct",
+            "text"
         ]
     );
     let recs: Vec<csv::StringRecord> = rd.records().map(|x| x.unwrap()).collect();
@@ -510,4 +511,71 @@ fn the_model_predicts_each_pairs_change_beside_the_measured_one() {
         .find(|x| &x[0] == "time" && &x[2] == "median_us")
         .unwrap();
     assert!((median[7].parse::<f64>().unwrap() - predicted).abs() < 0.01);
+}
+
+/// The H200 `profile --source` capture of reduce_v3, read back beside its raw pages: llvm's
+/// hottest line is the load into shared memory (`reduce.rs:78`), nvcc's the same statement in
+/// its twin (`kernels.cu`), each with its text, in the text, JSON and CSV alike.
+#[test]
+fn hot_lines_from_the_h200_source_capture() {
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/profile/source");
+    let mut q = req("reduce_v3", None);
+    q.backends = vec![Backend::Llvm, Backend::Nvcc];
+    q.dtypes = vec![Dtype::F32];
+    q.from = vec![PathBuf::from(bench(BEFORE))];
+    q.ncu_from = ["llvm", "nvcc"]
+        .map(|b| capture.join(format!("profile-reduce_v3-{b}.raw.csv")))
+        .to_vec();
+    let r = compare(&q).unwrap().report;
+    assert_eq!(r.hot_lines.len(), 1, "{:?}", r.notes);
+    let lines = &r.hot_lines[0].lines;
+    let top = |pct: fn(&code::HotLine) -> f64| {
+        lines
+            .iter()
+            .max_by(|x, y| pct(x).total_cmp(&pct(y)))
+            .unwrap()
+    };
+    let (a, b) = (top(|h| h.a_pct), top(|h| h.b_pct));
+    assert_eq!(a.location, "reduce.rs:78");
+    assert!(a.a_pct > 30.0 && a.b_pct == 0.0, "{a:?}");
+    assert!(b.location.starts_with("kernels.cu:"), "{b:?}");
+    assert!(b.text.contains("in[i]"), "{b:?}");
+    assert!(lines.len() <= HOT_LINES);
+    assert!(
+        !r.notes.iter().any(|n| n.starts_with("hot lines")),
+        "{:?}",
+        r.notes
+    );
+    let text = render::text(&r);
+    assert!(
+        text.contains("## Hot lines: reduce_v3 [llvm → nvcc]"),
+        "{text}"
+    );
+    assert!(text.contains("| reduce.rs:78 "), "{text}");
+    let csv = render::csv(&r).unwrap();
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("hot_line,") && l.contains("reduce.rs:78")),
+        "{csv}"
+    );
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(
+        json["hot_lines"][0]["lines"][0]["text"],
+        lines[0].text.as_str()
+    );
+}
+
+/// Raw pages without Source pages beside them: the counters are read, the hot lines say why
+/// they are missing.
+#[test]
+fn hot_lines_say_why_without_a_source_page() {
+    let mut q = req("reduce_v3", Some("reduce_v5"));
+    q.from = vec![PathBuf::from(bench(NEWEST))];
+    q.backends = vec![Backend::Llvm];
+    q.dtypes = vec![Dtype::F32];
+    q.ncu_from = vec![ncu_fixture("ncu-table-llvm.raw.csv")];
+    let r = compare(&q).unwrap().report;
+    assert!(r.hot_lines.is_empty());
+    let note = r.notes.iter().find(|n| n.starts_with("hot lines")).unwrap();
+    assert!(note.contains("no Source page"), "{note}");
 }

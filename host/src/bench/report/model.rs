@@ -5,21 +5,23 @@
 use super::{Cache, Report, Row, Status};
 use catalog::Family;
 use catalog::model::check::{WITHIN, problem_of};
-use catalog::model::{holds, predict};
+use catalog::model::{holds, predict_in_run};
 
 /// Fills `bound`, `predicted_us` and `pct_of_bound` of every row the model covers (a
-/// catalogue kernel with counts, in a run that measured its roofs). A hot row whose data fits
+/// catalogue kernel with counts, in a run that measured its roofs), with the read and copy
+/// roofs at the row's own size where the run measured the stream there. A hot row whose data fits
 /// in the L2 gets none: it reads from the L2, and the DRAM roofs do not bound it.
 pub fn fill_predictions(r: &mut Report) {
     let Some(roofs) = r.roofs.clone() else {
         return;
     };
     let (sm_count, l2_bytes) = (r.device.sm_count, r.device.l2_bytes);
+    let measured = r.rows.clone();
     for row in &mut r.rows {
         let Some((kernel, problem)) = problem_of(row, sm_count) else {
             continue;
         };
-        let Some(p) = predict(kernel, &problem, &roofs) else {
+        let Some(p) = predict_in_run(kernel, &problem, &roofs, &measured, row.cache) else {
             continue;
         };
         if row.cache == Cache::Hot && p.counts.footprint() <= l2_bytes {
@@ -228,6 +230,39 @@ mod tests {
         );
         let j: serde_json::Value = serde_json::from_str(&json(&r)).unwrap();
         assert_eq!(j["rows"][0]["bound"], "atomic");
+    }
+
+    #[test]
+    fn a_row_at_a_size_the_read_stream_measured_is_predicted_from_that_stream() {
+        let stream = |n: u64, us: f64| {
+            let size = catalog::model::Size::Vector(n).label();
+            Row::new(
+                Family::Ceiling,
+                "read_stream",
+                "llvm",
+                "f32",
+                n,
+                size,
+                n * 4,
+            )
+            .passed(&Samples::new(vec![us * 1e-3]), "exact")
+        };
+        let (small, large) = (1u64 << 24, 1u64 << 28);
+        // One-wave v6: 1056 reds, under the slice's share: the prediction is launch + read.
+        let r = report(
+            vec![
+                stream(small, 22.0),
+                reduce("reduce_v6", "f32", small, 22.5),
+                reduce("reduce_v6", "f32", large, 280.0),
+            ],
+            Some(roofs()),
+        );
+        // 2^24: the stream's own 22 µs (5 µs launch + 17 µs at its own rate).
+        assert_eq!(r.rows[1].bound.as_deref(), Some("read"));
+        assert!((r.rows[1].predicted_us.unwrap() - 22.0).abs() < 1e-6);
+        // 2^28: no stream row there, the run's roof: 2^30 bytes at 4 TB/s + 5 µs.
+        let want = (large * 4) as f64 / 4e12 * 1e6 + 5.0;
+        assert!((r.rows[2].predicted_us.unwrap() - want).abs() < 1e-6);
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! range named after its row (`reduce_v6 [llvm] f32 2^28: warm-up` / `: timed` / `: verify`).
 //!
 //! Each row, once per cache the plan measures (`--cache`: hot, cold, or hot then cold):
-//! warm-up launches, then timed launches (one event pair each), every launch preceded by the
-//! output's reset and, when cold, by the L2 flush ([`flush`]), both outside the events; then
+//! warm-up launches, then timed launches (one event pair each), every launch preceded, when
+//! cold, by the L2 flush ([`flush`]) and a wait for it, and by the output's reset, all outside
+//! the events; then
 //! the last launch's output is verified (and an f32 sum's on an exact-sum input, one more
 //! launch). A wrong result or a driver error fails that row and the run goes on. What a row
 //! launches and checks is its family's case (`crate::cases`), the same `lab run` drives.
@@ -166,9 +167,9 @@ impl<'a> Bench<'a> {
         (rows * caches, work * caches)
     }
 
-    /// Warm-up, then the timed launches, each in its NVTX range. Before every launch: `reset`,
-    /// then when `cache` is cold the L2 flush (after the reset, so it evicts what the reset
-    /// wrote too); neither is inside the timing events.
+    /// Warm-up, then the timed launches, each in its NVTX range. Before every launch: when
+    /// `cache` is cold the L2 flush, waited for; then `reset`. Neither is inside the timing
+    /// events, and both caches start their timed launch from the same state of the stream.
     fn time(
         &self,
         label: &str,
@@ -184,9 +185,15 @@ impl<'a> Bench<'a> {
                     .expect("a plan with cold rows has a flush"),
             ),
         };
+        // Cold: flush, wait for it, then reset as hot does. Without the wait the flush's
+        // ~0.1 ms of queued work hides the launch latency that a hot row pays, and cold rows
+        // read faster than hot ones at every size.
         let mut before = || {
-            reset()?;
-            flush.map_or(Ok(()), L2Flush::queue)
+            if let Some(f) = flush {
+                f.queue()?;
+                self.lab.sync()?;
+            }
+            reset()
         };
         {
             let _r = range(&format!("{label}: warm-up"));

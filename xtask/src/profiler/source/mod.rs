@@ -412,13 +412,12 @@ impl Texts<'_> {
     }
 }
 
-/// Where a recorded path is on this machine: itself if it exists, else the same file under
-/// this checkout (`…/gpu-kernels/…`, `…/.tools/…`) or this user's rustup (`…/.rustup/…`).
+/// Where a recorded path is on this machine: the same file under this checkout
+/// (`…/gpu-kernels/…`, `…/.tools/…`; a capture made from another checkout, or on another
+/// machine, names that one), else the path itself if it exists, else the same file under this
+/// user's rustup (`…/.rustup/…`).
 pub fn local_path(recorded: &str) -> PathBuf {
     let p = Path::new(recorded);
-    if p.exists() {
-        return p.to_path_buf();
-    }
     let root = util::root();
     for marker in ["/gpu-kernels/", "/.tools/"] {
         if let Some(i) = recorded.find(marker) {
@@ -427,6 +426,9 @@ pub fn local_path(recorded: &str) -> PathBuf {
                 return c;
             }
         }
+    }
+    if p.exists() {
+        return p.to_path_buf();
     }
     if let Some(i) = recorded.find("/.rustup/") {
         let home = std::env::var_os("RUSTUP_HOME")

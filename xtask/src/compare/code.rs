@@ -1,11 +1,15 @@
 //! The code side: the SASS statistics of A and B where they differ (through `asm`'s counts),
 //! and the hot-line diff: two kernels' samples per source line, side by side.
 
+use super::Source;
+use super::pairs::{Axis, Pair};
 use crate::asm::report::{KernelStats, kernel_stats};
 use crate::asm::{self, Build};
 use crate::profiler::source;
+use crate::util;
 use anyhow::{Result, bail};
-use catalog::Backend;
+use catalog::records::Row;
+use catalog::{Backend, Dtype};
 use serde::Serialize;
 use std::path::Path;
 
@@ -190,6 +194,58 @@ pub fn hot_lines(a: &KernelLines, b: &KernelLines, top: usize) -> Vec<HotLine> {
         }
     }
     lines
+}
+
+/// The SASS diffs of the pairs' kernels (none for two runs of the same kernels).
+pub(super) fn code_diffs(
+    axis: &Axis,
+    pairs: &[Pair],
+    source: &Source,
+    notes: &mut Vec<String>,
+) -> Vec<CodeDiff> {
+    if *axis == Axis::Runs {
+        notes.push("code: the same kernels on both sides; not compared".into());
+        return Vec::new();
+    }
+    let side = |r: &Row| -> Option<(String, Backend)> {
+        let k = catalog::kernels::find(&r.kernel)?;
+        Some((
+            k.entry(Dtype::from_name(&r.dtype)?),
+            Backend::from_name(&r.backend)?,
+        ))
+    };
+    let mut wanted = Vec::new();
+    for p in pairs {
+        if let (Some(a), Some(b)) = (side(&p.a), side(&p.b))
+            && !wanted.contains(&(a.clone(), b.clone()))
+        {
+            wanted.push((a, b));
+        }
+    }
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    match sass_diffs(&wanted) {
+        Ok(d) => {
+            let tree = util::git_commit(&util::root());
+            let measured = match source {
+                Source::Live { commit, .. } => commit.clone(),
+                Source::Files { a, .. } => a.commit.clone(),
+            };
+            let short: String = measured.chars().take(7).collect();
+            if !tree.starts_with(&short) || short.is_empty() {
+                notes.push(format!(
+                    "code: SASS of this tree's PTX (commit {tree}); the times are from commit {}",
+                    if short.is_empty() { "unknown" } else { &short }
+                ));
+            }
+            d
+        }
+        Err(e) => {
+            notes.push(format!("code: not compared: {e:#}"));
+            Vec::new()
+        }
+    }
 }
 
 #[cfg(test)]

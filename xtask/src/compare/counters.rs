@@ -3,7 +3,10 @@
 //! ([`crate::profiler::ncu::NcuOptions::collect`], the path every ncu subcommand takes) or from
 //! raw pages captured earlier.
 
+use super::live;
+use super::pairs::Pair;
 use super::predict::change_pct;
+use super::{Plan, Request};
 use crate::profiler::capture::Collect;
 use crate::profiler::metrics::{self, Column, Row as Profiled, function_name};
 use crate::profiler::ncu::NcuOptions;
@@ -193,6 +196,104 @@ fn options(dir: &Path, lab: Option<&Path>, backend: Backend) -> Result<NcuOption
     Ok(<Flags as clap::Parser>::try_parse_from(argv)
         .map_err(|e| anyhow::anyhow!("ncu options: {e}"))?
         .ncu)
+}
+
+/// A's and B's profiled launches (and the size they were profiled at, when known), or a note
+/// saying why there are none.
+pub(super) type ProfiledSides = Option<(Vec<Profiled>, Vec<Profiled>, Option<String>)>;
+
+pub(super) fn profiled_rows(
+    req: &Request,
+    plan: &Plan,
+    pairs: &[Pair],
+    out_dir: Option<&Path>,
+    lab: Option<&Path>,
+    extra: &[String],
+    notes: &mut Vec<String>,
+) -> (ProfiledSides, Option<String>) {
+    if !req.ncu_from.is_empty() {
+        return match crate::profiler::capture::read_capture(&req.ncu_from) {
+            Ok(rows) => {
+                let files: Vec<String> = req
+                    .ncu_from
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                let how = format!(
+                    "read back from {} (captured on its own: its size may differ from the timed rows')",
+                    files.join(", ")
+                );
+                (Some((rows.clone(), rows, None)), Some(how))
+            }
+            Err(e) => {
+                notes.push(format!("counters: not read: {e:#}"));
+                (None, None)
+            }
+        };
+    }
+    let (Plan::Live { a, b, .. }, Some(dir), Some(first)) = (plan, out_dir, pairs.first()) else {
+        if !req.no_ncu {
+            notes.push(
+                "counters: not measured (results files hold times only; --ncu-from RAW.csv … adds captured counters)"
+                    .into(),
+            );
+        }
+        return (None, None);
+    };
+    if req.no_ncu {
+        notes.push("counters: not measured (--no-ncu)".into());
+        return (None, None);
+    }
+    let Some(family) = Some(first.a.section).filter(|f| columns(*f).is_some()) else {
+        notes.push(format!(
+            "counters: no chapter metrics for {} kernels",
+            first.a.section.name()
+        ));
+        return (None, None);
+    };
+    if let Err(e) = crate::profiler::tools::NCU.find() {
+        notes.push(format!("counters: not measured: {e}"));
+        return (None, None);
+    }
+    let dtypes: Vec<&str> = {
+        let mut d: Vec<&str> = pairs.iter().map(|p| p.a.dtype.as_str()).collect();
+        d.dedup();
+        d
+    };
+    let size_args = size_args(&first.a);
+    let capture_side = |side: &live::Side| -> Result<(Vec<Profiled>, String)> {
+        let mut rows = Vec::new();
+        let mut how = String::new();
+        for backend in &side.backends {
+            let base = format!("ncu-{}", side.name);
+            let (r, h) = capture(
+                dir,
+                lab,
+                &base,
+                &side.kernel,
+                *backend,
+                &dtypes,
+                collect_for(family, extra),
+                size_args.clone(),
+            )?;
+            rows.extend(r);
+            how = h;
+        }
+        Ok((rows, how))
+    };
+    match (capture_side(a), capture_side(b)) {
+        (Ok((ra, how)), Ok((rb, _))) => {
+            if pairs.iter().any(|p| p.a.size != first.a.size) {
+                notes.push(format!("counters: profiled at {} only", first.a.size));
+            }
+            let how = format!("{how}; {} {}", first.a.size, dtypes.join(","));
+            (Some((ra, rb, Some(first.a.size.clone()))), Some(how))
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            notes.push(format!("counters: not measured: {e:#}"));
+            (None, None)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -13,11 +13,13 @@
 //! results files ([`pairs::Axis`]). Printed as text, JSON or CSV ([`render`]); the two time
 //! distributions as an SVG ([`svg`]).
 
+pub mod capture;
 pub mod code;
 pub mod counters;
 pub mod live;
 pub mod model;
 pub mod pairs;
+pub mod plan;
 pub mod predict;
 pub mod render;
 pub mod svg;
@@ -34,13 +36,14 @@ use pairs::{Axis, Filter, Pair, Pairing, pair, some};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+use capture::hot_lines;
+use code::code_diffs;
+use counters::profiled_rows;
+pub use plan::{LIVE_BACKEND, LIVE_DTYPE, Plan, plan};
+use plan::{file_kernels, pairing_notes};
+
 /// Version of the JSON document `--format json` prints (`docs/json-schema.md`).
 pub const SCHEMA_VERSION: u32 = 1;
-
-/// Live runs without `--backend` / `--dtype`: one compiler, one type (a round is two lab
-/// processes; keep them short).
-pub const LIVE_BACKEND: Backend = Backend::Llvm;
-pub const LIVE_DTYPE: Dtype = Dtype::F32;
 
 /// What the user asked for (the command line, parsed).
 #[derive(Clone, Debug)]
@@ -67,25 +70,6 @@ pub struct Request {
     pub log: Option<PathBuf>,
     /// Further `lab bench` flags.
     pub lab_args: Vec<String>,
-}
-
-/// Where the rows come from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Plan {
-    /// Run `lab bench` for each side.
-    Live {
-        axis: Axis,
-        filter: Filter,
-        a: live::Side,
-        b: live::Side,
-    },
-    /// Read results files: A's rows from `a`, B's from `b` (the same file for two kernels).
-    Files {
-        axis: Axis,
-        filter: Filter,
-        a: PathBuf,
-        b: PathBuf,
-    },
 }
 
 /// One results file, as the header names it.
@@ -181,183 +165,6 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
-/// `true` when `s` names a results file rather than a kernel.
-fn is_file(s: &str) -> bool {
-    s.ends_with(".json") || Path::new(s).is_file()
-}
-
-/// A side's kernel: exactly one catalogue kernel, without an element type.
-fn kernel(name: &str) -> Result<&'static catalog::Kernel> {
-    let sel = catalog::select(name).map_err(|e| anyhow::anyhow!("{e}"))?;
-    match sel[..] {
-        [s] if s.dtype.is_none() => Ok(s.kernel),
-        [s] => bail!(
-            "'{name}' names an element type: name the kernel ({}) and pick the type with --dtype",
-            s.kernel.name
-        ),
-        _ => bail!(
-            "'{name}' names {} kernels ({}): name one",
-            sel.len(),
-            sel.iter()
-                .map(|s| s.kernel.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
-/// What to run or read, from the request; every refusal is one line.
-pub fn plan(req: &Request) -> Result<Plan> {
-    let names = |v: &[Backend]| v.iter().map(|b| b.name().to_string()).collect::<Vec<_>>();
-    let dtypes: Vec<String> = req.dtypes.iter().map(|d| d.name().to_string()).collect();
-    if is_file(&req.a) {
-        let Some(b) = req.b.as_deref().filter(|b| is_file(b)) else {
-            bail!(
-                "compare {} needs a second results file to compare with (or two kernels)",
-                req.a
-            );
-        };
-        if !req.from.is_empty() {
-            bail!("--from reads the rows of two kernels; A and B are results files already");
-        }
-        // Resolved once the files are read: they may hold kernels the catalogue no longer has.
-        return Ok(Plan::Files {
-            axis: Axis::Runs,
-            filter: Filter {
-                kernels: req.kernels.clone(),
-                backends: names(&req.backends),
-                dtypes,
-            },
-            a: PathBuf::from(&req.a),
-            b: PathBuf::from(b),
-        });
-    }
-    if req.b.as_deref().is_some_and(is_file) {
-        bail!("give two kernels or two results files, not one of each");
-    }
-    if !req.kernels.is_empty() {
-        bail!("--kernel filters two results files; with kernels, name them as A and B");
-    }
-    let ka = kernel(&req.a)?;
-    let live = req.from.is_empty();
-    let (axis, backends_a, backends_b) = match req.b.as_deref() {
-        Some(b) => {
-            let kb = kernel(b)?;
-            let backends = match (&req.backends[..], live) {
-                ([], true) => vec![LIVE_BACKEND],
-                (list, _) => list.to_vec(),
-            };
-            let axis = Axis::Kernels {
-                a: ka.name.into(),
-                b: kb.name.into(),
-            };
-            (axis, backends.clone(), backends)
-        }
-        None => {
-            let [x, y] = req.backends[..] else {
-                bail!(
-                    "compare {} with one kernel compares two compilers: add --backend llvm,nvcc (or name two kernels)",
-                    req.a
-                );
-            };
-            let axis = Axis::Backends {
-                kernel: ka.name.into(),
-                a: x.name().into(),
-                b: y.name().into(),
-            };
-            (axis, vec![x], vec![y])
-        }
-    };
-    let kb = match &axis {
-        Axis::Kernels { b, .. } => kernel(b)?,
-        _ => ka,
-    };
-    let filter = Filter {
-        kernels: Vec::new(),
-        backends: match axis {
-            Axis::Kernels { .. } => names(&backends_a),
-            _ => Vec::new(),
-        },
-        dtypes,
-    };
-    if !live {
-        let (a, b) = match &req.from[..] {
-            [f] => (f.clone(), f.clone()),
-            [f, g] => (f.clone(), g.clone()),
-            _ => bail!("--from takes one results file (both kernels' rows) or two (A's, then B's)"),
-        };
-        return Ok(Plan::Files { axis, filter, a, b });
-    }
-    for (k, backends) in [(ka, &backends_a), (kb, &backends_b)] {
-        if let Some(b) = backends.iter().find(|b| !k.carried_by(**b)) {
-            bail!(
-                "{} is not compiled by {b} (it is by {}): pick another --backend",
-                k.name,
-                names(
-                    &Backend::ALL
-                        .into_iter()
-                        .filter(|x| k.carried_by(*x))
-                        .collect::<Vec<_>>()
-                )
-                .join(", ")
-            );
-        }
-    }
-    Ok(Plan::Live {
-        axis,
-        filter: Filter {
-            dtypes: if req.dtypes.is_empty() {
-                vec![LIVE_DTYPE.name().into()]
-            } else {
-                filter.dtypes
-            },
-            ..filter
-        },
-        a: live::Side {
-            name: 'a',
-            kernel: ka.name.into(),
-            backends: backends_a,
-        },
-        b: live::Side {
-            name: 'b',
-            kernel: kb.name.into(),
-            backends: backends_b,
-        },
-    })
-}
-
-/// `--kernel` names against two results files: a kernel either file has by that name, else the
-/// catalogue's kernel the name selects (`v6`).
-fn file_kernels(names: &[String], a: &Results, b: &Results) -> Result<Vec<String>> {
-    let mut held: Vec<&str> = a
-        .rows
-        .iter()
-        .chain(&b.rows)
-        .map(|r| r.kernel.as_str())
-        .collect();
-    held.dedup();
-    names
-        .iter()
-        .map(|n| {
-            if held.contains(&n.as_str()) {
-                return Ok(n.clone());
-            }
-            match kernel(n) {
-                Ok(k) if held.contains(&k.name) => Ok(k.name.to_string()),
-                _ => {
-                    let mut all = held.clone();
-                    all.sort_unstable();
-                    all.dedup();
-                    bail!(
-                        "'{n}' names no kernel of these files (they hold {})",
-                        all.join(", ")
-                    )
-                }
-            }
-        })
-        .collect()
-}
-
 /// Why nothing paired, in one line.
 pub(crate) fn nothing_paired(p: &Pairing, a: &Results, b: &Results) -> String {
     if !p.not_ok.is_empty() {
@@ -383,21 +190,6 @@ pub(crate) fn nothing_paired(p: &Pairing, a: &Results, b: &Results) -> String {
         list(&labels(a)),
         list(&labels(b))
     )
-}
-
-/// The notes a pairing leaves: rows without a partner, pairs that did not verify.
-fn pairing_notes(p: &Pairing) -> Vec<String> {
-    let mut n = Vec::new();
-    if !p.only_a.is_empty() {
-        n.push(format!("only in A, not compared: {}", some(&p.only_a, 4)));
-    }
-    if !p.only_b.is_empty() {
-        n.push(format!("only in B, not compared: {}", some(&p.only_b, 4)));
-    }
-    for x in &p.not_ok {
-        n.push(format!("not compared: {x}"));
-    }
-    n
 }
 
 /// A comparison made, before anything is printed or written.
@@ -737,241 +529,6 @@ fn pending(entries: &[Entry], b: &Row, file: Option<&str>) -> Option<usize> {
                     .any(|m| m == format!("file={f}"))
             })
     })
-}
-
-/// A's and B's profiled launches (and the size they were profiled at, when known), or a note
-/// saying why there are none.
-type ProfiledSides = Option<(Vec<Profiled>, Vec<Profiled>, Option<String>)>;
-
-fn profiled_rows(
-    req: &Request,
-    plan: &Plan,
-    pairs: &[Pair],
-    out_dir: Option<&Path>,
-    lab: Option<&Path>,
-    extra: &[String],
-    notes: &mut Vec<String>,
-) -> (ProfiledSides, Option<String>) {
-    if !req.ncu_from.is_empty() {
-        return match crate::profiler::capture::read_capture(&req.ncu_from) {
-            Ok(rows) => {
-                let files: Vec<String> = req
-                    .ncu_from
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect();
-                let how = format!(
-                    "read back from {} (captured on its own: its size may differ from the timed rows')",
-                    files.join(", ")
-                );
-                (Some((rows.clone(), rows, None)), Some(how))
-            }
-            Err(e) => {
-                notes.push(format!("counters: not read: {e:#}"));
-                (None, None)
-            }
-        };
-    }
-    let (Plan::Live { a, b, .. }, Some(dir), Some(first)) = (plan, out_dir, pairs.first()) else {
-        if !req.no_ncu {
-            notes.push(
-                "counters: not measured (results files hold times only; --ncu-from RAW.csv … adds captured counters)"
-                    .into(),
-            );
-        }
-        return (None, None);
-    };
-    if req.no_ncu {
-        notes.push("counters: not measured (--no-ncu)".into());
-        return (None, None);
-    }
-    let Some(family) = Some(first.a.section).filter(|f| counters::columns(*f).is_some()) else {
-        notes.push(format!(
-            "counters: no chapter metrics for {} kernels",
-            first.a.section.name()
-        ));
-        return (None, None);
-    };
-    if let Err(e) = crate::profiler::tools::NCU.find() {
-        notes.push(format!("counters: not measured: {e}"));
-        return (None, None);
-    }
-    let dtypes: Vec<&str> = {
-        let mut d: Vec<&str> = pairs.iter().map(|p| p.a.dtype.as_str()).collect();
-        d.dedup();
-        d
-    };
-    let size_args = counters::size_args(&first.a);
-    let capture_side = |side: &live::Side| -> Result<(Vec<Profiled>, String)> {
-        let mut rows = Vec::new();
-        let mut how = String::new();
-        for backend in &side.backends {
-            let base = format!("ncu-{}", side.name);
-            let (r, h) = counters::capture(
-                dir,
-                lab,
-                &base,
-                &side.kernel,
-                *backend,
-                &dtypes,
-                counters::collect_for(family, extra),
-                size_args.clone(),
-            )?;
-            rows.extend(r);
-            how = h;
-        }
-        Ok((rows, how))
-    };
-    match (capture_side(a), capture_side(b)) {
-        (Ok((ra, how)), Ok((rb, _))) => {
-            if pairs.iter().any(|p| p.a.size != first.a.size) {
-                notes.push(format!("counters: profiled at {} only", first.a.size));
-            }
-            let how = format!("{how}; {} {}", first.a.size, dtypes.join(","));
-            (Some((ra, rb, Some(first.a.size.clone()))), Some(how))
-        }
-        (Err(e), _) | (_, Err(e)) => {
-            notes.push(format!("counters: not measured: {e:#}"));
-            (None, None)
-        }
-    }
-}
-
-/// The captures whose Source pages hold A's and B's kernels: the raw pages' stems (`--ncu-from`,
-/// both sides), or a live capture's `ncu-a-*` and `ncu-b-*` in `out_dir`; and whether the line
-/// map is saved with them (made at capture time, from the PTX the kernels ran).
-fn capture_stems(
-    req: &Request,
-    plan: &Plan,
-    out_dir: Option<&Path>,
-) -> Option<(Vec<PathBuf>, Vec<PathBuf>, bool)> {
-    use crate::profiler::capture::{raw_pages, stem};
-    if !req.ncu_from.is_empty() {
-        let stems: Vec<PathBuf> = raw_pages(&req.ncu_from)
-            .ok()?
-            .iter()
-            .map(|p| stem(p).0)
-            .collect();
-        return Some((stems.clone(), stems, false));
-    }
-    let (Plan::Live { .. }, Some(dir), false) = (plan, out_dir, req.no_ncu) else {
-        return None;
-    };
-    let stems: Vec<PathBuf> = raw_pages(&[dir.to_path_buf()])
-        .ok()?
-        .iter()
-        .map(|p| stem(p).0)
-        .collect();
-    let side = |prefix: &str| -> Vec<PathBuf> {
-        stems
-            .iter()
-            .filter(|s| {
-                s.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
-            })
-            .cloned()
-            .collect()
-    };
-    Some((side("ncu-a-"), side("ncu-b-"), true))
-}
-
-/// The capture among `stems` whose Source page holds `row`'s kernel from its backend, and that
-/// kernel's function name.
-fn source_stem(stems: &[PathBuf], row: &Row) -> Option<(PathBuf, String)> {
-    use crate::profiler::{capture, source};
-    let function = catalog::kernels::find(&row.kernel)?.entry(Dtype::from_name(&row.dtype)?);
-    let stem = stems.iter().find(|s| {
-        capture::stem(&source::file(s, "raw.csv")).1 == row.backend
-            && std::fs::read_to_string(source::file(s, source::SASS_PAGE))
-                .is_ok_and(|t| t.contains(&format!("\"Kernel Name\",\"{function}\"")))
-    })?;
-    Some((stem.clone(), function))
-}
-
-/// Each pair's hot-line diff, from the Source pages of its capture; a note for each pair
-/// without one.
-fn hot_lines(
-    req: &Request,
-    plan: &Plan,
-    pairs: &[Pair],
-    out_dir: Option<&Path>,
-    notes: &mut Vec<String>,
-) -> Vec<HotLines> {
-    let Some((stems_a, stems_b, save)) = capture_stems(req, plan, out_dir) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for p in pairs {
-        let side = |stems: &[PathBuf], row: &Row| -> Result<code::KernelLines, String> {
-            let (stem, function) = source_stem(stems, row).ok_or_else(|| {
-                format!(
-                    "no Source page beside the capture holds {} [{}]",
-                    row.kernel, row.backend
-                )
-            })?;
-            code::kernel_lines(&stem, &row.backend, &function, save).map_err(|e| format!("{e:#}"))
-        };
-        match (side(&stems_a, &p.a), side(&stems_b, &p.b)) {
-            (Ok(a), Ok(b)) => out.push(HotLines {
-                pair: p.label.clone(),
-                lines: code::hot_lines(&a, &b, HOT_LINES),
-            }),
-            (Err(e), _) | (_, Err(e)) => notes.push(format!("hot lines: {}: {e}", p.label)),
-        }
-    }
-    out
-}
-
-/// The SASS diffs of the pairs' kernels (none for two runs of the same kernels).
-fn code_diffs(
-    axis: &Axis,
-    pairs: &[Pair],
-    source: &Source,
-    notes: &mut Vec<String>,
-) -> Vec<code::CodeDiff> {
-    if *axis == Axis::Runs {
-        notes.push("code: the same kernels on both sides; not compared".into());
-        return Vec::new();
-    }
-    let side = |r: &Row| -> Option<(String, Backend)> {
-        let k = catalog::kernels::find(&r.kernel)?;
-        Some((
-            k.entry(Dtype::from_name(&r.dtype)?),
-            Backend::from_name(&r.backend)?,
-        ))
-    };
-    let mut wanted = Vec::new();
-    for p in pairs {
-        if let (Some(a), Some(b)) = (side(&p.a), side(&p.b))
-            && !wanted.contains(&(a.clone(), b.clone()))
-        {
-            wanted.push((a, b));
-        }
-    }
-    if wanted.is_empty() {
-        return Vec::new();
-    }
-    match code::sass_diffs(&wanted) {
-        Ok(d) => {
-            let tree = util::git_commit(&util::root());
-            let measured = match source {
-                Source::Live { commit, .. } => commit.clone(),
-                Source::Files { a, .. } => a.commit.clone(),
-            };
-            let short: String = measured.chars().take(7).collect();
-            if !tree.starts_with(&short) || short.is_empty() {
-                notes.push(format!(
-                    "code: SASS of this tree's PTX (commit {tree}); the times are from commit {}",
-                    if short.is_empty() { "unknown" } else { &short }
-                ));
-            }
-            d
-        }
-        Err(e) => {
-            notes.push(format!("code: not compared: {e:#}"));
-            Vec::new()
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
-//! The L2 flush of a cold row: before every launch (warm-up and timed), after the output's
-//! reset and before the start event, on the bench stream:
+//! The L2 flush of a cold row: before every launch (warm-up and timed), on the bench stream,
+//! then waited for; the output's reset and the start event follow:
 //!
 //! 1. `cuMemsetD32Async` over a buffer of [`L2_MULTIPLE`] times the L2's size (the device
 //!    attribute), as nvbench flushes (it writes one L2's worth): the written lines displace the
-//!    input, and whatever the reset wrote, so the timed launch reads its input from DRAM;
+//!    input, so the timed launch reads its input from DRAM;
 //! 2. `read_stream` over the same buffer, which leaves the L2 holding clean copies of it. After
 //!    the memset alone the L2 would be full of dirty lines, and the timed launch, evicting them,
 //!    would write up to an L2's worth back to DRAM inside its own timing (on the H200, up to

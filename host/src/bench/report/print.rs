@@ -101,9 +101,10 @@ pub fn cache_line(r: &Report) -> String {
     let l2 = r.device.l2_bytes;
     let cold = match r.config.l2_flush_bytes {
         Some(b) => format!(
-            "before every launch, warm-up included, after the output's reset, {:.1} MiB{} \
-             written with cuMemsetD32Async, then read back by read_stream (the L2 left holding \
-             clean lines), on the bench stream, outside the timing events",
+            "before every launch, warm-up included, {:.1} MiB{} written with \
+             cuMemsetD32Async, then read back by read_stream (the L2 left holding clean \
+             lines), on the bench stream and waited for, then the output's reset; outside the \
+             timing events",
             b as f64 / (1u64 << 20) as f64,
             match l2 {
                 0 => String::new(),

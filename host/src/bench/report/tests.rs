@@ -575,9 +575,9 @@ fn every_table_header_says_its_cache() {
         t.contains(
             "\neach row hot L2, then cold L2; hot: repeated launches on the same data (an input \
              that fits in the L2 is read from it); cold: before every launch, warm-up included, \
-             after the output's reset, 120.0 MiB (2 x the L2) written with cuMemsetD32Async, \
-             then read back by read_stream (the L2 left holding clean lines), on the bench \
-             stream, outside the timing events\n"
+             120.0 MiB (2 x the L2) written with cuMemsetD32Async, then read back by \
+             read_stream (the L2 left holding clean lines), on the bench stream and waited \
+             for, then the output's reset; outside the timing events\n"
         ),
         "{t}"
     );

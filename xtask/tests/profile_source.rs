@@ -124,7 +124,7 @@ fn sass_page_holds_each_kernel_once_with_every_instruction() {
     let v3 = &kernels[0];
     assert_eq!(v3.insts.len(), hand.len());
     assert_eq!(v3.insts.len(), 88, "73 instructions and 15 of padding");
-    let total: u64 = v3.insts.iter().map(|i| i.samples).sum();
+    let total: u64 = v3.insts.iter().map(|i| i.counts.samples).sum();
     assert_eq!(
         total,
         sum(&hand, "Warp Stall Sampling (All Samples)", &all(&hand))
@@ -133,11 +133,16 @@ fn sass_page_holds_each_kernel_once_with_every_instruction() {
     let sts = v3.insts.iter().find(|i| i.offset == 0x140).unwrap();
     assert_eq!(sts.text, "STS [R9], R0");
     assert_eq!(sts.opcode, "STS");
-    assert_eq!(sts.stalls["long_scoreboard"], 6_153);
-    assert_eq!(sts.executed, 524_288);
+    assert_eq!(sts.counts.stalls["long_scoreboard"], 6_153);
+    assert_eq!(sts.counts.executed, 524_288);
     // Every stall column sums to the samples of its instruction.
     for i in &v3.insts {
-        assert_eq!(i.stalls.values().sum::<u64>(), i.samples, "{}", i.text);
+        assert_eq!(
+            i.counts.stalls.values().sum::<u64>(),
+            i.counts.samples,
+            "{}",
+            i.text
+        );
     }
 }
 

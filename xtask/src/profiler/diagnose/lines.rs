@@ -36,7 +36,7 @@ fn places(k: &KernelSource) -> Vec<(String, Totals)> {
         return k
             .insts
             .iter()
-            .map(|i| (format!("+{:04x} `{}`", i.offset, i.text), Totals::of(i)))
+            .map(|i| (format!("+{:04x} `{}`", i.offset, i.text), i.counts.clone()))
             .collect();
     }
     k.lines

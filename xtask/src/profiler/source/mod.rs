@@ -89,14 +89,7 @@ pub struct Totals {
 }
 
 impl Totals {
-    /// One instruction's counters.
-    pub fn of(i: &page::Inst) -> Totals {
-        let mut t = Totals::default();
-        t.add(i);
-        t
-    }
-
-    pub fn add(&mut self, i: &page::Inst) {
+    pub fn add(&mut self, i: &Totals) {
         self.samples += i.samples;
         self.executed += i.executed;
         for (r, n) in &i.stalls {
@@ -319,7 +312,7 @@ fn kernel(
     let moved_barrier = move_barrier_samples(&mut insts);
     let mut totals = Totals::default();
     for i in &insts {
-        totals.add(i);
+        totals.add(&i.counts);
     }
     // Captured text is compared with the local file's only where the line numbers are the
     // captured sources' too.
@@ -368,12 +361,12 @@ pub fn move_barrier_samples(insts: &mut [page::Inst]) -> u64 {
             continue;
         }
         let Some(b) = last else { continue };
-        let Some(n) = insts[i].stalls.remove("barrier") else {
+        let Some(n) = insts[i].counts.stalls.remove("barrier") else {
             continue;
         };
-        insts[i].samples -= n;
-        *insts[b].stalls.entry("barrier".into()).or_default() += n;
-        insts[b].samples += n;
+        insts[i].counts.samples -= n;
+        *insts[b].counts.stalls.entry("barrier".into()).or_default() += n;
+        insts[b].counts.samples += n;
         moved += n;
     }
     moved
@@ -477,17 +470,17 @@ fn charge(insts: &[page::Inst], chains: &[Vec<Frame>], texts: &mut Texts) -> Vec
             rows.len() - 1
         });
         let row = &mut rows[r];
-        row.totals.add(inst);
+        row.totals.add(&inst.counts);
         row.insts.push(i);
         for depth in 1..=at {
             let f = &chain[at - depth];
             let p = place(f, texts);
             match row.inner.iter_mut().find(|x| x.depth == depth && x.at == p) {
-                Some(x) => x.samples += inst.samples,
+                Some(x) => x.samples += inst.counts.samples,
                 None => row.inner.push(Inner {
                     at: p,
                     depth,
-                    samples: inst.samples,
+                    samples: inst.counts.samples,
                 }),
             }
         }
@@ -514,14 +507,17 @@ mod tests {
         page::Inst {
             opcode: opcode.into(),
             text: opcode.into(),
-            samples,
-            stalls: [
-                ("barrier".to_string(), barrier),
-                ("wait".to_string(), samples - barrier),
-            ]
-            .into_iter()
-            .filter(|(_, n)| *n > 0)
-            .collect(),
+            counts: Totals {
+                samples,
+                stalls: [
+                    ("barrier".to_string(), barrier),
+                    ("wait".to_string(), samples - barrier),
+                ]
+                .into_iter()
+                .filter(|(_, n)| *n > 0)
+                .collect(),
+                ..Totals::default()
+            },
             ..page::Inst::default()
         }
     }
@@ -537,11 +533,14 @@ mod tests {
             inst("LDS", 100, 90),
         ];
         assert_eq!(move_barrier_samples(&mut insts), 90);
-        assert_eq!((insts[1].samples, insts[1].stalls["barrier"]), (91, 90));
-        assert_eq!(insts[3].samples, 10);
-        assert!(!insts[3].stalls.contains_key("barrier"));
+        assert_eq!(
+            (insts[1].counts.samples, insts[1].counts.stalls["barrier"]),
+            (91, 90)
+        );
+        assert_eq!(insts[3].counts.samples, 10);
+        assert!(!insts[3].counts.stalls.contains_key("barrier"));
         // Before any barrier there is nowhere to move them.
-        assert_eq!(insts[0].stalls["barrier"], 3);
+        assert_eq!(insts[0].counts.stalls["barrier"], 3);
     }
 
     /// Where the local file no longer says what ncu captured, the captured text shows and the

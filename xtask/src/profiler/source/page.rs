@@ -7,6 +7,7 @@
 //! `asm!("…", …)` spills into the next cells), so its line rows are trusted for their number
 //! only, and for their text only when the row has as many cells as the header.
 
+use super::Totals;
 use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 
@@ -19,18 +20,9 @@ pub struct Inst {
     pub text: String,
     /// `LDS`, `BAR.SYNC.DEFER_BLOCKING`: the opcode without guard and operands.
     pub opcode: String,
-    /// Warp-state samples at this instruction, every reason (`selected` included).
-    pub samples: u64,
-    /// Warp-level instructions executed.
-    pub executed: u64,
-    /// Samples per reason, named as ncu's metrics name them (`long_scoreboard`, `barrier`).
-    pub stalls: BTreeMap<String, u64>,
-    /// Shared-memory wavefronts, and those beyond the access's minimum (bank conflicts).
-    pub shared_wavefronts: Option<u64>,
-    pub shared_excess: Option<u64>,
-    /// L2 sectors of global accesses, and those beyond what the bytes needed (uncoalesced).
-    pub global_sectors: Option<u64>,
-    pub global_excess: Option<u64>,
+    /// Its counters: the same fields a source line sums them into.
+    #[serde(flatten)]
+    pub counts: Totals,
 }
 
 /// One kernel of the `sass` page.
@@ -154,17 +146,19 @@ pub fn parse_sass(text: &str) -> Result<Vec<Kernel>> {
                 offset: a.saturating_sub(base),
                 opcode: opcode(&text),
                 text,
-                samples: cell(Some(samples)).unwrap_or(0),
-                executed: cell(Some(executed)).unwrap_or(0),
-                stalls: stall_cols
-                    .iter()
-                    .filter_map(|(j, name)| Some((name.clone(), cell(Some(*j))?)))
-                    .filter(|(_, n)| *n > 0)
-                    .collect(),
-                shared_wavefronts: cell(sw),
-                shared_excess: cell(sx),
-                global_sectors: cell(gs),
-                global_excess: cell(gx),
+                counts: Totals {
+                    samples: cell(Some(samples)).unwrap_or(0),
+                    executed: cell(Some(executed)).unwrap_or(0),
+                    stalls: stall_cols
+                        .iter()
+                        .filter_map(|(j, name)| Some((name.clone(), cell(Some(*j))?)))
+                        .filter(|(_, n)| *n > 0)
+                        .collect(),
+                    shared_wavefronts: cell(sw),
+                    shared_excess: cell(sx),
+                    global_sectors: cell(gs),
+                    global_excess: cell(gx),
+                },
             });
         }
         if kernels.iter().any(|k| k.function == function) {

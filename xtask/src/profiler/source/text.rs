@@ -62,7 +62,9 @@ fn numbers(part: &Totals, whole: &Totals) -> String {
 }
 
 fn sass_row(i: &page::Inst, pad: &str) -> String {
-    let top: Vec<String> = Totals::of(i)
+    let top: Vec<String> = i
+        .counts
+        .clone()
         .top_stalls()
         .iter()
         .take(2)
@@ -72,7 +74,7 @@ fn sass_row(i: &page::Inst, pad: &str) -> String {
         "{pad}+{:04x}  {:<44} {:>8}  {}",
         i.offset,
         i.text,
-        n(i.samples),
+        n(i.counts.samples),
         top.join(", ")
     );
     format!("{}\n", row.trim_end())
@@ -162,8 +164,8 @@ pub fn kernel_text(k: &KernelSource, all_sass: bool) -> String {
         }
         let mut shown: Vec<usize> = l.insts.clone();
         if !all_sass {
-            shown.sort_by(|a, b| k.insts[*b].samples.cmp(&k.insts[*a].samples));
-            shown.retain(|i| k.insts[*i].samples > 0);
+            shown.sort_by(|a, b| k.insts[*b].counts.samples.cmp(&k.insts[*a].counts.samples));
+            shown.retain(|i| k.insts[*i].counts.samples > 0);
             shown.truncate(TOP_SASS);
             shown.sort();
         }
@@ -184,12 +186,18 @@ pub fn kernel_text(k: &KernelSource, all_sass: bool) -> String {
 /// The `top` instructions with the most samples, hottest first.
 pub fn hot_instructions(k: &KernelSource, top: usize) -> String {
     let mut order: Vec<usize> = (0..k.insts.len()).collect();
-    order.sort_by(|a, b| k.insts[*b].samples.cmp(&k.insts[*a].samples).then(a.cmp(b)));
-    order.retain(|i| k.insts[*i].samples > 0);
+    order.sort_by(|a, b| {
+        k.insts[*b]
+            .counts
+            .samples
+            .cmp(&k.insts[*a].counts.samples)
+            .then(a.cmp(b))
+    });
+    order.retain(|i| k.insts[*i].counts.samples > 0);
     let mut out = format!("{HEAD}instruction\n");
     for &i in order.iter().take(top) {
         let inst = &k.insts[i];
-        let t = Totals::of(inst);
+        let t = inst.counts.clone();
         out += &numbers(&t, &k.totals);
         let row = format!("+{:04x}  {:<44} {}", inst.offset, inst.text, stalls(&t, 3));
         out += &format!("{}\n", row.trim_end());

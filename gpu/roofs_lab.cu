@@ -1,0 +1,242 @@
+// Candidate roofs for the rows the model misses (E17 in docs/experiments.md), each timed in
+// CUDA C++ beside the kernel shape it would bound, in one process:
+//
+//   red-same      one red per 256-thread block to one word, f32 and i32: ns per red
+//   single        one 4-byte load per thread, 256-thread blocks that retire after it
+//                 (each thread compares its element with a planted key): the reductions
+//                 v1–v3's loads without their tree; `pair` two loads per thread;
+//                 `v1-store` v1's tree ending in a plain store, `v1-red` ending in its red
+//   shared        32-bit shared loads, conflict-free (`row`) and 32-way conflicted (`column`,
+//                 the tiled transpose's reads), each followed by a conflict-free store
+//   tile-copy     the 32×32 transposes' DRAM order without the transposition: tile (r, c)
+//                 of the input copied, row by row, to tile (c, r) of the output; beside it the
+//                 padded transpose and the driver's D2D copy of the same bytes
+//
+//   roofs_lab [reps=20]   CSV: experiment,size,variant,median_us,min_us,max_us,rate
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+#include "measure.cuh"
+
+constexpr unsigned BLOCK = 256;
+
+template <typename T>
+__global__ void red_same(T* out) {
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(out, T(1));
+}
+
+// LOADS elements per thread, strided by the block; the thread holding `key` writes its index.
+template <int LOADS>
+__global__ void single(const int* in, unsigned long long n, int key, unsigned long long* flag) {
+    unsigned long long base = (unsigned long long)blockIdx.x * BLOCK * LOADS + threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < LOADS; ++k) {
+        unsigned long long i = base + (unsigned long long)k * BLOCK;
+        if (i < n && in[i] == key) *flag = i;
+    }
+}
+
+// The chapter's v1 (interleaved tree), i32, ending in a plain store of the block's sum or in
+// one red to `out[0]`.
+template <bool RED>
+__global__ void v1(const int* in, unsigned long long n, int* out) {
+    __shared__ int s[BLOCK];
+    unsigned t = threadIdx.x;
+    unsigned long long i = (unsigned long long)blockIdx.x * BLOCK + t;
+    s[t] = i < n ? in[i] : 0;
+    __syncthreads();
+    for (unsigned stride = 1; stride < BLOCK; stride *= 2) {
+        if (t % (2 * stride) == 0) s[t] += s[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) {
+        if (RED) atomicAdd(out, s[0]);
+        else out[blockIdx.x] = s[0];
+    }
+}
+
+// 256 threads; a 32×32 tile of 32-bit words per block. Each step, warp w's lanes load word
+// (lane * 32 + step) of the tile (COLUMN: one bank, 32 wavefronts) or (step * 32 + lane)
+// (a row: one wavefront), then store it to the thread's own word (one wavefront).
+template <bool COLUMN>
+__global__ void shared_rate(unsigned trips, unsigned* out) {
+    __shared__ unsigned tile[1024];
+    __shared__ unsigned mine[BLOCK];
+    unsigned t = threadIdx.x, lane = t % 32;
+    for (unsigned k = t; k < 1024; k += BLOCK) tile[k] = k * 0x9E3779B9u + blockIdx.x;
+    __syncthreads();
+    volatile unsigned* vt = tile;
+    volatile unsigned* vm = mine;
+    unsigned sum = 0;
+    for (unsigned r = 0; r < trips; ++r) {
+#pragma unroll
+        for (unsigned step = 0; step < 32; ++step) {
+            unsigned v = COLUMN ? vt[lane * 32 + step] : vt[step * 32 + lane];
+            vm[t] = v;
+            sum += v;
+        }
+    }
+    out[blockIdx.x * BLOCK + t] = sum;
+}
+
+// Block (32, 8) copies input tile (by, bx) to output tile (bx, by) without transposing it.
+__global__ void tile_copy(const float* in, float* out, unsigned n) {
+    unsigned x = blockIdx.x * 32 + threadIdx.x;
+    for (unsigned j = threadIdx.y; j < 32; j += 8) {
+        unsigned y = blockIdx.y * 32 + j;
+        out[(size_t)(blockIdx.x * 32 + j) * n + blockIdx.y * 32 + threadIdx.x] =
+            in[(size_t)y * n + x];
+    }
+}
+
+// The chapter's padded transpose, for the comparison in the same process.
+__global__ void padded(const float* in, float* out, unsigned n) {
+    __shared__ float tile[32][33];
+    unsigned x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+    for (unsigned j = 0; j < 32; j += 8) tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * n + x];
+    __syncthreads();
+    x = blockIdx.y * 32 + threadIdx.x;
+    y = blockIdx.x * 32 + threadIdx.y;
+    for (unsigned j = 0; j < 32; j += 8) out[(size_t)(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+static void row(const char* exp, const std::string& size, const char* variant,
+                const std::vector<double>& us, const std::string& rate) {
+    auto mm = std::minmax_element(us.begin(), us.end());
+    std::printf("%s,%s,%s,%.2f,%.2f,%.2f,%s\n", exp, size.c_str(), variant, median(us), *mm.first,
+                *mm.second, rate.c_str());
+    std::fflush(stdout);
+}
+
+static std::string fmt(const char* f, double x) {
+    char b[64];
+    std::snprintf(b, sizeof b, f, x);
+    return b;
+}
+
+int main(int argc, char** argv) {
+    int reps = argc > 1 ? std::atoi(argv[1]) : 20;
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    int clock_khz = 0;
+    CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+    std::printf("# %s, %d SMs, clock attribute %d MHz\n", prop.name, prop.multiProcessorCount,
+                clock_khz / 1000);
+    std::printf("experiment,size,variant,median_us,min_us,max_us,rate\n");
+
+    // red-same: 2^20 blocks.
+    {
+        const unsigned blocks = 1u << 20;
+        void* out;
+        CHECK(cudaMalloc(&out, 256));
+        auto f = time_launches([&] { red_same<float><<<blocks, BLOCK>>>((float*)out); }, out, 4, 0, reps);
+        float fv;
+        CHECK(cudaMemcpy(&fv, out, 4, cudaMemcpyDeviceToHost));
+        row("red-same", "2^20", "f32", f, fmt("%.3f ns per red", median(f) * 1e3 / blocks) + (fv == blocks ? "" : " WRONG"));
+        auto i = time_launches([&] { red_same<int><<<blocks, BLOCK>>>((int*)out); }, out, 4, 0, reps);
+        int iv;
+        CHECK(cudaMemcpy(&iv, out, 4, cudaMemcpyDeviceToHost));
+        row("red-same", "2^20", "i32", i, fmt("%.3f ns per red", median(i) * 1e3 / blocks) + (iv == (int)blocks ? "" : " WRONG"));
+        CHECK(cudaFree(out));
+    }
+
+    // single, v1: i32 at 2^24 … 2^30.
+    {
+        const unsigned long long most = 1ull << 30;
+        std::vector<int> h(most);
+        uint64_t s = 0x2545F4914F6CDD1Dull;
+        for (auto& v : h) {
+            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+            v = (int)(s % 1000);  // never the key
+        }
+        const int key = 123456789;
+        int* in;
+        CHECK(cudaMalloc(&in, most * 4));
+        CHECK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+        unsigned long long* flag;
+        int* out;
+        CHECK(cudaMalloc(&flag, 8));
+        CHECK(cudaMalloc(&out, (most / BLOCK) * 4));
+        for (int lg : {24, 26, 28, 30}) {
+            unsigned long long n = 1ull << lg, at = n / 3 + 7;
+            CHECK(cudaMemcpy(in + at, &key, 4, cudaMemcpyHostToDevice));
+            std::string size = "2^" + std::to_string(lg);
+            unsigned blocks = (unsigned)(n / BLOCK);
+            auto per_block = [&](const std::vector<double>& us, unsigned b) {
+                return fmt("%.3f ns per block", median(us) * 1e3 / b) + fmt(" %.0f GB/s", n * 4 / median(us) / 1e3);
+            };
+            auto a = time_launches([&] { single<1><<<blocks, BLOCK>>>(in, n, key, flag); }, flag, 8, 0, reps);
+            unsigned long long got;
+            CHECK(cudaMemcpy(&got, flag, 8, cudaMemcpyDeviceToHost));
+            row("single", size, "one", a, per_block(a, blocks) + (got == at ? "" : " WRONG"));
+            auto b = time_launches([&] { single<2><<<blocks / 2, BLOCK>>>(in, n, key, flag); }, flag, 8, 0, reps);
+            CHECK(cudaMemcpy(&got, flag, 8, cudaMemcpyDeviceToHost));
+            row("single", size, "pair", b, per_block(b, blocks / 2) + (got == at ? "" : " WRONG"));
+            auto c = time_launches([&] { v1<false><<<blocks, BLOCK>>>(in, n, out); }, out, 4, 0, reps);
+            row("single", size, "v1-store", c, per_block(c, blocks));
+            auto d = time_launches([&] { v1<true><<<blocks, BLOCK>>>(in, n, out); }, out, 4, 0, reps);
+            row("single", size, "v1-red", d, per_block(d, blocks));
+            int zero = (int)(s % 1000);
+            CHECK(cudaMemcpy(in + at, &zero, 4, cudaMemcpyHostToDevice));
+        }
+        CHECK(cudaFree(in));
+        CHECK(cudaFree(flag));
+        CHECK(cudaFree(out));
+    }
+
+    // shared: one wave of 8 blocks per SM, 256 trips of 32 steps.
+    {
+        const unsigned blocks = prop.multiProcessorCount * 8, trips = 256;
+        unsigned* out;
+        CHECK(cudaMalloc(&out, blocks * BLOCK * 4));
+        for (int column = 0; column < 2; ++column) {
+            auto us = time_launches([&] {
+                if (column) shared_rate<true><<<blocks, BLOCK>>>(trips, out);
+                else shared_rate<false><<<blocks, BLOCK>>>(trips, out);
+            }, out, 4, 0, reps);
+            double waves = (double)blocks * 8 * trips * 32 * (column ? 33 : 2);
+            double per_sm_clk = waves / (median(us) * 1e-6) / prop.multiProcessorCount / (clock_khz * 1e3);
+            row("shared", "one-wave", column ? "column" : "row", us,
+                fmt("%.1f G wavefronts/s", waves / median(us) / 1e3) + fmt(" %.3f per SM per clock attribute", per_sm_clk));
+        }
+        CHECK(cudaFree(out));
+    }
+
+    // tile-copy: 4096², 8192², 16384².
+    for (unsigned n : {4096u, 8192u, 16384u}) {
+        size_t bytes = (size_t)n * n * 4;
+        std::vector<float> h((size_t)n * n);
+        for (size_t k = 0; k < h.size(); ++k) h[k] = (float)(k % 9973);
+        float *in, *out;
+        CHECK(cudaMalloc(&in, bytes));
+        CHECK(cudaMalloc(&out, bytes));
+        CHECK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
+        std::string size = std::to_string(n) + "x" + std::to_string(n);
+        dim3 grid(n / 32, n / 32), block(32, 8);
+        for (int round = 0; round < 2; ++round) {
+            auto d2d = time_launches([&] { CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); }, out, bytes, 0xff, reps);
+            auto tc = time_launches([&] { tile_copy<<<grid, block>>>(in, out, n); }, out, bytes, 0xff, reps);
+            std::vector<float> o((size_t)n * n);
+            CHECK(cudaMemcpy(o.data(), out, bytes, cudaMemcpyDeviceToHost));
+            size_t bad = 0;
+            for (unsigned r = 0; r < n; r += 7)
+                for (unsigned c = 0; c < n; ++c) {
+                    // out[(tc*32 + j) * n + tr*32 + i] = in[(tr*32 + j) * n + tc*32 + i]
+                    unsigned tr = r / 32, j = r % 32, tcol = c / 32, i = c % 32;
+                    if (o[(size_t)(tcol * 32 + j) * n + tr * 32 + i] != h[(size_t)r * n + c]) ++bad;
+                }
+            auto pd = time_launches([&] { padded<<<grid, block>>>(in, out, n); }, out, bytes, 0xff, reps);
+            const char* mark = round ? "#2" : "";
+            row("tile-copy", size, (std::string("d2d") + mark).c_str(), d2d, fmt("%.0f GB/s", 2.0 * bytes / median(d2d) / 1e3));
+            row("tile-copy", size, (std::string("tile_copy") + mark).c_str(), tc,
+                fmt("%.3f x d2d", median(d2d) / median(tc)) + (bad ? " WRONG" : ""));
+            row("tile-copy", size, (std::string("padded") + mark).c_str(), pd, fmt("%.3f x d2d", median(d2d) / median(pd)));
+        }
+        CHECK(cudaFree(in));
+        CHECK(cudaFree(out));
+    }
+    return 0;
+}

@@ -8,9 +8,10 @@
 //                 `v1-store` v1's tree ending in a plain store, `v1-red` ending in its red
 //   shared        32-bit shared loads, conflict-free (`row`) and 32-way conflicted (`column`,
 //                 the tiled transpose's reads), each followed by a conflict-free store
+//   tree          v1's tree alone (no global load), and empty blocks, 2^20 of each
 //   tile-copy     the 32×32 transposes' DRAM order without the transposition: tile (r, c)
 //                 of the input copied, row by row, to tile (c, r) of the output; beside it the
-//                 padded transpose and the driver's D2D copy of the same bytes
+//                 padded and tiled transposes and the driver's D2D copy of the same bytes
 //
 //   roofs_lab [reps=20]   CSV: experiment,size,variant,median_us,min_us,max_us,rate
 #include <cstdint>
@@ -82,14 +83,45 @@ __global__ void shared_rate(unsigned trips, unsigned* out) {
     out[blockIdx.x * BLOCK + t] = sum;
 }
 
-// Block (32, 8) copies input tile (by, bx) to output tile (bx, by) without transposing it.
+// Block (32, 8) copies input tile (by, bx) to output tile (bx, by) without transposing it:
+// the four loads first, then the four stores, as the padded transpose orders them.
 __global__ void tile_copy(const float* in, float* out, unsigned n) {
     unsigned x = blockIdx.x * 32 + threadIdx.x;
-    for (unsigned j = threadIdx.y; j < 32; j += 8) {
-        unsigned y = blockIdx.y * 32 + j;
-        out[(size_t)(blockIdx.x * 32 + j) * n + blockIdx.y * 32 + threadIdx.x] =
-            in[(size_t)y * n + x];
+    float v[4];
+#pragma unroll
+    for (unsigned k = 0; k < 4; ++k) v[k] = in[(size_t)(blockIdx.y * 32 + threadIdx.y + 8 * k) * n + x];
+#pragma unroll
+    for (unsigned k = 0; k < 4; ++k)
+        out[(size_t)(blockIdx.x * 32 + threadIdx.y + 8 * k) * n + blockIdx.y * 32 + threadIdx.x] = v[k];
+}
+
+// The chapter's tiled transpose (no padding: its column reads are 32-way conflicted).
+__global__ void tiled(const float* in, float* out, unsigned n) {
+    __shared__ float tile[32][32];
+    unsigned x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+    for (unsigned j = 0; j < 32; j += 8) tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * n + x];
+    __syncthreads();
+    x = blockIdx.y * 32 + threadIdx.x;
+    y = blockIdx.x * 32 + threadIdx.y;
+    for (unsigned j = 0; j < 32; j += 8) out[(size_t)(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+// v1's tree on values the block makes itself (no global load), ending in a plain store; and
+// blocks that only store their index (the block scheduler's rate).
+__global__ void tree_only(int* out) {
+    __shared__ int s[BLOCK];
+    unsigned t = threadIdx.x;
+    s[t] = (int)(t ^ blockIdx.x);
+    __syncthreads();
+    for (unsigned stride = 1; stride < BLOCK; stride *= 2) {
+        if (t % (2 * stride) == 0) s[t] += s[t + stride];
+        __syncthreads();
     }
+    if (t == 0) out[blockIdx.x] = s[0];
+}
+
+__global__ void empty(int* out) {
+    if (threadIdx.x == 0) out[blockIdx.x] = blockIdx.x;
 }
 
 // The chapter's padded transpose, for the comparison in the same process.
@@ -187,6 +219,18 @@ int main(int argc, char** argv) {
         CHECK(cudaFree(out));
     }
 
+    // tree: v1's tree alone and empty blocks, 2^20 blocks.
+    {
+        const unsigned blocks = 1u << 20;
+        int* out;
+        CHECK(cudaMalloc(&out, blocks * 4));
+        auto t = time_launches([&] { tree_only<<<blocks, BLOCK>>>(out); }, out, 4, 0, reps);
+        row("tree", "2^20 blocks", "v1-tree", t, fmt("%.3f ns per block", median(t) * 1e3 / blocks));
+        auto e = time_launches([&] { empty<<<blocks, BLOCK>>>(out); }, out, 4, 0, reps);
+        row("tree", "2^20 blocks", "empty", e, fmt("%.3f ns per block", median(e) * 1e3 / blocks));
+        CHECK(cudaFree(out));
+    }
+
     // shared: one wave of 8 blocks per SM, 256 trips of 32 steps.
     {
         const unsigned blocks = prop.multiProcessorCount * 8, trips = 256;
@@ -229,11 +273,13 @@ int main(int argc, char** argv) {
                     if (o[(size_t)(tcol * 32 + j) * n + tr * 32 + i] != h[(size_t)r * n + c]) ++bad;
                 }
             auto pd = time_launches([&] { padded<<<grid, block>>>(in, out, n); }, out, bytes, 0xff, reps);
+            auto td = time_launches([&] { tiled<<<grid, block>>>(in, out, n); }, out, bytes, 0xff, reps);
             const char* mark = round ? "#2" : "";
             row("tile-copy", size, (std::string("d2d") + mark).c_str(), d2d, fmt("%.0f GB/s", 2.0 * bytes / median(d2d) / 1e3));
             row("tile-copy", size, (std::string("tile_copy") + mark).c_str(), tc,
                 fmt("%.3f x d2d", median(d2d) / median(tc)) + (bad ? " WRONG" : ""));
             row("tile-copy", size, (std::string("padded") + mark).c_str(), pd, fmt("%.3f x d2d", median(d2d) / median(pd)));
+            row("tile-copy", size, (std::string("tiled") + mark).c_str(), td, fmt("%.3f x d2d", median(d2d) / median(td)));
         }
         CHECK(cudaFree(in));
         CHECK(cudaFree(out));

@@ -14,7 +14,7 @@ use crate::{Backend, Dtype};
 #[serde(rename_all = "snake_case")]
 pub enum Family {
     /// The hardware ceilings and roofs measured in every run (read stream, FMA peak, the
-    /// atomic, shared-memory, block and scattered-store roofs).
+    /// atomic, shared-memory, block, scattered-store and tile-order roofs).
     Ceiling,
     /// Σ of a vector, into one result word.
     Reduce,
@@ -353,7 +353,8 @@ pub const KERNELS: &[Kernel] = &[
     tiled(
         "transpose_naive",
         Shared::None,
-        model::moved_once::<0, 1024, 0>,
+        // 1024 one-lane store sectors and the 128 sectors of its coalesced loads per tile.
+        model::moved_once::<0, 1152, 0>,
         "coalesced reads, writes down a column",
     ),
     tiled(
@@ -425,10 +426,11 @@ pub const KERNELS: &[Kernel] = &[
         params: 5,
         about: "the FP32 compute ceiling: independent FMA chains, no memory traffic",
     },
-    // The roofs: the atomic entry points carry the element type their `red` adds (f32, as the
-    // reductions' f32 rows); the others move untyped 32-bit words.
+    // The roofs: the atomic entry points carry the element type their `red` adds (the
+    // same-address chain in both of the reductions' types); the others move untyped 32-bit
+    // words.
     Kernel {
-        dtypes: F32,
+        dtypes: BOTH_TYPES,
         ..roof(
             roof::ATOMIC_SAME,
             Shape::Blocks {
@@ -481,6 +483,19 @@ pub const KERNELS: &[Kernel] = &[
             Shared::None,
             3,
             "the naive transpose's stores alone: each lane 4 bytes into its own 32-byte sector",
+        )
+    },
+    Kernel {
+        block: (transpose::TILE, transpose::ROWS_PER_PASS),
+        ..roof(
+            roof::TILE_COPY,
+            Shape::Tiles {
+                tile: transpose::TILE,
+                down_columns: false,
+            },
+            Shared::None,
+            4,
+            "the 32x32 transposes' DRAM order: each tile copied row for row to its transposed spot",
         )
     },
     Kernel {

@@ -29,9 +29,9 @@ use serde::{Deserialize, Serialize};
 /// The rule every prediction follows, as the bench and `lab run --predict` print it.
 pub const RULE: &str = "predicted = launches x launch time + the longest roof time \
      (each count / its measured rate; the roofs overlap), where the result word's L2 slice \
-     (read+red) takes the stream's time plus one L2 cycle per red; the read and copy rates \
-     are the streams' at the row's own size when the run measured them there (over their \
-     time less the launch), else at the largest size";
+     (read+red) takes the stream's time plus one L2 cycle per red; the read, copy and \
+     tile-order rates are the streams' at the row's own size when the run measured them \
+     there (over their time less the launch), else at the largest size";
 
 /// L2 cycles per `red.global.add.f32` in a chain of `red`s to one word (the fast slot), of
 /// which one is the slice's atomic-input cycle: ncu on the H200, `lts__cycles_elapsed.max` ÷
@@ -114,8 +114,17 @@ pub struct Counts {
     /// Shared-memory wavefronts (passes through the banks): a request with a k-way bank
     /// conflict counts k.
     pub shared_wavefronts: u64,
-    /// 32-byte sectors each written by one 4-byte lane (a warp's store to 32 different rows).
+    /// Wavefronts of coalesced global loads and stores through the same L1 data pipe: one
+    /// per 128 bytes (a warp's 4-byte access to consecutive words).
+    #[serde(default)]
+    pub global_wavefronts: u64,
+    /// 32-byte sectors the L2 serves for a launch whose stores scatter one 4-byte lane per
+    /// sector: those stores' sectors and its loads' (ncu, E17: each costs the L2 alike).
     pub scattered_sectors: u64,
+    /// Bytes read and written in the 32×32 transposes' raster tile order (a 128-byte row
+    /// segment of 32 rows per tile, each side), bound by that order's DRAM rate.
+    #[serde(default)]
+    pub tile_order_bytes: u64,
     /// Floating-point operations (an add one, an FMA two).
     pub flops: u64,
     /// FP32 lane instructions (an add or an FMA each): what the FP32 pipes issue.
@@ -182,6 +191,7 @@ pub fn one_red_per_block<const WAVEFRONTS: u64, const BARRIERS: u64>(
         read_bytes: n * p.dtype.size(),
         same_address_reds: b,
         shared_wavefronts: b * WAVEFRONTS,
+        global_wavefronts: wavefronts_of(n * p.dtype.size()),
         flops: f32_adds(p.dtype, n),
         fp32_ops: f32_adds(p.dtype, n),
         ..Counts::default()
@@ -211,23 +221,41 @@ fn f32_adds(dtype: Dtype, n: u64) -> u64 {
 
 /// Every element read once, nothing written (the read ceiling).
 pub fn read_once(k: &Kernel, p: &Problem) -> Counts {
+    let bytes = p.size.elements() * p.dtype.size();
     Counts {
         launches: 1,
         blocks: blocks(k, p),
-        read_bytes: p.size.elements() * p.dtype.size(),
+        read_bytes: bytes,
+        global_wavefronts: wavefronts_of(bytes),
         ..Counts::default()
     }
 }
 
+/// L1 data-pipe wavefronts of `bytes` moved by coalesced warp-wide accesses: one per 128.
+fn wavefronts_of(bytes: u64) -> u64 {
+    bytes.div_ceil(128)
+}
+
 /// A transpose or a copy: every element read once and written once, through tiles of the
 /// kernel's shape, each tile passing `WAVEFRONTS` shared-memory wavefronts (bank conflicts
-/// included) and writing `SCATTERED` sectors one lane each, with `BARRIERS` barriers.
+/// included) with `BARRIERS` barriers. A kernel whose stores scatter states the L2 sectors of
+/// one tile as `SCATTERED` (its coalesced loads' sectors included); its stores are not
+/// wavefronts of the L1's data pipe. A kernel launched on the chapter's 32×32 tiles in raster
+/// order moves its bytes in that order.
 pub fn moved_once<const WAVEFRONTS: u64, const SCATTERED: u64, const BARRIERS: u64>(
     k: &Kernel,
     p: &Problem,
 ) -> Counts {
     let b = blocks(k, p);
     let bytes = p.size.elements() * p.dtype.size();
+    let coalesced = if SCATTERED > 0 { bytes } else { 2 * bytes };
+    let raster_32 = matches!(
+        k.shape,
+        Shape::Tiles {
+            tile: crate::launch::transpose::TILE,
+            down_columns: false
+        }
+    );
     Counts {
         launches: 1,
         blocks: b,
@@ -235,7 +263,9 @@ pub fn moved_once<const WAVEFRONTS: u64, const SCATTERED: u64, const BARRIERS: u
         read_bytes: bytes,
         written_bytes: bytes,
         shared_wavefronts: b * WAVEFRONTS,
+        global_wavefronts: wavefronts_of(coalesced),
         scattered_sectors: b * SCATTERED,
+        tile_order_bytes: if raster_32 { 2 * bytes } else { 0 },
         ..Counts::default()
     }
 }
@@ -255,10 +285,13 @@ pub enum Roof {
     Atomic,
     /// The result word's L2 slice: the stream's time (read or copy) plus one L2 cycle per `red`.
     ResultSlice,
-    /// Shared-memory wavefronts ÷ the measured wavefront rate.
+    /// L1 data-pipe wavefronts (shared memory's and coalesced global accesses') ÷ the
+    /// measured shared-memory wavefront rate.
     Shared,
-    /// Scattered-store sectors ÷ the measured rate of one-lane sector stores.
+    /// L2 sectors of a scattering launch ÷ the measured rate of one-lane sector stores.
     Scatter,
+    /// Bytes moved in the 32×32 tile order ÷ that order's measured rate (`tile_copy`).
+    Tiles,
     /// Blocks ÷ the measured rate of empty blocks.
     Blocks,
     /// FP32 instructions ÷ the FMA peak's instruction rate (half its FLOP rate).
@@ -276,6 +309,7 @@ impl Roof {
             Roof::ResultSlice => "read+red",
             Roof::Shared => "shared",
             Roof::Scatter => "scatter",
+            Roof::Tiles => "tiles",
             Roof::Blocks => "blocks",
             Roof::Fma => "fma",
         }
@@ -289,8 +323,9 @@ impl Roof {
             Roof::Copy => "D2D copy, bytes read + written per second",
             Roof::Atomic => "same-address red chain, ns per red",
             Roof::ResultSlice => "the result word's L2 slice: stream + one L2 cycle per red",
-            Roof::Shared => "shared-memory wavefronts per second",
-            Roof::Scatter => "one-lane 32-byte sector stores per second",
+            Roof::Shared => "L1 data-pipe wavefronts (shared + global) per second",
+            Roof::Scatter => "L2 sectors per second, stores one lane per sector",
+            Roof::Tiles => "the 32x32 tile order's copy, bytes read + written per second",
             Roof::Blocks => "empty blocks per second",
             Roof::Fma => "FP32 FMA peak, FLOP per second",
         }
@@ -421,23 +456,31 @@ pub fn predict_counts(c: &Counts, dtype: Dtype, roofs: &Roofs) -> Option<Predict
         term(Roof::Read, c.read_bytes, Some(roofs.read_bytes_per_s));
         Roof::Read
     };
-    // The roof's chain adds f32; an i32 chain has no measured rate.
-    let chain_ns = roofs.atomic_same_ns.filter(|_| dtype == Dtype::F32);
+    // Each element type's chain of reds has its own rate.
+    let chain_ns = match dtype {
+        Dtype::F32 => roofs.atomic_same_ns,
+        Dtype::I32 => roofs.atomic_same_i32_ns,
+    };
     term(
         Roof::Atomic,
         c.same_address_reds,
         chain_ns.map(|ns| 1e9 / ns),
     );
-    term(
-        Roof::Shared,
-        c.shared_wavefronts,
-        roofs.shared_wavefronts_per_s,
-    );
+    // A launch without shared memory gets no term: its coalesced wavefronts (one per 128
+    // bytes, one per SM per clock) take an eighth of its stream's time or less.
+    if c.shared_wavefronts > 0 {
+        term(
+            Roof::Shared,
+            c.shared_wavefronts + c.global_wavefronts,
+            roofs.shared_wavefronts_per_s,
+        );
+    }
     term(
         Roof::Scatter,
         c.scattered_sectors,
         roofs.scattered_store_sectors_per_s,
     );
+    term(Roof::Tiles, c.tile_order_bytes, roofs.tile_copy_bytes_per_s);
     term(Roof::Blocks, c.blocks, roofs.blocks_per_s);
     // The FMA peak counts two FLOPs per FMA; the pipes issue one FP32 instruction per lane.
     term(Roof::Fma, c.fp32_ops, Some(roofs.fma_flop_per_s / 2.0));

@@ -13,6 +13,7 @@ pub const ATOMIC_SPREAD: &str = "atomic_spread";
 pub const SHARED_RW: &str = "shared_rw";
 pub const EMPTY_BLOCKS: &str = "empty_blocks";
 pub const SCATTER_STORE: &str = "scatter_store";
+pub const TILE_COPY: &str = "tile_copy";
 /// The row of [`ATOMIC_SAME`] launched as one wave of blocks that each loop (barrier, `red`):
 /// the same `red`s with no block retiring between them.
 pub const ATOMIC_SAME_LOOPED: &str = "atomic_same_looped";
@@ -47,6 +48,9 @@ pub struct Roofs {
     /// reductions' shape: one `red` per block of 256 threads, from thread 0 after a barrier.
     #[serde(default)]
     pub atomic_same_ns: Option<f64>,
+    /// The same for `red.global.add.s32`: the i32 reductions' chain.
+    #[serde(default)]
+    pub atomic_same_i32_ns: Option<f64>,
     /// Where that word lies: the placement slot the measurement used.
     #[serde(default)]
     pub atomic_same_slot: Option<String>,
@@ -66,6 +70,11 @@ pub struct Roofs {
     /// 32-byte sectors per second written one lane per sector (a naive transpose's stores).
     #[serde(default)]
     pub scattered_store_sectors_per_s: Option<f64>,
+    /// The 32×32 transposes' DRAM order without the transposition (`tile_copy`): bytes read
+    /// plus written per second, the best row of the most bytes (at a transpose's own size,
+    /// [`Roofs::at_size`] takes that size's row).
+    #[serde(default)]
+    pub tile_copy_bytes_per_s: Option<f64>,
     /// The SM clock the per-cycle figures were converted with.
     #[serde(default)]
     pub sm_clock_hz: Option<f64>,
@@ -153,7 +162,17 @@ impl Roofs {
         let fma = named(FMA_PEAK)
             .filter_map(|r| Some((r, r.gflops?)))
             .max_by(|a, b| a.1.total_cmp(&b.1));
-        let atomic_same = per_s(ATOMIC_SAME);
+        // The same-address rows of one element type: each `red` type has its own chain.
+        let typed_per_s = |dtype: &'static str| {
+            named(ATOMIC_SAME)
+                .filter(move |r| r.dtype == dtype)
+                .filter_map(|r| Some((r, r.n as f64 / (r.median_us? * 1e-6))))
+                .filter(|(_, x)| x.is_finite() && *x > 0.0)
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+        };
+        let atomic_same = typed_per_s("f32");
+        let atomic_same_i32 = typed_per_s("i32");
+        let tile = best_of_largest(TILE_COPY, |r| r.bytes, |r| r.gbps);
         let spread = per_s(ATOMIC_SPREAD);
         let shared = per_s(SHARED_RW);
         let blocks = per_s(EMPTY_BLOCKS);
@@ -166,6 +185,8 @@ impl Roofs {
             ("copy_bytes_per_s", copy, largest),
             ("fma_flop_per_s", fma, ""),
             ("atomic_same_ns", atomic_same, fastest),
+            ("atomic_same_i32_ns", atomic_same_i32, fastest),
+            ("tile_copy_bytes_per_s", tile, largest),
             ("atomic_spread_per_s", spread, fastest),
             ("shared_wavefronts_per_s", shared, fastest),
             ("blocks_per_s", blocks, fastest),
@@ -217,6 +238,7 @@ impl Roofs {
             copy_bytes_per_s: rate(copy).map_or(0.0, |g| g * 1e9),
             fma_flop_per_s: rate(fma).map_or(0.0, |g| g * 1e9),
             atomic_same_ns: rate(atomic_same).map(|x| 1e9 / x),
+            atomic_same_i32_ns: rate(atomic_same_i32).map(|x| 1e9 / x),
             atomic_same_slot: None,
             atomic_spread_per_s: rate(spread),
             shared_wavefronts_per_s: rate(shared),
@@ -226,14 +248,16 @@ impl Roofs {
             sm_clock_hz,
             atomic_same_looped_ns: rate(looped).map(|x| 1e9 / x),
             timed_launch_s,
+            tile_copy_bytes_per_s: rate(tile).map(|g| g * 1e9),
         };
         (roofs, from)
     }
 
     /// These roofs for one launch that reads `read_bytes` and moves `moved_bytes` (read +
     /// written), with the L2 `cache`: the read roof is the fastest `read_stream` row of
-    /// `rows` that read exactly `read_bytes`, and the copy roof the fastest `d2d_copy` row
-    /// that moved exactly `moved_bytes`, each as a rate over its time less the launch cost
+    /// `rows` that read exactly `read_bytes`, and the copy and tile-order roofs the fastest
+    /// `d2d_copy` and `tile_copy` rows that moved exactly `moved_bytes`, each as a rate over
+    /// its time less the launch cost
     /// ([`Roofs::launch_cost_s`]), so that launch + bytes ÷ rate is that row's own time: a
     /// short stream's ramp and tail are in its rate. A size the run did not measure keeps the
     /// largest size's roof.
@@ -255,6 +279,9 @@ impl Roofs {
         }
         if let Some(rate) = fastest(D2D_COPY, moved_bytes) {
             at.copy_bytes_per_s = rate;
+        }
+        if let Some(rate) = fastest(TILE_COPY, moved_bytes) {
+            at.tile_copy_bytes_per_s = Some(rate);
         }
         at
     }
@@ -287,6 +314,11 @@ impl Roofs {
             });
             out.push(format!(
                 "same-address red: {ns:.3} ns each, one per block ({at}){looped}"
+            ));
+        }
+        if let Some(ns) = self.atomic_same_i32_ns {
+            out.push(format!(
+                "same-address red.s32: {ns:.3} ns each, one per block"
             ));
         }
         if let Some(r) = self.atomic_spread_per_s {
@@ -322,6 +354,12 @@ impl Roofs {
         if let Some(s) = self.scattered_store_sectors_per_s {
             out.push(format!("scattered stores: {:.1} G sectors/s", giga(s)));
         }
+        if let Some(b) = self.tile_copy_bytes_per_s {
+            out.push(format!(
+                "32x32 tile order: {:.0} GB/s (read + written)",
+                giga(b)
+            ));
+        }
         out
     }
 }
@@ -338,6 +376,7 @@ pub fn rate(row: &Row) -> Option<String> {
         SHARED_RW => format!("{per_s:.1} G wavefronts/s"),
         EMPTY_BLOCKS => format!("{per_s:.2} G blocks/s"),
         SCATTER_STORE => format!("{per_s:.1} G sectors/s"),
+        TILE_COPY => format!("{:.0} GB/s moved", row.bytes as f64 / (us * 1e-6) / 1e9),
         EMPTY_LAUNCH => format!("{:.2} µs per timed launch", us / row.n as f64),
         _ => return None,
     })
@@ -354,293 +393,10 @@ pub fn is_roof(name: &str) -> bool {
         EMPTY_BLOCKS,
         EMPTY_LAUNCH,
         SCATTER_STORE,
+        TILE_COPY,
     ]
     .contains(&name)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Family;
-
-    /// A measured row of `kernel` doing `n` operations in `us`.
-    fn row(kernel: &str, backend: &str, n: u64, us: f64) -> Row {
-        let mut r = Row::new(Family::Ceiling, kernel, backend, "f32", n, n.to_string(), 0);
-        r.status = Status::Ok;
-        r.median_us = Some(us);
-        r
-    }
-
-    fn with_gbps(mut r: Row, bytes: u64, g: f64) -> Row {
-        r.bytes = bytes;
-        r.gbps = Some(g);
-        r
-    }
-
-    fn ceilings() -> Vec<Row> {
-        let mut fma = row(FMA_PEAK, "llvm", 1, 1.0);
-        fma.gflops = Some(65_000.0);
-        let mut gap = row(BACK_TO_BACK, "llvm", 4096, 3500.0);
-        gap.us_per_launch = Some(3.5);
-        let mut gap2 = row(BACK_TO_BACK, "nvvm", 4096, 3600.0);
-        gap2.us_per_launch = Some(3.6);
-        vec![
-            // The smaller size's read is faster (L2): the largest size's counts.
-            with_gbps(row(READ_STREAM, "llvm", 1 << 24, 1.0), 1 << 26, 9000.0),
-            with_gbps(row(READ_STREAM, "llvm", 1 << 28, 1.0), 1 << 30, 4400.0),
-            with_gbps(row(READ_STREAM, "nvvm", 1 << 28, 1.0), 1 << 30, 4500.0),
-            with_gbps(row(D2D_COPY, "driver", 1 << 24, 1.0), 1 << 27, 5000.0),
-            with_gbps(row(D2D_COPY, "driver", 1 << 28, 1.0), 1 << 31, 4200.0),
-            fma,
-            gap,
-            gap2,
-        ]
-    }
-
-    #[test]
-    fn each_roof_is_its_fastest_row_and_the_ceilings_their_largest_size() {
-        let mut rows = ceilings();
-        rows.extend([
-            // 2^20 reds in 1900 µs (llvm) and 1910 µs (nvvm): 1.812 ns each at best.
-            row(ATOMIC_SAME, "llvm", 1 << 20, 1900.0),
-            row(ATOMIC_SAME, "nvvm", 1 << 20, 1910.0),
-            row(ATOMIC_SAME_LOOPED, "llvm", 1 << 20, 1800.0),
-            row(ATOMIC_SPREAD, "llvm", 1 << 26, 671.0),
-            row(SHARED_RW, "llvm", 2_000_000, 1000.0),
-            row(EMPTY_BLOCKS, "llvm", 1 << 22, 1000.0),
-            row(SCATTER_STORE, "nvvm", 1 << 26, 1000.0),
-        ]);
-        let mut failed = row(EMPTY_BLOCKS, "nvvm", 1 << 22, 1.0);
-        failed.status = Status::Failed;
-        rows.push(failed);
-        let mut cold = row(SHARED_RW, "llvm", 2_000_000, 1.0);
-        cold.cache = Cache::Cold;
-        rows.push(cold);
-
-        let r = Roofs::from_rows(&rows, Cache::Hot, Some(1.98e9)).unwrap();
-        assert_eq!(r.read_bytes_per_s, 4500e9);
-        assert_eq!(r.copy_bytes_per_s, 4200e9);
-        assert_eq!(r.fma_flop_per_s, 65_000e9);
-        let ns = r.atomic_same_ns.unwrap();
-        assert!((ns - 1900e3 / (1 << 20) as f64).abs() < 1e-9, "{ns}");
-        let looped = r.atomic_same_looped_ns.unwrap();
-        assert!((looped - 1800e3 / (1 << 20) as f64).abs() < 1e-9);
-        assert!((r.atomic_spread_per_s.unwrap() - (1u64 << 26) as f64 / 671e-6).abs() < 1.0);
-        // The failed row's 1 µs and the cold row's are not roofs.
-        assert_eq!(r.blocks_per_s, Some((1u64 << 22) as f64 / 1e-3));
-        assert_eq!(r.shared_wavefronts_per_s, Some(2e9));
-        assert_eq!(
-            r.scattered_store_sectors_per_s,
-            Some((1u64 << 26) as f64 / 1e-3)
-        );
-        assert!((r.launch_s.unwrap() - 3.5e-6).abs() < 1e-15);
-        assert_eq!(
-            (r.sm_clock_hz, r.atomic_same_slot.as_deref()),
-            (Some(1.98e9), None)
-        );
-
-        let lines = r.describe(132).join("\n");
-        assert!(lines.contains("same-address red: 1.812 ns each"), "{lines}");
-        assert!(lines.contains("1.717 ns when one wave"), "{lines}");
-        // 2e9 wavefronts/s over 132 SMs at 1.98 GHz.
-        assert!(
-            lines.contains("0.01 per SM per cycle at 1980 MHz"),
-            "{lines}"
-        );
-        assert!(lines.contains("launch, back to back: 3.50 µs"), "{lines}");
-    }
-
-    #[test]
-    fn the_timed_launch_is_the_empty_launch_row_else_the_smallest_read_streams() {
-        let mut rows = ceilings();
-        // A file without the row: the median of the per-size best read stream up to 2^16.
-        for (n, us) in [
-            (1 << 10, 5.2),
-            (1 << 12, 5.6),
-            (1 << 14, 5.4),
-            (1 << 20, 9.0),
-        ] {
-            rows.push(row(READ_STREAM, "llvm", n, us));
-            rows.push(row(READ_STREAM, "nvvm", n, us + 1.0));
-        }
-        let (r, from) = Roofs::measure(&rows, Cache::Hot, None);
-        assert!((r.timed_launch_s.unwrap() - 5.4e-6).abs() < 1e-15);
-        assert!(
-            from["timed_launch_s"].contains("at 3 sizes up to 2^16"),
-            "{from:?}"
-        );
-        assert!(
-            from["launch_s"].starts_with("bump_back_to_back [llvm]"),
-            "{from:?}"
-        );
-        assert!(
-            from["read_bytes_per_s"].starts_with("read_stream [nvvm]"),
-            "{from:?}"
-        );
-        // The cost a timed row pays: the timed launch over the back-to-back one.
-        assert_eq!(r.launch_cost_s(), r.timed_launch_s);
-
-        // The row, fastest backend, replaces the rule.
-        rows.push(row(EMPTY_LAUNCH, "llvm", 1, 5.9));
-        rows.push(row(EMPTY_LAUNCH, "nvvm", 1, 5.7));
-        let (r, from) = Roofs::measure(&rows, Cache::Hot, None);
-        assert!((r.timed_launch_s.unwrap() - 5.7e-6).abs() < 1e-15);
-        assert!(
-            from["timed_launch_s"].starts_with("empty_launch [nvvm]"),
-            "{from:?}"
-        );
-        assert!(
-            r.describe(132)
-                .contains(&"launch, one timed alone: 5.70 µs".to_string())
-        );
-        assert_eq!(
-            rate(&row(EMPTY_LAUNCH, "nvvm", 1, 5.7)).as_deref(),
-            Some("5.70 µs per timed launch")
-        );
-
-        // Neither: the back-to-back launch is the cost.
-        let (r, _) = Roofs::measure(&ceilings(), Cache::Hot, None);
-        assert_eq!(r.timed_launch_s, None);
-        assert_eq!(r.launch_cost_s(), r.launch_s);
-    }
-
-    #[test]
-    fn a_size_with_its_own_stream_row_takes_its_rate_less_the_launch() {
-        let mut rows = ceilings();
-        // 2^24 f32 read in 21.6 µs (nvcc) and 22.4 µs (llvm); 2^24 moved by the copy in 35 µs.
-        rows.push(with_gbps(
-            row(READ_STREAM, "llvm", 1 << 24, 22.4),
-            1 << 26,
-            3000.0,
-        ));
-        rows.push(with_gbps(
-            row(READ_STREAM, "nvcc", 1 << 24, 21.6),
-            1 << 26,
-            3100.0,
-        ));
-        let mut cold = with_gbps(row(READ_STREAM, "nvcc", 1 << 24, 10.0), 1 << 26, 9000.0);
-        cold.cache = Cache::Cold;
-        rows.push(cold);
-        let mut roofs = Roofs::from_rows(&rows, Cache::Hot, None).unwrap();
-        roofs.timed_launch_s = Some(5.1e-6);
-        // The ceilings' 2^24 rows took 1 µs; give the copy a real time.
-        for r in rows
-            .iter_mut()
-            .filter(|r| r.kernel == D2D_COPY && r.n == 1 << 24)
-        {
-            r.median_us = Some(35.0);
-        }
-
-        let at = roofs.at_size(&rows, Cache::Hot, 1 << 26, 1 << 27);
-        // The fastest hot row, its time less the launch: launch + bytes / rate is 21.6 µs.
-        let want = (1u64 << 26) as f64 / (21.6e-6 - 5.1e-6);
-        assert!(
-            (at.read_bytes_per_s - want).abs() < 1.0,
-            "{}",
-            at.read_bytes_per_s
-        );
-        let back = 5.1e-6 + (1u64 << 26) as f64 / at.read_bytes_per_s;
-        assert!((back - 21.6e-6).abs() < 1e-12);
-        let copy = (1u64 << 27) as f64 / (35.0e-6 - 5.1e-6);
-        assert!((at.copy_bytes_per_s - copy).abs() < 1.0);
-        assert_eq!(at.fma_flop_per_s, roofs.fma_flop_per_s);
-
-        // Sizes the run did not measure keep the largest size's roofs.
-        let other = roofs.at_size(&rows, Cache::Hot, 1 << 27, 1 << 29);
-        assert_eq!(other, roofs);
-        assert_eq!(
-            (other.read_bytes_per_s, other.copy_bytes_per_s),
-            (4500e9, 4200e9)
-        );
-        // Cold rows bound cold rows only: no cold copy, and the cold read's own time.
-        let cold = roofs.at_size(&rows, Cache::Cold, 1 << 26, 1 << 27);
-        assert!((cold.read_bytes_per_s - (1u64 << 26) as f64 / 4.9e-6).abs() < 1.0);
-        assert_eq!(cold.copy_bytes_per_s, roofs.copy_bytes_per_s);
-        // A stream no longer than the launch says nothing about a rate.
-        roofs.timed_launch_s = Some(40e-6);
-        assert_eq!(roofs.at_size(&rows, Cache::Hot, 1 << 26, 1 << 27), roofs);
-    }
-
-    #[test]
-    fn measure_keeps_what_rows_without_every_ceiling_show() {
-        let rows: Vec<Row> = ceilings()
-            .into_iter()
-            .filter(|r| r.kernel == READ_STREAM)
-            .collect();
-        let (r, from) = Roofs::measure(&rows, Cache::Hot, None);
-        assert_eq!(r.read_bytes_per_s, 4500e9);
-        assert_eq!((r.copy_bytes_per_s, r.fma_flop_per_s), (0.0, 0.0));
-        assert_eq!(
-            from.keys().copied().collect::<Vec<_>>(),
-            ["read_bytes_per_s"]
-        );
-        assert!(Roofs::from_rows(&rows, Cache::Hot, None).is_none());
-    }
-
-    #[test]
-    fn without_the_three_ceilings_there_are_no_roofs() {
-        let rows = ceilings();
-        assert!(Roofs::from_rows(&rows, Cache::Hot, None).is_some());
-        assert!(Roofs::from_rows(&rows, Cache::Cold, None).is_none());
-        for name in [READ_STREAM, D2D_COPY, FMA_PEAK] {
-            let some: Vec<Row> = rows.iter().filter(|r| r.kernel != name).cloned().collect();
-            assert!(
-                Roofs::from_rows(&some, Cache::Hot, None).is_none(),
-                "{name}"
-            );
-        }
-        // Ceilings alone: every other roof unmeasured.
-        let r = Roofs::from_rows(&rows, Cache::Hot, None).unwrap();
-        assert_eq!(r.atomic_same_ns, None);
-        assert_eq!(r.describe(132).len(), 4);
-    }
-
-    #[test]
-    fn a_record_without_the_optional_roofs_reads_and_round_trips() {
-        let text = r#"{"read_bytes_per_s": 4.5e12, "copy_bytes_per_s": 4.2e12,
-            "fma_flop_per_s": 6.5e13}"#;
-        let r: Roofs = serde_json::from_str(text).unwrap();
-        assert_eq!(r.atomic_same_ns, None);
-        assert_eq!(r.read_bytes_per_s, 4.5e12);
-        let full = Roofs {
-            atomic_same_ns: Some(1.81),
-            atomic_same_slot: Some("slot 3 of 64".into()),
-            blocks_per_s: Some(3e9),
-            ..r
-        };
-        let back: Roofs = serde_json::from_str(&serde_json::to_string(&full).unwrap()).unwrap();
-        assert_eq!(back, full);
-    }
-
-    #[test]
-    fn a_roof_rows_note_states_its_rate() {
-        assert_eq!(
-            rate(&row(ATOMIC_SAME, "llvm", 1 << 20, 1900.0)).as_deref(),
-            Some("1.812 ns per red")
-        );
-        assert_eq!(
-            rate(&row(EMPTY_BLOCKS, "llvm", 1 << 22, 1000.0)).as_deref(),
-            Some("4.19 G blocks/s")
-        );
-        assert_eq!(rate(&row(READ_STREAM, "llvm", 1 << 20, 1.0)), None);
-        let mut failed = row(SHARED_RW, "llvm", 1 << 20, 1.0);
-        failed.median_us = None;
-        assert_eq!(rate(&failed), None);
-    }
-
-    #[test]
-    fn every_roof_is_catalogued_as_a_ceiling() {
-        for name in [
-            ATOMIC_SAME,
-            ATOMIC_SPREAD,
-            SHARED_RW,
-            EMPTY_BLOCKS,
-            SCATTER_STORE,
-        ] {
-            let k = crate::kernels::find(name).unwrap_or_else(|| panic!("{name}"));
-            assert_eq!(k.family, Family::Ceiling, "{name}");
-            assert!(is_roof(name));
-        }
-        assert!(!is_roof(READ_STREAM) && is_roof(ATOMIC_SAME_LOOPED));
-    }
-}
+mod tests;

@@ -68,6 +68,16 @@ fn every_kept_results_file_reads_and_the_newest_write_back_unchanged() {
                     .map(|l| format!("{l}\n"))
                     .collect();
             }
+            // Files from before the i32 chain and the tile order were roofs gain them, null.
+            for field in ["atomic_same_i32_ns", "tile_copy_bytes_per_s"] {
+                if !text.contains(&format!("\"{field}\"")) {
+                    back = back
+                        .lines()
+                        .filter(|l| !l.trim().starts_with(&format!("\"{field}\": null")))
+                        .map(|l| format!("{l}\n"))
+                        .collect();
+                }
+            }
             assert!(back == text, "{} changes when written back", f.display());
             identical += 1;
         }

@@ -23,6 +23,7 @@ pub use crate::launch::reduce::*;
 /// What a reduction needs of its element type.
 pub trait Elem: Copy {
     const ZERO: Self;
+    const ONE: Self;
     /// `self + other`; wrapping for integers.
     fn plus(self, other: Self) -> Self;
     /// # Safety
@@ -35,6 +36,7 @@ pub trait Elem: Copy {
 
 impl Elem for f32 {
     const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
     #[inline(always)]
     fn plus(self, other: Self) -> Self {
         self + other
@@ -51,6 +53,7 @@ impl Elem for f32 {
 
 impl Elem for i32 {
     const ZERO: Self = 0;
+    const ONE: Self = 1;
     #[inline(always)]
     fn plus(self, other: Self) -> Self {
         self.wrapping_add(other)

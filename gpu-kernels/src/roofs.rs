@@ -3,37 +3,50 @@
 //! rows they bound, and each leaves a result the host checks exactly, so a roof that stopped
 //! doing its work would fail rather than report a rate.
 //!
-//! - [`atomic_same_f32`]: every block adds 1.0 to one word, the reductions' last step.
+//! - [`atomic_same_f32`], [`atomic_same_i32`]: every block adds 1 to one word, the reductions'
+//!   last step, in each element type.
 //! - [`atomic_spread_f32`]: the same `red`s, each to another 128-byte line.
 //! - [`shared_rw`]: conflict-free 32-bit shared-memory loads and stores.
 //! - [`empty_blocks`]: blocks that do nothing but mark that they ran.
 //! - [`scatter_store`]: the naive transpose's stores, one lane per 32-byte sector.
+//! - [`tile_copy`]: the 32×32 transposes' DRAM order, without the transposition.
 
 use crate::device::*;
 pub use crate::launch::roofs::*;
 use crate::launch::transpose::{ROWS_PER_PASS, TILE};
+use crate::reduce::Elem;
+
+/// `reds_per_block` times: a barrier, then thread 0 adds 1 to `*out` with one `red.global.add`
+/// of `T` (`.f32` or `.s32`). With one trip this is what every reduction block ends with
+/// (`sync_threads(); if tid == 0 { red }`), without the reading and the tree; with many trips
+/// over one wave of blocks, the same `red`s without a block retiring after each.
+///
+/// - `out`: device pointer to one `T`, zeroed by the host; it ends at exactly
+///   blocks × `reds_per_block` while that is at most 2^24 (every partial sum is an integer an
+///   f32 holds exactly; an i32 holds up to 2^31 − 1).
+///
+/// # Launch
+/// 1-D, blocks of [`BLOCK`] threads, no shared memory, any grid.
+#[inline(always)]
+unsafe fn atomic_same<T: Elem>(out: *mut T, reds_per_block: u32) {
+    let mut i = 0;
+    while i < reds_per_block {
+        sync_threads();
+        if thread_idx_x() == 0 {
+            T::atomic_add(out, T::ONE);
+        }
+        i += 1;
+    }
+}
 
 kernel! {
-    /// `reds_per_block` times: a barrier, then thread 0 adds 1.0 to `*out` with
-    /// `red.global.add.f32`. With one trip this is what every reduction block ends with
-    /// (`sync_threads(); if tid == 0 { red }`), without the reading and the tree; with many
-    /// trips over one wave of blocks, the same `red`s without a block retiring after each.
-    ///
-    /// - `out`: device pointer to one f32, zeroed by the host; it ends at exactly
-    ///   blocks × `reds_per_block` while that is at most 2^24 (every partial sum is an integer
-    ///   an f32 holds exactly).
-    ///
-    /// # Launch
-    /// 1-D, blocks of [`BLOCK`] threads, no shared memory, any grid.
     fn atomic_same_f32(out: *mut f32, reds_per_block: u32) {
-        let mut i = 0;
-        while i < reds_per_block {
-            sync_threads();
-            if thread_idx_x() == 0 {
-                atomic_add_f32(out, 1.0);
-            }
-            i += 1;
-        }
+        atomic_same(out, reds_per_block)
+    }
+}
+kernel! {
+    fn atomic_same_i32(out: *mut i32, reds_per_block: u32) {
+        atomic_same(out, reds_per_block)
     }
 }
 
@@ -152,6 +165,45 @@ kernel! {
                 *output.add(at as usize) = (y as u64 * cols as u64 + x as u64) as u32;
             }
             j += ROWS_PER_PASS;
+        }
+    }
+}
+
+/// Passes of a 32×8 block over its 32×32 tile.
+const PASSES: usize = (TILE / ROWS_PER_PASS) as usize;
+
+kernel! {
+    /// The chapter's 32×32 transposes' traffic without the transposition: block (bx, by)
+    /// copies input tile (by, bx) (tile row `by`, tile column `bx`) to output tile (bx, by),
+    /// row for row: `output[32·bx + r][32·by + c] = input[32·by + r][32·bx + c]`. Each warp
+    /// reads one 128-byte input row segment and writes one 128-byte output row segment per
+    /// pass, in the transposes' raster order, and a thread's four loads come before its four
+    /// stores, as in the tiled transposes: the same DRAM addresses in the same order, with no
+    /// shared memory and no scattered stores.
+    ///
+    /// - `input`: device pointer to `rows × cols` u32; `output`: to `cols × rows` u32.
+    /// - `rows`, `cols`: multiples of [`TILE`] (the host refuses others: an edge tile has no
+    ///   row-for-row place in the output).
+    ///
+    /// # Launch
+    /// The chapter's transposes' launch: block `(TILE, ROWS_PER_PASS)`, grid
+    /// `(cols / TILE, rows / TILE)`, no shared memory.
+    fn tile_copy(input: *const u32, output: *mut u32, rows: u32, cols: u32) {
+        let (tx, ty) = (thread_idx_x(), thread_idx_y());
+        let (bx, by) = (block_idx_x(), block_idx_y());
+        let at = |row: u32, col: u32, width: u32| (row as u64 * width as u64 + col as u64) as usize;
+        let mut v = [0u32; PASSES];
+        let mut p = 0;
+        while p < PASSES {
+            let r = ty + p as u32 * ROWS_PER_PASS;
+            v[p] = *input.add(at(by * TILE + r, bx * TILE + tx, cols));
+            p += 1;
+        }
+        let mut p = 0;
+        while p < PASSES {
+            let r = ty + p as u32 * ROWS_PER_PASS;
+            *output.add(at(bx * TILE + r, by * TILE + tx, rows)) = v[p];
+            p += 1;
         }
     }
 }

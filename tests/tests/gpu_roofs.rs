@@ -1,8 +1,9 @@
 //! The roof kernels on the GPU, every Rust backend: each must do exactly the work its rate is
 //! counted from (a roof that measured nothing would report a fast rate and be wrong), so each
-//! launch is checked word for word: the same-address word ends at its count of `red`s, every
-//! spread line at its own, every shared-memory thread at its checksum, every block's mark at
-//! its index, every scattered element where the naive transpose puts it. Each case resets and
+//! launch is checked word for word: the same-address word (f32 and i32) ends at its count of
+//! `red`s, every spread line at its own, every shared-memory thread at its checksum, every
+//! block's mark at its index, every scattered element where the naive transpose puts it,
+//! every tile-copied element at its source's index. Each case resets and
 //! launches twice before the check, so the reset is checked too. Then one bench run measures
 //! every roof and reads them back. Skips visibly without a GPU.
 
@@ -16,7 +17,8 @@ use host::bench::measure::{Bench, roofs as bench_roofs};
 use host::bench::{Args, Format, Plan};
 use host::cases::Case;
 use host::cases::roofs::{
-    AtomicSame, AtomicSpread, EXACT_COUNT_MAX, EmptyBlocks, ScatterStore, SharedRw, scatter_value,
+    AtomicSame, AtomicSpread, EXACT_COUNT_MAX, EmptyBlocks, ScatterStore, SharedRw, TileCopy,
+    scatter_value, tile_copy_source,
 };
 use host::cases::verify::Verdict;
 use host::launchers::roofs as kernels;
@@ -78,10 +80,24 @@ fn atomic_same_counts_every_red_exactly() {
                 Err(e) => failures.push(format!("{label}: {e}")),
             }
         }
+        // The i32 chain: the s32 red, into the i32 reductions' word.
+        for (slot, blocks, per_block) in [(0, 1, 1), (3, 4097, 1), (3, 1 << 20, 1), (0, 7, 3)] {
+            let label = format!("atomic_same_i32 [{b}] slot {slot}, {blocks} x {per_block}");
+            match AtomicSame::new(&lab, b, slots.slot::<i32>(slot), blocks, per_block) {
+                Ok(c) => twice(&lab, &c, || c.verify(), &label, &mut failures),
+                Err(e) => failures.push(format!("{label}: {e}")),
+            }
+        }
     }
     assert_no_failures(&failures);
     // One red past what an f32 counts exactly is refused before launching.
-    let e = AtomicSame::new(&lab, Backend::Llvm, slots.slot(0), EXACT_COUNT_MAX + 1, 1);
+    let e = AtomicSame::new(
+        &lab,
+        Backend::Llvm,
+        slots.slot::<f32>(0),
+        EXACT_COUNT_MAX + 1,
+        1,
+    );
     assert!(
         matches!(e, Err(HostError::TooLarge { .. })),
         "{:?}",
@@ -195,6 +211,35 @@ fn scatter_store_writes_every_element_where_the_naive_transpose_does() {
     assert!(ScatterStore::new(&lab, Backend::Llvm, 0, 5).is_err());
 }
 
+#[test]
+fn tile_copy_moves_every_tile_whole_to_the_transposed_place() {
+    let Some(lab) = lab_or_skip("tile_copy_moves_every_tile_whole_to_the_transposed_place") else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for b in rust_backends(&lab) {
+        for (rows, cols) in [(32, 32), (64, 96), (96, 64), (4096, 4096), (8192, 8192)] {
+            let label = format!("tile_copy [{b}] {rows}x{cols}");
+            match TileCopy::new(&lab, b, rows, cols) {
+                Ok(c) => twice(&lab, &c, || c.verify(), &label, &mut failures),
+                Err(e) => failures.push(format!("{label}: {e}")),
+            }
+        }
+    }
+    assert_no_failures(&failures);
+    // The output's first row holds the first input tile's first row, then the tile below's.
+    assert_eq!(tile_copy_source(32, 64, 96), 32 * 96);
+    // A side that is not a whole number of tiles is refused before anything is allocated.
+    for (rows, cols) in [(33, 32), (32, 1000), (0, 32)] {
+        let e = TileCopy::new(&lab, Backend::Llvm, rows, cols);
+        assert!(
+            matches!(e, Err(HostError::Invalid { .. })),
+            "{rows}x{cols}: {:?}",
+            e.err()
+        );
+    }
+}
+
 /// One bench run of the roofs with a reduction (for the calibrated word), the ceilings and
 /// the launch gap: every roof row passes its check, and every roof comes back, within what the
 /// hardware can do (wide bounds: this catches a roof that counts the wrong thing, not a slow
@@ -207,7 +252,7 @@ fn a_bench_run_measures_every_roof() {
     let args = Args {
         size: vec![1 << 20],
         sweep: false,
-        transpose: vec![],
+        transpose: vec![1024],
         backend: vec![],
         kernel: vec!["reduce_v1".into(), "ceiling".into(), "bump".into()],
         dtype: vec![host::bench::Dtype::F32],
@@ -229,11 +274,11 @@ fn a_bench_run_measures_every_roof() {
     let rows = bench.finish();
 
     let roof_rows: Vec<_> = rows.iter().filter(|r| roof::is_roof(&r.kernel)).collect();
-    // Seven rows (five kernels, the looped same-address, the timed empty launch) per Rust
-    // backend.
+    // Nine rows (six kernels, the i32 same-address, the looped same-address, the timed empty
+    // launch; the tile copy at the one edge) per Rust backend.
     assert_eq!(
         roof_rows.len(),
-        7 * rust_backends(&lab).len(),
+        9 * rust_backends(&lab).len(),
         "{roof_rows:#?}"
     );
     for r in &roof_rows {
@@ -291,6 +336,12 @@ fn a_bench_run_measures_every_roof() {
         roofs.blocks_per_s
     );
     assert!(roofs.scattered_store_sectors_per_s.unwrap() > 1e9);
+    // The i32 chain is a rate of its own, within what the hardware can do; the tile order
+    // moves bytes at a DRAM-like rate (1024² fits the L2: faster than DRAM is allowed).
+    let i32_ns = roofs.atomic_same_i32_ns.unwrap();
+    assert!((0.2..20.0).contains(&i32_ns), "{i32_ns}");
+    let tiles = roofs.tile_copy_bytes_per_s.unwrap();
+    assert!((1e11..2e13).contains(&tiles), "{tiles}");
     assert!((0.5e-6..50e-6).contains(&roofs.launch_s.unwrap()));
     // Every backend's empty launch ran, and its time is the timed-launch roof.
     for b in rust_backends(&lab) {

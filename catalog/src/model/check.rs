@@ -97,6 +97,18 @@ fn shown(r: &Roofs) -> Vec<(&'static str, Roof, String)> {
             }),
         ),
         (
+            "atomic_same_i32_ns",
+            Roof::Atomic,
+            r.atomic_same_i32_ns
+                .map(|ns| format!("{ns:.2} ns (red.s32)")),
+        ),
+        (
+            "tile_copy_bytes_per_s",
+            Roof::Tiles,
+            r.tile_copy_bytes_per_s
+                .map(|v| format!("{:.0} GB/s", v / 1e9)),
+        ),
+        (
             "shared_wavefronts_per_s",
             Roof::Shared,
             r.shared_wavefronts_per_s
@@ -188,6 +200,16 @@ impl Assumed {
                     &mut r.atomic_same_ns,
                     format!("{} ns", a.value),
                 ),
+                "atomic_same_i32_ns" => (
+                    Roof::Atomic,
+                    &mut r.atomic_same_i32_ns,
+                    format!("{} ns (red.s32)", a.value),
+                ),
+                "tile_copy_bytes_per_s" => (
+                    Roof::Tiles,
+                    &mut r.tile_copy_bytes_per_s,
+                    format!("{:.0} GB/s", a.value / 1e9),
+                ),
                 "launch_s" => (
                     Roof::Launch,
                     &mut r.launch_s,
@@ -216,8 +238,8 @@ impl Assumed {
                 _ => {
                     return Err(format!(
                         "assumed roof '{key}' is not one the model reads; valid: atomic_same_ns, \
-                         launch_s, timed_launch_s, shared_wavefronts_per_s, scattered_store_sectors_per_s, \
-                         blocks_per_s"
+                         atomic_same_i32_ns, launch_s, timed_launch_s, shared_wavefronts_per_s, \
+                         scattered_store_sectors_per_s, tile_copy_bytes_per_s, blocks_per_s"
                     ));
                 }
             };

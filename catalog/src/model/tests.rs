@@ -79,10 +79,23 @@ fn transposes_count_their_tiles_conflicts_and_scattered_sectors() {
     // 524,288 column reads of 32 wavefronts each (32-way), 524,288 conflict-free row stores.
     assert_eq!(tiled.shared_wavefronts, 524_288 * 32 + 524_288);
     assert_eq!((tiled.read_bytes, tiled.written_bytes), (4 * n, 4 * n));
+    // Beside them, one L1 wavefront per 128 bytes loaded or stored: 64 per 8 KiB tile.
+    assert_eq!(tiled.global_wavefronts, 16_384 * 64);
     let padded = counts_of("transpose_padded", &square(4096));
     assert_eq!(padded.shared_wavefronts, 2 * 524_288);
     let naive = counts_of("transpose_naive", &square(4096));
-    assert_eq!((naive.scattered_sectors, naive.shared_wavefronts), (n, 0));
+    // One sector per scattered lane, and the loads' 128 sectors per tile of 1024 elements.
+    assert_eq!(
+        (naive.scattered_sectors, naive.shared_wavefronts),
+        (n + n / 8, 0)
+    );
+    // Its scattered stores are not coalesced wavefronts; its loads are.
+    assert_eq!(naive.global_wavefronts, 4 * n / 128);
+    // The three 32×32 raster transposes move every byte in the tile order; v4 (64×64, down
+    // the columns) and the copy do not.
+    for (t, c) in [(&naive, 8 * n), (&tiled, 8 * n), (&padded, 8 * n)] {
+        assert_eq!(t.tile_order_bytes, c);
+    }
     let v4 = counts_of("transpose_v4", &square(4096));
     assert_eq!((v4.blocks, v4.shared_wavefronts), (4096, n / 16));
     let copy = counts_of("copy_stream", &square(4096));
@@ -90,6 +103,7 @@ fn transposes_count_their_tiles_conflicts_and_scattered_sectors() {
         (copy.read_bytes, copy.written_bytes, copy.blocks),
         (4 * n, 4 * n, n / 1024)
     );
+    assert_eq!((v4.tile_order_bytes, copy.tile_order_bytes), (0, 0));
     // A shape that is not a multiple of the tile still covers every element.
     let odd = Problem {
         size: Size::Matrix { rows: 33, cols: 65 },
@@ -159,8 +173,10 @@ fn the_longest_roof_binds_and_the_launch_is_added() {
 }
 
 #[test]
-fn an_i32_row_has_no_chain_roof_but_still_the_result_slice() {
-    let p = predict(k("reduce_v4"), &vector(Dtype::I32, 1 << 28), &synthetic()).unwrap();
+fn an_i32_row_takes_the_i32_chain_and_still_the_result_slice() {
+    // Without the i32 chain measured, the row names it missing and keeps the slice.
+    let mut roofs = synthetic();
+    let p = predict(k("reduce_v4"), &vector(Dtype::I32, 1 << 28), &roofs).unwrap();
     assert!(p.terms.iter().all(|t| t.roof != Roof::Atomic));
     assert!(p.missing.contains(&Roof::Atomic));
     assert_eq!(p.bound, Roof::ResultSlice);
@@ -169,6 +185,28 @@ fn an_i32_row_has_no_chain_roof_but_still_the_result_slice() {
         p.seconds,
         read + 131_072.0 * 2e-9 / RED_CHAIN_L2_CYCLES + 5e-6
     ));
+    // With it, v1's million reds at 0.75 ns: the i32 chain's rate, not the f32 one's 2 ns.
+    roofs.atomic_same_i32_ns = Some(0.75);
+    let p = predict(k("reduce_v1"), &vector(Dtype::I32, 1 << 28), &roofs).unwrap();
+    let atomic = p.terms.iter().find(|t| t.roof == Roof::Atomic).unwrap();
+    assert!(close(atomic.seconds, 1_048_576.0 * 0.75e-9));
+    assert!(!p.missing.contains(&Roof::Atomic), "{:?}", p.missing);
+    let f32_row = predict(k("reduce_v1"), &vector(Dtype::F32, 1 << 28), &roofs).unwrap();
+    assert_eq!(f32_row.bound, Roof::Atomic);
+    assert!(close(f32_row.bound_s(), 1_048_576.0 * 2e-9));
+}
+
+#[test]
+fn the_tile_order_binds_the_padded_transpose_when_slower_than_the_copy() {
+    let mut roofs = synthetic();
+    roofs.tile_copy_bytes_per_s = Some(0.8e12);
+    let p = predict(k("transpose_padded"), &square(4096), &roofs).unwrap();
+    assert_eq!(p.bound, Roof::Tiles);
+    assert!(close(p.bound_s(), 8.0 * 4096.0 * 4096.0 / 0.8e12));
+    // v4 is not launched in that order: still the copy's.
+    let v4 = predict(k("transpose_v4"), &square(4096), &roofs).unwrap();
+    assert_eq!(v4.bound, Roof::Copy);
+    assert!(v4.terms.iter().all(|t| t.roof != Roof::Tiles));
 }
 
 #[test]

@@ -50,7 +50,8 @@ trait Words {
     unsafe fn fill_async(&self, bits: u32, stream: &Stream) -> CudaResult<()>;
 }
 
-impl Words for DeviceSlice<f32> {
+/// The reductions' element types (f32, i32): 4-byte words.
+impl<T: crate::launchers::Elem> Words for DeviceSlice<T> {
     unsafe fn fill_async(&self, bits: u32, stream: &Stream) -> CudaResult<()> {
         // SAFETY: the caller's contract.
         unsafe { self.index(..).set_32_async(bits, stream) }

@@ -1,16 +1,18 @@
 //! The roofs (`gpu-kernels/src/roofs.rs`), each with an output that proves it did its work:
 //! the same-address word ends at exactly its count of `red`s, every spread line at its own
 //! count, every shared-memory thread at its checksum, every block's mark at its index, every
-//! scattered element at the input index the naive transpose would have put there. The outputs
-//! are reset before every launch, so each check sees one launch.
+//! scattered element at the input index the naive transpose would have put there, every
+//! tile-copied element at its source's index. The outputs are reset before every launch, so
+//! each check sees one launch.
 
 use super::verify::Verdict;
 use super::{Case, POISON_BITS, fill};
 use crate::error::{Ctx, HostError, Result};
 use crate::lab::Lab;
-use crate::launchers::LaunchConfig;
+use crate::launchers::{Elem, LaunchConfig};
 use catalog::Backend;
 use catalog::launch::roofs::{BLOCK, LINE_WORDS, SHARED_STEPS, SPREAD_REDS_PER_WARP};
+use catalog::launch::transpose::TILE;
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceSlice};
 use std::fmt::Display;
 
@@ -50,23 +52,24 @@ fn download<T: cust::memory::DeviceCopy + Default + Clone>(
 
 // ---------------------------------------------------------------------------------------------
 
-/// `atomic_same_f32`: `blocks` blocks of `reds_per_block` trips into one word.
-pub struct AtomicSame<'a> {
+/// `atomic_same_<T>`: `blocks` blocks of `reds_per_block` trips into one word of `T`.
+pub struct AtomicSame<'a, T: Elem> {
     lab: &'a Lab,
     backend: Backend,
     config: LaunchConfig,
     blocks: u64,
     reds_per_block: u32,
     /// The result word (a placement slot); zeroed before each launch.
-    word: DeviceSlice<f32>,
+    word: DeviceSlice<T>,
 }
 
-impl<'a> AtomicSame<'a> {
-    /// Refuses more than [`EXACT_COUNT_MAX`] `red`s: their sum would not be exact.
+impl<'a, T: Elem> AtomicSame<'a, T> {
+    /// Refuses more than [`EXACT_COUNT_MAX`] `red`s, for either type: past it an f32's sum
+    /// would not be exact, and the two types' roofs count alike.
     pub fn new(
         lab: &'a Lab,
         backend: Backend,
-        word: DeviceSlice<f32>,
+        word: DeviceSlice<T>,
         blocks: u64,
         reds_per_block: u32,
     ) -> Result<Self> {
@@ -82,7 +85,7 @@ impl<'a> AtomicSame<'a> {
         Ok(AtomicSame {
             lab,
             backend,
-            config: lab.atomic_same_config(backend, blocks)?,
+            config: lab.atomic_same_config::<T>(backend, blocks)?,
             blocks,
             reds_per_block,
             word,
@@ -96,20 +99,22 @@ impl<'a> AtomicSame<'a> {
 
     /// The word against the count of `red`s. The stream must be idle.
     pub fn verify(&self) -> Result<Verdict> {
-        let got = download(&self.word, "the atomic word")?[0];
-        let want = self.reds() as f32;
+        let got = download(&self.word, "the atomic word")?[0].to_f64();
+        // Exact in either type: at most 2^24 reds.
+        let want = self.reds() as f64;
         Ok(if got == want {
             Ok(format!("word = {want} exactly"))
         } else {
             Err(format!(
-                "the word is {got} after {} reds of 1.0",
+                "the {} word is {got} after {} reds of 1",
+                T::NAME,
                 self.reds()
             ))
         })
     }
 }
 
-impl Case for AtomicSame<'_> {
+impl<T: Elem> Case for AtomicSame<'_, T> {
     fn config(&self) -> Option<LaunchConfig> {
         Some(self.config)
     }
@@ -445,6 +450,96 @@ impl Case for ScatterStore<'_> {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+
+/// The input index `tile_copy` leaves at output word `i` for a `rows × cols` input (both
+/// multiples of the tile): output tile (tile row `a`, tile column `b`) holds input tile
+/// (`b`, `a`) row for row, in an output `rows` words wide.
+pub fn tile_copy_source(i: usize, rows: u32, cols: u32) -> u32 {
+    let (t, rows, cols) = (TILE as u64, rows as u64, cols as u64);
+    let (r, c) = (i as u64 / rows, i as u64 % rows);
+    let (a, b) = (r / t, c / t);
+    let (in_row, in_col) = (b * t + r % t, a * t + c % t);
+    debug_assert!(in_row < rows && in_col < cols);
+    (in_row * cols + in_col) as u32
+}
+
+/// `tile_copy` of a `rows × cols` matrix of u32 whose every word holds its own index.
+pub struct TileCopy<'a> {
+    lab: &'a Lab,
+    backend: Backend,
+    config: LaunchConfig,
+    rows: u32,
+    cols: u32,
+    input: DeviceBuffer<u32>,
+    /// `rows × cols` words; poisoned before each launch (no index equals the poison: at most
+    /// u32::MAX elements).
+    output: DeviceBuffer<u32>,
+}
+
+impl<'a> TileCopy<'a> {
+    pub fn new(lab: &'a Lab, backend: Backend, rows: u32, cols: u32) -> Result<Self> {
+        let config = lab.tile_copy_config(rows, cols)?;
+        let elems = rows as u64 * cols as u64;
+        if elems > u32::MAX as u64 {
+            return Err(HostError::TooLarge {
+                what: "tile_copy elements",
+                value: elems,
+                limit: u32::MAX as u64,
+                why: "every index fits in 32 bits below the poison",
+            });
+        }
+        let indices: Vec<u32> = (0..elems as u32).collect();
+        Ok(TileCopy {
+            lab,
+            backend,
+            config,
+            rows,
+            cols,
+            input: lab.upload(&indices)?,
+            output: DeviceBuffer::zeroed(elems as usize)
+                .ctx(|| format!("allocating the {rows}×{cols} tile-copy output"))?,
+        })
+    }
+
+    /// Bytes read plus written.
+    pub fn moved_bytes(&self) -> u64 {
+        8 * self.rows as u64 * self.cols as u64
+    }
+
+    /// Every element against [`tile_copy_source`]. The stream must be idle.
+    pub fn verify(&self) -> Result<Verdict> {
+        let got = download(&self.output, "the tile-copy output")?;
+        let (rows, cols) = (self.rows, self.cols);
+        Ok(
+            compare(&got, |i| tile_copy_source(i, rows, cols), "tile copy")
+                .map(|_| format!("all {} elements from their tiles' sources", got.len())),
+        )
+    }
+}
+
+impl Case for TileCopy<'_> {
+    fn config(&self) -> Option<LaunchConfig> {
+        Some(self.config)
+    }
+
+    fn reset(&self) -> Result<()> {
+        fill(self.lab, &*self.output, POISON_BITS, "the tile-copy output")
+    }
+
+    fn launch(&self) -> Result<()> {
+        let lab = self.lab;
+        lab.launch_tile_copy(
+            self.backend,
+            &self.input,
+            &self.output,
+            self.rows,
+            self.cols,
+            &lab.stream,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,6 +609,25 @@ mod tests {
                 warps * SPREAD_REDS_PER_WARP as u64
             );
         }
+    }
+
+    #[test]
+    fn tile_copy_sources_move_whole_tiles_to_the_transposed_place() {
+        // A 64×96 input: 2×3 tiles; the output, 96 rows of 64, is 3×2 tiles.
+        let (rows, cols) = (64u32, 96u32);
+        let n = (rows * cols) as usize;
+        let src: Vec<u32> = (0..n).map(|i| tile_copy_source(i, rows, cols)).collect();
+        // A permutation of the input's indices.
+        let mut sorted = src.clone();
+        sorted.sort_unstable();
+        assert!(sorted.iter().enumerate().all(|(i, &v)| v == i as u32));
+        // Output row 32 + 5 (tile row 1), column 7 (tile column 0): input tile (0, 1), row 5,
+        // column 7 of that tile: input (5, 32 + 7).
+        let at = (32 + 5) * rows as usize + 7;
+        assert_eq!(src[at], 5 * cols + 32 + 7);
+        // The first output row is the first input row's first tile, then its second tile row's.
+        assert_eq!(&src[..2], &[0, 1]);
+        assert_eq!(src[32], 32 * cols);
     }
 
     #[test]

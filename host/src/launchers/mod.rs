@@ -60,7 +60,15 @@ pub fn transposes() -> impl Iterator<Item = &'static Kernel> {
 
 /// Element types the reductions are instantiated for.
 pub trait Elem:
-    DeviceCopy + Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static
+    DeviceCopy
+    + cust::memory::bytemuck::Pod
+    + Copy
+    + Default
+    + PartialEq
+    + std::fmt::Debug
+    + Send
+    + Sync
+    + 'static
 {
     const DTYPE: Dtype;
     /// Suffix of the PTX entry points: `f32`, `i32`.

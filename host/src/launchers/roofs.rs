@@ -1,17 +1,18 @@
 //! The roof kernels (`gpu-kernels/src/roofs.rs`): same-address and spread atomics, shared
-//! memory, empty blocks, scattered stores. Their catalogue entries are looked up by name: each
-//! is the one kernel of its role.
+//! memory, empty blocks, scattered stores, the 32×32 tile order. Their catalogue entries are
+//! looked up by name: each is the one kernel of its role.
 
-use super::{LaunchConfig, kernel};
+use super::{Elem, LaunchConfig, kernel};
 use crate::error::{Ctx, HostError, Result};
 use crate::lab::Lab;
 use catalog::launch::roofs::{LINE_WORDS, SPREAD_REDS_PER_WARP};
+use catalog::launch::transpose::TILE;
 use catalog::{Backend, Dtype, Kernel, roofs as roof};
 use cust::launch;
 use cust::memory::DeviceSlice;
 use cust::stream::Stream;
 
-/// Same-address atomics: every block adds 1.0 to one word.
+/// Same-address atomics: every block adds 1 to one word (f32 or i32).
 pub fn atomic_same() -> &'static Kernel {
     kernel(roof::ATOMIC_SAME)
 }
@@ -36,14 +37,20 @@ pub fn scatter_store() -> &'static Kernel {
     kernel(roof::SCATTER_STORE)
 }
 
+/// The 32×32 transposes' DRAM order without the transposition.
+pub fn tile_copy() -> &'static Kernel {
+    kernel(roof::TILE_COPY)
+}
+
 /// Every roof kernel, in catalogue order.
-pub fn all() -> [&'static Kernel; 5] {
+pub fn all() -> [&'static Kernel; 6] {
     [
         atomic_same(),
         atomic_spread(),
         shared_rw(),
         empty_blocks(),
         scatter_store(),
+        tile_copy(),
     ]
 }
 
@@ -66,20 +73,24 @@ fn check_work(what: &'static str, n: u64) -> Result<()> {
 }
 
 impl Lab {
-    /// How `atomic_same_f32` is launched for `blocks` blocks (the catalogue's shape: one
+    /// How `atomic_same_<T>` is launched for `blocks` blocks (the catalogue's shape: one
     /// block per `red`, the reductions' shape).
-    pub fn atomic_same_config(&self, backend: Backend, blocks: u64) -> Result<LaunchConfig> {
-        check_work("atomic_same blocks", blocks)?;
-        let k = atomic_same();
-        self.linear_config(backend, k, &k.entry(Dtype::F32), blocks, 4)
-    }
-
-    /// Queues `blocks` blocks of `reds_per_block` trips (a barrier, then thread 0 adds 1.0 to
-    /// `out[0]`).
-    pub fn launch_atomic_same(
+    pub fn atomic_same_config<T: Elem>(
         &self,
         backend: Backend,
-        out: &DeviceSlice<f32>,
+        blocks: u64,
+    ) -> Result<LaunchConfig> {
+        check_work("atomic_same blocks", blocks)?;
+        let k = atomic_same();
+        self.linear_config(backend, k, &k.entry(T::DTYPE), blocks, 4)
+    }
+
+    /// Queues `blocks` blocks of `reds_per_block` trips (a barrier, then thread 0 adds 1 to
+    /// `out[0]` with a `red` of `T`).
+    pub fn launch_atomic_same<T: Elem>(
+        &self,
+        backend: Backend,
+        out: &DeviceSlice<T>,
         blocks: u64,
         reds_per_block: u32,
         stream: &Stream,
@@ -90,8 +101,8 @@ impl Lab {
                 detail: "out must be non-empty".into(),
             });
         }
-        let cfg = self.atomic_same_config(backend, blocks)?;
-        let entry = atomic_same().entry(Dtype::F32);
+        let cfg = self.atomic_same_config::<T>(backend, blocks)?;
+        let entry = atomic_same().entry(T::DTYPE);
         let f = self.function(backend, &entry)?;
         let o = out.as_device_ptr();
         let (grid, block) = super::dims(&cfg);
@@ -249,6 +260,51 @@ impl Lab {
         // guarded in the kernel; it uses no shared memory.
         unsafe { launch!(f<<<grid, block, cfg.shared_bytes, stream>>>(o, rows, cols)) }
             .ctx(|| format!("launching scatter_store [{backend}] {rows}×{cols}"))
+    }
+
+    /// How `tile_copy` is launched for a `rows × cols` input: the chapter's transposes' tiles.
+    /// Refuses a side that is not a multiple of the tile: an edge tile has no row-for-row
+    /// place in the output.
+    pub fn tile_copy_config(&self, rows: u32, cols: u32) -> Result<LaunchConfig> {
+        if rows == 0 || cols == 0 || !rows.is_multiple_of(TILE) || !cols.is_multiple_of(TILE) {
+            return Err(HostError::Invalid {
+                what: "tile_copy shape",
+                detail: format!("{rows}×{cols}: both sides a positive multiple of {TILE}"),
+            });
+        }
+        self.transpose_config(tile_copy(), rows, cols)
+    }
+
+    /// Queues the tile-order copy of a `rows × cols` `input` into `output` (`cols × rows`).
+    pub fn launch_tile_copy(
+        &self,
+        backend: Backend,
+        input: &DeviceSlice<u32>,
+        output: &DeviceSlice<u32>,
+        rows: u32,
+        cols: u32,
+        stream: &Stream,
+    ) -> Result<()> {
+        let cfg = self.tile_copy_config(rows, cols)?;
+        let elems = rows as usize * cols as usize;
+        if input.len() < elems || output.len() < elems {
+            return Err(HostError::Invalid {
+                what: "tile_copy buffers",
+                detail: format!(
+                    "input {} and output {} elements, but {rows}×{cols} = {elems} needed",
+                    input.len(),
+                    output.len()
+                ),
+            });
+        }
+        let f = self.function(backend, tile_copy().name)?;
+        let (i, o) = (input.as_device_ptr(), output.as_device_ptr());
+        let (grid, block) = super::dims(&cfg);
+        // SAFETY: with both sides multiples of the tile (checked by the config), the kernel
+        // reads input[0..rows·cols) and writes output[0..rows·cols), both that long (checked
+        // above); it uses no shared memory.
+        unsafe { launch!(f<<<grid, block, cfg.shared_bytes, stream>>>(i, o, rows, cols)) }
+            .ctx(|| format!("launching tile_copy [{backend}] {rows}×{cols}"))
     }
 }
 

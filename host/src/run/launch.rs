@@ -208,9 +208,10 @@ fn run_one(
 /// `shared_rw`'s trips per thread in `lab run` (a few microseconds).
 const SHARED_TRIPS: u32 = 16;
 
-/// One roof launch sized by `sizes`: `n` same-address `red`s (at most 2^24, the most an f32
-/// counts exactly) into `slots`' word, `n` spread `red`s (whole blocks), `n` empty blocks, the
-/// naive transpose's stores for `rows × cols`; the shared-memory roof's fixed waves.
+/// One roof launch sized by `sizes`: `n` same-address `red`s of the kernel's element type (at
+/// most 2^24, the most an f32 counts exactly) into `slots`' word, `n` spread `red`s (whole
+/// blocks), `n` empty blocks, the naive transpose's stores and the tile-order copy for
+/// `rows × cols`; the shared-memory roof's fixed waves.
 fn roof_once(
     lab: &Lab,
     backend: Backend,
@@ -219,16 +220,25 @@ fn roof_once(
     slots: &ResultSlots,
 ) -> Result<Outcome> {
     use crate::cases::roofs::{
-        self, AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw,
+        self, AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw, TileCopy,
     };
     use catalog::roofs as roof;
     let n = sizes.n;
     Ok(match k.kernel.name {
         roof::ATOMIC_SAME => {
             let reds = n.min(roofs::EXACT_COUNT_MAX);
-            let case = AtomicSame::new(lab, backend, slots.result::<f32>(), reds, 1)?;
-            warm_then_profile(lab, &case)?;
-            let (config, ok, check) = outcome(&case, case.verify()?);
+            let (config, ok, check) = match k.dtype {
+                Dtype::F32 => {
+                    let case = AtomicSame::new(lab, backend, slots.result::<f32>(), reds, 1)?;
+                    warm_then_profile(lab, &case)?;
+                    outcome(&case, case.verify()?)
+                }
+                Dtype::I32 => {
+                    let case = AtomicSame::new(lab, backend, slots.result::<i32>(), reds, 1)?;
+                    warm_then_profile(lab, &case)?;
+                    outcome(&case, case.verify()?)
+                }
+            };
             let capped = if reds < n { ", n capped at 2^24" } else { "" };
             (config, ok, format!("{reds} reds{capped}: {check}"))
         }
@@ -250,6 +260,11 @@ fn roof_once(
         }
         roof::SCATTER_STORE => {
             let case = ScatterStore::new(lab, backend, sizes.rows, sizes.cols)?;
+            warm_then_profile(lab, &case)?;
+            outcome(&case, case.verify()?)
+        }
+        roof::TILE_COPY => {
+            let case = TileCopy::new(lab, backend, sizes.rows, sizes.cols)?;
             warm_then_profile(lab, &case)?;
             outcome(&case, case.verify()?)
         }

@@ -1,21 +1,26 @@
 //! The roofs (`gpu-kernels/src/roofs.rs`) on each Rust backend, once per run (they do not
 //! depend on the problem size): same-address atomics into the reductions' result word (in
-//! the reductions' shape, then looped over one wave of blocks), spread atomics, shared-memory
-//! wavefronts, empty blocks (and one empty block alone: a timed launch's cost) and the naive
-//! transpose's scattered stores. Each is timed like the ceilings and checked exactly
-//! afterwards; each row's `n` is its count of operations, so its rate is `n` over the median
+//! the reductions' shape, f32 and i32, then looped over one wave of blocks), spread atomics,
+//! shared-memory wavefronts, empty blocks (and one empty block alone: a timed launch's cost)
+//! and the naive transpose's scattered stores; and at each transpose edge of the run, the
+//! 32×32 tile order's copy (a DRAM rate that depends on the size, as the copy's does). Each
+//! is timed like the ceilings and checked exactly afterwards; each row's `n` is its count of
+//! operations (the tile copy's: elements, with its bytes), so its rate is `n` over the median
 //! ([`catalog::roofs`]).
 
 use super::Bench;
 use crate::bench::report::Row;
 use crate::bench::size;
 use crate::cases::Case;
-use crate::cases::roofs::{AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw};
+use crate::cases::roofs::{
+    AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw, TileCopy,
+};
 use crate::cases::verify::Verdict;
 use crate::error::Result;
-use crate::launchers::roofs as kernels;
+use crate::launchers::{Elem, roofs as kernels};
 use crate::placement::{Placement, ResultSlots};
 use catalog::launch::roofs::{SHARED_STEPS, SPREAD_REDS_PER_WARP};
+use catalog::launch::transpose::TILE;
 use catalog::records::{Cache, Clocks};
 use catalog::roofs::{self as roof, Roofs};
 use catalog::{Backend, Dtype, Family};
@@ -111,12 +116,22 @@ impl Bench<'_> {
             .copied()
             .filter(|&b| kernels::atomic_same().carried_by(b))
             .collect();
+        let tiles = crate::launchers::transposes().any(|t| self.plan.wants(t.name))
+            || self.plan.wants(kernels::tile_copy().name);
         for b in backends {
             self.atomic_same(b, &slots, &at);
+            self.atomic_same_once::<i32>(b, &slots, &at);
             self.atomic_spread(b);
             self.shared_rw(b);
             self.empty_blocks(b);
             self.scatter_store(b);
+            if tiles {
+                let plan = self.plan;
+                // The order exists for whole tiles only: other edges go without the roof.
+                for &edge in plan.transpose.iter().filter(|&&e| e % TILE as u64 == 0) {
+                    self.tile_copy(b, edge as u32);
+                }
+            }
         }
         self.slots = Some(slots);
         Ok(())
@@ -153,17 +168,26 @@ impl Bench<'_> {
         }
     }
 
-    fn atomic_same(&mut self, b: Backend, slots: &ResultSlots, at: &str) {
-        let lab = self.lab;
-        let word = slots.result::<f32>();
-        let row = Self::roof_row(roof::ATOMIC_SAME, b, ATOMIC_SAME_BLOCKS, 0, "f32");
-        let made = AtomicSame::new(lab, b, word, ATOMIC_SAME_BLOCKS, 1);
+    /// One `red` of `T` per block into the result word: the reductions' `T` rows' chain.
+    fn atomic_same_once<T: Elem>(&mut self, b: Backend, slots: &ResultSlots, at: &str) {
+        let row = Self::roof_row(roof::ATOMIC_SAME, b, ATOMIC_SAME_BLOCKS, 0, T::NAME);
+        let made = AtomicSame::new(self.lab, b, slots.result::<T>(), ATOMIC_SAME_BLOCKS, 1);
+        let red = match T::DTYPE {
+            Dtype::F32 => "red.global.add.f32",
+            Dtype::I32 => "red.global.add.s32",
+        };
         self.roof(
             row,
             made,
-            |_| format!("one red.global.add.f32 per block, thread 0 after bar.sync, into {at}"),
+            |_| format!("one {red} per block, thread 0 after bar.sync, into {at}"),
             AtomicSame::verify,
         );
+    }
+
+    fn atomic_same(&mut self, b: Backend, slots: &ResultSlots, at: &str) {
+        let lab = self.lab;
+        let word = slots.result::<f32>();
+        self.atomic_same_once::<f32>(b, slots, at);
 
         // The same reds over one wave of blocks that each loop: no block retires between them.
         let k = kernels::atomic_same();
@@ -258,6 +282,30 @@ impl Bench<'_> {
             made,
             |_| format!("the naive transpose's {e}x{e} stores alone: 4 B into each 32-B sector"),
             ScatterStore::verify,
+        );
+    }
+
+    /// The 32×32 tile order's copy of an `edge`² matrix: a row of that size, as the
+    /// transposes' and the D2D copy's rows are.
+    fn tile_copy(&mut self, b: Backend, edge: u32) {
+        let n = edge as u64 * edge as u64;
+        let made = self
+            .check_memory(3 * n * 4)
+            .and_then(|_| TileCopy::new(self.lab, b, edge, edge));
+        let row = Row::new(
+            Family::Ceiling,
+            roof::TILE_COPY,
+            b.name(),
+            "u32",
+            n,
+            size::shape_label(edge as u64, edge as u64),
+            8 * n,
+        );
+        self.roof(
+            row,
+            made,
+            |_| "each 32x32 tile copied row for row to the transposed tile's place".into(),
+            TileCopy::verify,
         );
     }
 }

@@ -158,6 +158,9 @@ int main(int argc, char** argv) {
     std::printf("# %s, %d SMs, clock attribute %d MHz\n", prop.name, prop.multiProcessorCount,
                 clock_khz / 1000);
     std::printf("experiment,size,variant,median_us,min_us,max_us,rate\n");
+    // The occupancy variants ask for more than the default 48 KiB of dynamic shared memory.
+    CHECK(cudaFuncSetAttribute(tree_only, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
+    CHECK(cudaFuncSetAttribute(v1<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
 
     // red-same: 2^20 blocks.
     {
@@ -211,6 +214,12 @@ int main(int argc, char** argv) {
             row("single", size, "v1-store", c, per_block(c, blocks));
             auto d = time_launches([&] { v1<true><<<blocks, BLOCK>>>(in, n, out); }, out, 4, 0, reps);
             row("single", size, "v1-red", d, per_block(d, blocks));
+            if (lg == 28) {
+                // v1 with 4 resident blocks per SM (unused dynamic shared memory), as the tree.
+                size_t extra = 228 * 1024 / 4 - 2048;
+                auto q = time_launches([&] { v1<false><<<blocks, BLOCK, extra>>>(in, n, out); }, out, 4, 0, reps);
+                row("single", size, "v1-store-4-per-SM", q, per_block(q, blocks));
+            }
             int zero = (int)(s % 1000);
             CHECK(cudaMemcpy(in + at, &zero, 4, cudaMemcpyHostToDevice));
         }
@@ -228,6 +237,16 @@ int main(int argc, char** argv) {
         row("tree", "2^20 blocks", "v1-tree", t, fmt("%.3f ns per block", median(t) * 1e3 / blocks));
         auto e = time_launches([&] { empty<<<blocks, BLOCK>>>(out); }, out, 4, 0, reps);
         row("tree", "2^20 blocks", "empty", e, fmt("%.3f ns per block", median(e) * 1e3 / blocks));
+        // Fewer resident blocks (unused dynamic shared memory: 228 KiB / (extra + 1 KiB)): a
+        // tree bound by its latency slows in proportion, one bound by a throughput does not.
+        for (int resident : {6, 4}) {
+            int per_sm = 0;
+            size_t extra = (size_t)(228 * 1024 / resident) - 1024 - 1024;
+            CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tree_only, BLOCK, extra));
+            auto r = time_launches([&] { tree_only<<<blocks, BLOCK, extra>>>(out); }, out, 4, 0, reps);
+            std::string v = "v1-tree-" + std::to_string(per_sm) + "-per-SM";
+            row("tree", "2^20 blocks", v.c_str(), r, fmt("%.3f ns per block", median(r) * 1e3 / blocks));
+        }
         CHECK(cudaFree(out));
     }
 

@@ -8,7 +8,10 @@
 //                 `v1-store` v1's tree ending in a plain store, `v1-red` ending in its red
 //   shared        32-bit shared loads, conflict-free (`row`) and 32-way conflicted (`column`,
 //                 the tiled transpose's reads), each followed by a conflict-free store
-//   tree          v1's tree alone (no global load), and empty blocks, 2^20 of each
+//   tree          v1's tree alone (no global load), and empty blocks, 2^20 of each; the tree
+//                 with fewer resident blocks per SM
+//   levels        one wave looping over a barrier, a shuffle, or a tree level without its
+//                 divergence, at 8 and 4 blocks per SM: SM cycles per block-level
 //   tile-copy     the 32×32 transposes' DRAM order without the transposition: tile (r, c)
 //                 of the input copied, row by row, to tile (c, r) of the output; beside it the
 //                 padded and tiled transposes and the driver's D2D copy of the same bytes
@@ -120,6 +123,29 @@ __global__ void tree_only(int* out) {
     if (t == 0) out[blockIdx.x] = s[0];
 }
 
+// One wave of blocks, each `trips` × (one barrier) or × (one shuffle level per warp), or ×
+// (a tree level without divergence: store, barrier, load a neighbour's word, add): what one
+// SM sustains of each, whatever the tree around it.
+template <int WHAT>
+__global__ void level_loop(unsigned trips, unsigned* out) {
+    __shared__ unsigned s[BLOCK];
+    unsigned t = threadIdx.x, x = t ^ blockIdx.x;
+    for (unsigned r = 0; r < trips; ++r) {
+        if (WHAT == 0) {
+            __syncthreads();
+            x = x * 3u + 1u;
+        } else if (WHAT == 1) {
+            x += __shfl_down_sync(0xffffffffu, x, 1);
+        } else {
+            s[t] = x;
+            __syncthreads();
+            x += s[(t + 32) % BLOCK];
+            __syncthreads();
+        }
+    }
+    out[blockIdx.x * BLOCK + t] = x;
+}
+
 __global__ void empty(int* out) {
     if (threadIdx.x == 0) out[blockIdx.x] = blockIdx.x;
 }
@@ -161,6 +187,9 @@ int main(int argc, char** argv) {
     // The occupancy variants ask for more than the default 48 KiB of dynamic shared memory.
     CHECK(cudaFuncSetAttribute(tree_only, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
     CHECK(cudaFuncSetAttribute(v1<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
+    CHECK(cudaFuncSetAttribute(level_loop<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
+    CHECK(cudaFuncSetAttribute(level_loop<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
+    CHECK(cudaFuncSetAttribute(level_loop<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
 
     // red-same: 2^20 blocks.
     {
@@ -246,6 +275,32 @@ int main(int argc, char** argv) {
             auto r = time_launches([&] { tree_only<<<blocks, BLOCK, extra>>>(out); }, out, 4, 0, reps);
             std::string v = "v1-tree-" + std::to_string(per_sm) + "-per-SM";
             row("tree", "2^20 blocks", v.c_str(), r, fmt("%.3f ns per block", median(r) * 1e3 / blocks));
+        }
+        CHECK(cudaFree(out));
+    }
+
+    // levels: one wave of 8 blocks per SM (and 4, through unused dynamic shared memory).
+    {
+        const unsigned trips = 4096;
+        unsigned* out;
+        CHECK(cudaMalloc(&out, (size_t)prop.multiProcessorCount * 8 * BLOCK * 4));
+        const char* names[3] = {"barrier", "shuffle", "store-bar-load-bar"};
+        for (int what = 0; what < 3; ++what) {
+            for (int per_sm : {8, 4}) {
+                unsigned blocks = prop.multiProcessorCount * per_sm;
+                size_t extra = per_sm == 8 ? 0 : 228 * 1024 / 4 - 4096;
+                auto launch = [&] {
+                    if (what == 0) level_loop<0><<<blocks, BLOCK, extra>>>(trips, out);
+                    else if (what == 1) level_loop<1><<<blocks, BLOCK, extra>>>(trips, out);
+                    else level_loop<2><<<blocks, BLOCK, extra>>>(trips, out);
+                };
+                auto us = time_launches(launch, out, 4, 0, reps);
+                // Per SM: one block-level (8 warps) every this many cycles.
+                double per_level_ns = median(us) * 1e3 / ((double)blocks * trips) * prop.multiProcessorCount;
+                std::string v = std::string(names[what]) + "-" + std::to_string(per_sm) + "-per-SM";
+                row("levels", "4096 trips", v.c_str(), us,
+                    fmt("%.2f SM cycles per block-level", per_level_ns * clock_khz / 1e6));
+            }
         }
         CHECK(cudaFree(out));
     }

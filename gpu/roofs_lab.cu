@@ -150,6 +150,11 @@ __global__ void empty(int* out) {
     if (threadIdx.x == 0) out[blockIdx.x] = blockIdx.x;
 }
 
+__global__ void empty_bar(int* out) {
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = blockIdx.x;
+}
+
 // The chapter's padded transpose, for the comparison in the same process.
 __global__ void padded(const float* in, float* out, unsigned n) {
     __shared__ float tile[32][33];
@@ -266,6 +271,15 @@ int main(int argc, char** argv) {
         row("tree", "2^20 blocks", "v1-tree", t, fmt("%.3f ns per block", median(t) * 1e3 / blocks));
         auto e = time_launches([&] { empty<<<blocks, BLOCK>>>(out); }, out, 4, 0, reps);
         row("tree", "2^20 blocks", "empty", e, fmt("%.3f ns per block", median(e) * 1e3 / blocks));
+        // Empty blocks that hold shared memory (dynamic, unused), and ones that also wait at a
+        // barrier: what the block scheduler costs a block of v1's shape.
+        for (size_t shared : {1024, 4096}) {
+            auto es = time_launches([&] { empty<<<blocks, BLOCK, shared>>>(out); }, out, 4, 0, reps);
+            std::string v = "empty-" + std::to_string(shared) + "B-shared";
+            row("tree", "2^20 blocks", v.c_str(), es, fmt("%.3f ns per block", median(es) * 1e3 / blocks));
+        }
+        auto eb = time_launches([&] { empty_bar<<<blocks, BLOCK, 1024>>>(out); }, out, 4, 0, reps);
+        row("tree", "2^20 blocks", "empty-1024B-shared-barrier", eb, fmt("%.3f ns per block", median(eb) * 1e3 / blocks));
         // Fewer resident blocks (unused dynamic shared memory: 228 KiB / (extra + 1 KiB)): a
         // tree bound by its latency slows in proportion, one bound by a throughput does not.
         for (int resident : {6, 4}) {

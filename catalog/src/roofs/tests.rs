@@ -276,10 +276,53 @@ fn every_roof_is_catalogued_as_a_ceiling() {
         SHARED_RW,
         EMPTY_BLOCKS,
         SCATTER_STORE,
+        TILE_COPY,
     ] {
         let k = crate::kernels::find(name).unwrap_or_else(|| panic!("{name}"));
         assert_eq!(k.family, Family::Ceiling, "{name}");
         assert!(is_roof(name));
     }
     assert!(!is_roof(READ_STREAM) && is_roof(ATOMIC_SAME_LOOPED));
+}
+
+#[test]
+fn each_red_type_has_its_own_chain_and_the_tile_order_its_own_size() {
+    let mut rows = ceilings();
+    let typed = |dtype: &str, us: f64| {
+        let mut r = row(ATOMIC_SAME, "llvm", 1 << 20, us);
+        r.dtype = dtype.into();
+        r
+    };
+    // The i32 chain is faster; it must not become the f32 rows' roof.
+    rows.extend([typed("f32", 1850.0), typed("i32", 773.0)]);
+    let tile = |edge: u64, us: f64| {
+        let n = edge * edge;
+        let mut r = row(TILE_COPY, "nvvm", n, us);
+        r.bytes = 8 * n;
+        r.gbps = Some(8.0 * n as f64 / (us * 1e-6) / 1e9);
+        r
+    };
+    rows.extend([tile(4096, 37.3), tile(8192, 145.1)]);
+    let (r, from) = Roofs::measure(&rows, Cache::Hot, None);
+    assert!((r.atomic_same_ns.unwrap() - 1850e3 / (1 << 20) as f64).abs() < 1e-9);
+    assert!((r.atomic_same_i32_ns.unwrap() - 773e3 / (1 << 20) as f64).abs() < 1e-9);
+    // The largest size's rate is the record's; the smaller size's only at its own bytes.
+    let largest = 8.0 * (8192u64 * 8192) as f64 / 145.1e-6;
+    assert!((r.tile_copy_bytes_per_s.unwrap() / largest - 1.0).abs() < 1e-9);
+    assert!(
+        from["tile_copy_bytes_per_s"].starts_with("tile_copy [nvvm]"),
+        "{from:?}"
+    );
+    let mut roofs = r.clone();
+    roofs.timed_launch_s = Some(5e-6);
+    let small = 8 * 4096u64 * 4096;
+    let at = roofs.at_size(&rows, Cache::Hot, small / 2, small);
+    let own = small as f64 / (37.3e-6 - 5e-6);
+    assert!((at.tile_copy_bytes_per_s.unwrap() / own - 1.0).abs() < 1e-9);
+    assert!(
+        r.describe(132)
+            .iter()
+            .any(|l| l == "same-address red.s32: 0.737 ns each, one per block")
+    );
+    assert_eq!(rate(&tile(4096, 37.3)).as_deref(), Some("3598 GB/s moved"));
 }

@@ -121,8 +121,22 @@ fn counts(c: &Counts) -> String {
         format!("{} shared wavefronts", grouped(c.shared_wavefronts)),
     );
     add(
+        c.global_wavefronts,
+        format!(
+            "{} coalesced global wavefronts",
+            grouped(c.global_wavefronts)
+        ),
+    );
+    add(
         c.scattered_sectors,
-        format!("{} scattered sectors", grouped(c.scattered_sectors)),
+        format!(
+            "{} L2 sectors (stores scattered)",
+            grouped(c.scattered_sectors)
+        ),
+    );
+    add(
+        c.tile_order_bytes,
+        format!("{} in the 32x32 tile order", mib(c.tile_order_bytes)),
     );
     add(c.flops, format!("{} FLOP", grouped(c.flops)));
     parts.join(", ")

@@ -100,6 +100,35 @@ pub enum Chain {
     Library,
 }
 
+/// A reduction's block tree, each run alone by a roof kernel of its own
+/// (`gpu-kernels/src/roofs.rs`: the same function the reduction calls, no load, no `red`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tree {
+    /// v1's interleaved tree (`tid % (2·stride)`).
+    V1,
+    /// v2's compact-index tree (bank conflicts).
+    V2,
+    /// v3's sequential tree (v3, v4).
+    V3,
+    /// v3's tree down to 64 values, then warp 0's shuffles (v5, v3_shfl).
+    V5,
+}
+
+impl Tree {
+    pub const ALL: [Tree; 4] = [Tree::V1, Tree::V2, Tree::V3, Tree::V5];
+
+    /// The roof kernel that runs this tree alone (its catalogue name).
+    pub fn roof(self) -> &'static str {
+        match self {
+            Tree::V1 => roof::TREE_V1,
+            Tree::V2 => roof::TREE_V2,
+            Tree::V3 => roof::TREE_V3,
+            Tree::V5 => roof::TREE_V5,
+        }
+    }
+}
+
 /// One kernel of the catalogue.
 #[derive(Clone, Copy, Debug)]
 pub struct Kernel {
@@ -122,6 +151,8 @@ pub struct Kernel {
     /// sectors, FLOPs) for the model's prediction (`model`); None for the roofs themselves and
     /// the launch-gap demo.
     pub counts: Option<CountsFn>,
+    /// The block tree a reduction's blocks run, whose roof kernel bounds it (`model`).
+    pub tree: Option<Tree>,
     /// Parameters of each PTX entry point (what the launcher passes; `asm --check` holds the
     /// PTX to it). 0 for a library call.
     pub params: u8,
@@ -143,7 +174,7 @@ const fn reduction(
     shape: Shape,
     shared: Shared,
     chain: Chain,
-    counts: CountsFn,
+    (counts, tree): (CountsFn, Option<Tree>),
     about: &'static str,
 ) -> Kernel {
     Kernel {
@@ -157,6 +188,7 @@ const fn reduction(
         chain,
         library: None,
         counts: Some(counts),
+        tree,
         params: 3,
         about,
     }
@@ -183,6 +215,7 @@ const fn tiled(
         chain: Chain::None,
         library: None,
         counts: Some(counts),
+        tree: None,
         params: 4,
         about,
     }
@@ -210,6 +243,7 @@ const fn stream_kernel(
         chain: Chain::None,
         library: None,
         counts: Some(counts),
+        tree: None,
         params,
         about,
     }
@@ -235,8 +269,26 @@ const fn roof(
         chain: Chain::None,
         library: None,
         counts: None,
+        tree: None,
         params,
         about,
+    }
+}
+
+/// A reduction tree's roof: one block per tree, the reductions' block and shared memory, in
+/// both of their element types.
+const fn tree_roof(name: &'static str, about: &'static str) -> Kernel {
+    Kernel {
+        dtypes: BOTH_TYPES,
+        ..roof(
+            name,
+            Shape::Blocks {
+                elements_per_block: 1,
+            },
+            Shared::PerThread,
+            1,
+            about,
+        )
     }
 }
 
@@ -249,7 +301,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(1),
-        model::one_red_per_block::<150, 9>,
+        (model::one_red_per_block::<150, 9>, Some(Tree::V1)),
         "interleaved addressing: tid % (2·stride) adds",
     ),
     reduction(
@@ -259,7 +311,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(1),
-        model::one_red_per_block::<150, 9>,
+        (model::one_red_per_block::<150, 9>, Some(Tree::V2)),
         "compact thread index: the same pairs, packed threads, bank conflicts",
     ),
     reduction(
@@ -269,7 +321,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(1),
-        model::one_red_per_block::<45, 9>,
+        (model::one_red_per_block::<45, 9>, Some(Tree::V3)),
         "sequential addressing: fold the upper half onto the lower",
     ),
     reduction(
@@ -279,7 +331,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(reduce::COARSEN as u64),
-        model::one_red_per_block::<45, 9>,
+        (model::one_red_per_block::<45, 9>, Some(Tree::V3)),
         "coarsening: 8 values per thread in a register, then v3's tree",
     ),
     reduction(
@@ -289,7 +341,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(reduce::COARSEN as u64),
-        model::one_red_per_block::<28, 3>,
+        (model::one_red_per_block::<28, 3>, Some(Tree::V5)),
         "v4, with warp shuffles for the last five levels",
     ),
     reduction(
@@ -302,7 +354,7 @@ pub const KERNELS: &[Kernel] = &[
             per_trip: 4,
             extra: 4,
         },
-        model::one_red_per_block::<9, 1>,
+        (model::one_red_per_block::<9, 1>, None),
         "one wave, grid-stride 16-byte loads, warp shuffles",
     ),
     Kernel {
@@ -317,7 +369,7 @@ pub const KERNELS: &[Kernel] = &[
                 per_trip: 4,
                 extra: 6,
             },
-            model::one_red_per_block::<9, 1>,
+            (model::one_red_per_block::<9, 1>, None),
             "v6 with four non-coherent 16-byte loads in flight per thread",
         )
     },
@@ -330,7 +382,7 @@ pub const KERNELS: &[Kernel] = &[
             },
             Shared::PerThread,
             Chain::PerThread(1),
-            model::one_red_per_block::<28, 3>,
+            (model::one_red_per_block::<28, 3>, Some(Tree::V5)),
             "v3 with v5's shuffles: what the shuffles save, without the coarsening",
         )
     },
@@ -347,6 +399,7 @@ pub const KERNELS: &[Kernel] = &[
         chain: Chain::Library,
         library: Some("cub::DeviceReduce::Sum"),
         counts: Some(model::library_reduction::<2>),
+        tree: None,
         params: 0,
         about: "CUB's DeviceReduce::Sum, the reference",
     },
@@ -392,6 +445,7 @@ pub const KERNELS: &[Kernel] = &[
         chain: Chain::None,
         library: None,
         counts: Some(model::moved_once::<256, 0, 1>),
+        tree: None,
         params: 4,
         about: "64×64 XOR-swizzled tile, 16-byte global accesses",
     },
@@ -423,6 +477,7 @@ pub const KERNELS: &[Kernel] = &[
         chain: Chain::None,
         library: None,
         counts: None,
+        tree: None,
         params: 5,
         about: "the FP32 compute ceiling: independent FMA chains, no memory traffic",
     },
@@ -485,6 +540,22 @@ pub const KERNELS: &[Kernel] = &[
             "the naive transpose's stores alone: each lane 4 bytes into its own 32-byte sector",
         )
     },
+    tree_roof(
+        roof::TREE_V1,
+        "v1's tree alone: values made in registers, no load, no red",
+    ),
+    tree_roof(
+        roof::TREE_V2,
+        "v2's tree alone: values made in registers, no load, no red",
+    ),
+    tree_roof(
+        roof::TREE_V3,
+        "v3's tree alone: values made in registers, no load, no red",
+    ),
+    tree_roof(
+        roof::TREE_V5,
+        "v5's tree (v3's to 64, then shuffles) alone: no load, no red",
+    ),
     Kernel {
         block: (transpose::TILE, transpose::ROWS_PER_PASS),
         ..roof(
@@ -511,6 +582,7 @@ pub const KERNELS: &[Kernel] = &[
         chain: Chain::None,
         library: None,
         counts: None,
+        tree: None,
         params: 2,
         about: "the launch-gap demo: data[i] += 1",
     },

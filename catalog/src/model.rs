@@ -21,7 +21,7 @@
 
 pub mod check;
 
-use crate::kernels::{Kernel, Shape};
+use crate::kernels::{Kernel, Shape, Tree};
 use crate::records::results::{Cache, Row};
 use crate::{Dtype, Roofs};
 use serde::{Deserialize, Serialize};
@@ -125,6 +125,10 @@ pub struct Counts {
     /// segment of 32 rows per tile, each side), bound by that order's DRAM rate.
     #[serde(default)]
     pub tile_order_bytes: u64,
+    /// The block tree each of the launch's blocks runs (a reduction's), bound by that tree's
+    /// own roof: blocks × its time per block alone.
+    #[serde(default)]
+    pub tree: Option<Tree>,
     /// Floating-point operations (an add one, an FMA two).
     pub flops: u64,
     /// FP32 lane instructions (an add or an FMA each): what the FP32 pipes issue.
@@ -192,6 +196,7 @@ pub fn one_red_per_block<const WAVEFRONTS: u64, const BARRIERS: u64>(
         same_address_reds: b,
         shared_wavefronts: b * WAVEFRONTS,
         global_wavefronts: wavefronts_of(n * p.dtype.size()),
+        tree: k.tree,
         flops: f32_adds(p.dtype, n),
         fp32_ops: f32_adds(p.dtype, n),
         ..Counts::default()
@@ -292,6 +297,9 @@ pub enum Roof {
     Scatter,
     /// Bytes moved in the 32×32 tile order ÷ that order's measured rate (`tile_copy`).
     Tiles,
+    /// Blocks × the time per block of the kernel's own tree run alone (`tree_v1` …): a roof
+    /// of the kernel's code, not of the hardware.
+    Tree,
     /// Blocks ÷ the measured rate of empty blocks.
     Blocks,
     /// FP32 instructions ÷ the FMA peak's instruction rate (half its FLOP rate).
@@ -310,6 +318,7 @@ impl Roof {
             Roof::Shared => "shared",
             Roof::Scatter => "scatter",
             Roof::Tiles => "tiles",
+            Roof::Tree => "tree",
             Roof::Blocks => "blocks",
             Roof::Fma => "fma",
         }
@@ -326,6 +335,7 @@ impl Roof {
             Roof::Shared => "L1 data-pipe wavefronts (shared + global) per second",
             Roof::Scatter => "L2 sectors per second, stores one lane per sector",
             Roof::Tiles => "the 32x32 tile order's copy, bytes read + written per second",
+            Roof::Tree => "the kernel's block tree run alone, ns per block",
             Roof::Blocks => "empty blocks per second",
             Roof::Fma => "FP32 FMA peak, FLOP per second",
         }
@@ -481,6 +491,11 @@ pub fn predict_counts(c: &Counts, dtype: Dtype, roofs: &Roofs) -> Option<Predict
         roofs.scattered_store_sectors_per_s,
     );
     term(Roof::Tiles, c.tile_order_bytes, roofs.tile_copy_bytes_per_s);
+    if let Some(tree) = c.tree {
+        let entry = format!("{}_{}", tree.roof(), dtype.name());
+        let ns = roofs.tree_ns.get(&entry).copied();
+        term(Roof::Tree, c.blocks, ns.map(|ns| 1e9 / ns));
+    }
     term(Roof::Blocks, c.blocks, roofs.blocks_per_s);
     // The FMA peak counts two FLOPs per FMA; the pipes issue one FP32 instruction per lane.
     term(Roof::Fma, c.fp32_ops, Some(roofs.fma_flop_per_s / 2.0));

@@ -14,6 +14,13 @@ pub const SHARED_RW: &str = "shared_rw";
 pub const EMPTY_BLOCKS: &str = "empty_blocks";
 pub const SCATTER_STORE: &str = "scatter_store";
 pub const TILE_COPY: &str = "tile_copy";
+/// The reductions' block trees alone (`catalog::kernels::Tree`).
+pub const TREE_V1: &str = "tree_v1";
+pub const TREE_V2: &str = "tree_v2";
+pub const TREE_V3: &str = "tree_v3";
+pub const TREE_V5: &str = "tree_v5";
+/// Every tree roof.
+pub const TREES: [&str; 4] = [TREE_V1, TREE_V2, TREE_V3, TREE_V5];
 /// The row of [`ATOMIC_SAME`] launched as one wave of blocks that each loop (barrier, `red`):
 /// the same `red`s with no block retiring between them.
 pub const ATOMIC_SAME_LOOPED: &str = "atomic_same_looped";
@@ -75,6 +82,11 @@ pub struct Roofs {
     /// [`Roofs::at_size`] takes that size's row).
     #[serde(default)]
     pub tile_copy_bytes_per_s: Option<f64>,
+    /// Nanoseconds per block of each reduction tree run alone, keyed by its roof's entry
+    /// point (`tree_v1_i32`): a roof of the kernels' own code, not of the hardware. Absent
+    /// when none was measured.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tree_ns: BTreeMap<String, f64>,
     /// The SM clock the per-cycle figures were converted with.
     #[serde(default)]
     pub sm_clock_hz: Option<f64>,
@@ -208,6 +220,26 @@ impl Roofs {
             }
         }
         let rate = |got: Option<(&Row, f64)>| got.map(|(_, x)| x);
+        // Each tree in each type: the fastest backend's time per block.
+        let mut tree_ns = BTreeMap::new();
+        for name in TREES {
+            for dtype in ["f32", "i32"] {
+                let fastest = named(name)
+                    .filter(|r| r.dtype == dtype && r.n > 0)
+                    .filter_map(|r| Some((r, r.median_us? * 1e3 / r.n as f64)))
+                    .filter(|(_, ns)| ns.is_finite() && *ns > 0.0)
+                    .min_by(|a, b| a.1.total_cmp(&b.1));
+                if let Some((_, ns)) = fastest {
+                    tree_ns.insert(format!("{name}_{dtype}"), ns);
+                }
+            }
+        }
+        if !tree_ns.is_empty() {
+            from.insert(
+                "tree_ns",
+                "the fastest row of each tree roof in each type".into(),
+            );
+        }
         let mut timed_launch_s = rate(timed).map(|us| us * 1e-6);
         if timed_launch_s.is_none() {
             let mut per_size: BTreeMap<u64, f64> = BTreeMap::new();
@@ -249,6 +281,7 @@ impl Roofs {
             atomic_same_looped_ns: rate(looped).map(|x| 1e9 / x),
             timed_launch_s,
             tile_copy_bytes_per_s: rate(tile).map(|g| g * 1e9),
+            tree_ns,
         };
         (roofs, from)
     }
@@ -354,6 +387,14 @@ impl Roofs {
         if let Some(s) = self.scattered_store_sectors_per_s {
             out.push(format!("scattered stores: {:.1} G sectors/s", giga(s)));
         }
+        if !self.tree_ns.is_empty() {
+            let each: Vec<String> = self
+                .tree_ns
+                .iter()
+                .map(|(entry, ns)| format!("{entry} {ns:.3}"))
+                .collect();
+            out.push(format!("trees alone, ns per block: {}", each.join(", ")));
+        }
         if let Some(b) = self.tile_copy_bytes_per_s {
             out.push(format!(
                 "32x32 tile order: {:.0} GB/s (read + written)",
@@ -377,6 +418,7 @@ pub fn rate(row: &Row) -> Option<String> {
         EMPTY_BLOCKS => format!("{per_s:.2} G blocks/s"),
         SCATTER_STORE => format!("{per_s:.1} G sectors/s"),
         TILE_COPY => format!("{:.0} GB/s moved", row.bytes as f64 / (us * 1e-6) / 1e9),
+        TREE_V1 | TREE_V2 | TREE_V3 | TREE_V5 => format!("{:.3} ns per block", 1.0 / per_s),
         EMPTY_LAUNCH => format!("{:.2} µs per timed launch", us / row.n as f64),
         _ => return None,
     })
@@ -394,6 +436,10 @@ pub fn is_roof(name: &str) -> bool {
         EMPTY_LAUNCH,
         SCATTER_STORE,
         TILE_COPY,
+        TREE_V1,
+        TREE_V2,
+        TREE_V3,
+        TREE_V5,
     ]
     .contains(&name)
 }

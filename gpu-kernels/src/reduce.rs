@@ -32,6 +32,8 @@ pub trait Elem: Copy {
     /// # Safety
     /// All 32 lanes of the warp call it together.
     unsafe fn shfl_down(self, offset: u32) -> Self;
+    /// A small integer as this type (exact: at most 2^24).
+    fn of_u32(v: u32) -> Self;
 }
 
 impl Elem for f32 {
@@ -49,6 +51,10 @@ impl Elem for f32 {
     unsafe fn shfl_down(self, offset: u32) -> Self {
         f32::from_bits(shfl_down(self.to_bits(), offset))
     }
+    #[inline(always)]
+    fn of_u32(v: u32) -> Self {
+        v as f32
+    }
 }
 
 impl Elem for i32 {
@@ -65,6 +71,10 @@ impl Elem for i32 {
     #[inline(always)]
     unsafe fn shfl_down(self, offset: u32) -> Self {
         shfl_down(self as u32, offset) as i32
+    }
+    #[inline(always)]
+    fn of_u32(v: u32) -> Self {
+        v as i32
     }
 }
 
@@ -109,6 +119,13 @@ pub unsafe fn reduce_v1<T: Elem>(input: *const T, n: u64, out: *mut T) {
     let s = Shared::<T>::dynamic();
     let tid = thread_idx_x();
     load_to_shared(s, input, n);
+    tree_v1(s, tid);
+    finish_block(s, out);
+}
+
+/// v1's tree over the block's 256 shared values: the sum ends in `s[0]`.
+#[inline(always)]
+pub unsafe fn tree_v1<T: Elem>(s: Shared<T>, tid: u32) {
     let mut stride = 1;
     while stride < BLOCK {
         if tid % (2 * stride) == 0 {
@@ -117,7 +134,6 @@ pub unsafe fn reduce_v1<T: Elem>(input: *const T, n: u64, out: *mut T) {
         sync_threads();
         stride *= 2;
     }
-    finish_block(s, out);
 }
 
 /// v2, compact thread index: the same pairs as v1, done by threads 0, 1, 2, … (fewer warps
@@ -131,6 +147,13 @@ pub unsafe fn reduce_v2<T: Elem>(input: *const T, n: u64, out: *mut T) {
     let s = Shared::<T>::dynamic();
     let tid = thread_idx_x();
     load_to_shared(s, input, n);
+    tree_v2(s, tid);
+    finish_block(s, out);
+}
+
+/// v2's tree over the block's 256 shared values: the sum ends in `s[0]`.
+#[inline(always)]
+pub unsafe fn tree_v2<T: Elem>(s: Shared<T>, tid: u32) {
     let mut stride = 1;
     while stride < BLOCK {
         let idx = 2 * stride * tid;
@@ -140,7 +163,6 @@ pub unsafe fn reduce_v2<T: Elem>(input: *const T, n: u64, out: *mut T) {
         sync_threads();
         stride *= 2;
     }
-    finish_block(s, out);
 }
 
 /// v3, sequential addressing: fold the upper half onto the lower half (packed threads,
@@ -163,7 +185,7 @@ pub unsafe fn reduce_v3<T: Elem>(input: *const T, n: u64, out: *mut T) {
 /// v3's tree over the block's 256 shared values, folded until `values` remain in
 /// `s[0..values]` (1: the block's sum in `s[0]`). One barrier per level.
 #[inline(always)]
-unsafe fn tree_v3<T: Elem>(s: Shared<T>, tid: u32, values: u32) {
+pub unsafe fn tree_v3<T: Elem>(s: Shared<T>, tid: u32, values: u32) {
     let mut stride = BLOCK / 2;
     while stride >= values {
         if tid < stride {
@@ -258,11 +280,18 @@ pub unsafe fn reduce_v5<T: Elem>(input: *const T, n: u64, out: *mut T) {
 /// shuffles, and one atomic.
 #[inline(always)]
 unsafe fn finish_with_shuffles<T: Elem>(s: Shared<T>, tid: u32, out: *mut T) {
+    tree_shfl(s, tid, |v| T::atomic_add(out, v));
+}
+
+/// v5's tree over the block's 256 shared values: v3's tree down to 64, then warp 0 adds the
+/// two halves and shuffles; thread 0 hands the block's sum to `sum`.
+#[inline(always)]
+pub unsafe fn tree_shfl<T: Elem>(s: Shared<T>, tid: u32, sum: impl FnOnce(T)) {
     tree_v3(s, tid, 64);
     if tid < 32 {
         let v = warp_sum(s.get(tid).plus(s.get(tid + 32)));
         if tid == 0 {
-            T::atomic_add(out, v);
+            sum(v);
         }
     }
 }

@@ -10,11 +10,13 @@
 //! - [`empty_blocks`]: blocks that do nothing but mark that they ran.
 //! - [`scatter_store`]: the naive transpose's stores, one lane per 32-byte sector.
 //! - [`tile_copy`]: the 32×32 transposes' DRAM order, without the transposition.
+//! - [`tree_v1_f32`] … [`tree_v5_i32`]: each reduction's block tree alone, on values the
+//!   threads make themselves (no load, no `red`): a roof of the kernels' own code.
 
 use crate::device::*;
 pub use crate::launch::roofs::*;
 use crate::launch::transpose::{ROWS_PER_PASS, TILE};
-use crate::reduce::Elem;
+use crate::reduce::{Elem, tree_shfl, tree_v1, tree_v2, tree_v3};
 
 /// `reds_per_block` times: a barrier, then thread 0 adds 1 to `*out` with one `red.global.add`
 /// of `T` (`.f32` or `.s32`). With one trip this is what every reduction block ends with
@@ -205,5 +207,90 @@ kernel! {
             *output.add(at(bx * TILE + r, by * TILE + tx, rows)) = v[p];
             p += 1;
         }
+    }
+}
+
+/// What thread `tid` of block `block` puts in shared memory before a tree roof's tree:
+/// `(tid ^ (block & 255)) + block % 7`. Over a block's 256 threads the xor is a permutation of
+/// 0..256, so each block sums to `32640 + 256 · (block % 7)`, exact in both types.
+#[inline(always)]
+fn tree_value(block: u32, tid: u32) -> u32 {
+    (tid ^ (block & 255)) + block % 7
+}
+
+/// Which tree a tree roof runs: the reductions' trees, by the version that introduced them.
+const TREE_V1: u32 = 1;
+const TREE_V2: u32 = 2;
+const TREE_V3: u32 = 3;
+const TREE_V5: u32 = 5;
+
+/// One reduction tree alone: each of [`crate::reduce::BLOCK`] threads stores [`tree_value`] to shared
+/// memory, a barrier, then the tree `TREE` (the very function its kernel calls), and thread 0
+/// stores the block's sum to `out[block]`, a plain store where the kernel sends a `red`.
+///
+/// - `out`: device pointer to one `T` per block.
+///
+/// # Launch
+/// 1-D, blocks of the reductions' [`crate::reduce::BLOCK`] threads, `BLOCK · size_of::<T>()`
+/// bytes of dynamic shared memory (as the kernels), any grid.
+#[inline(always)]
+unsafe fn tree_alone<T: Elem, const TREE: u32>(out: *mut T) {
+    let s = Shared::<T>::dynamic();
+    let (tid, block) = (thread_idx_x(), block_idx_x());
+    s.set(tid, T::of_u32(tree_value(block, tid)));
+    sync_threads();
+    let out = out.add(block as usize);
+    if TREE == TREE_V5 {
+        tree_shfl(s, tid, |v| *out = v);
+        return;
+    }
+    match TREE {
+        TREE_V1 => tree_v1(s, tid),
+        TREE_V2 => tree_v2(s, tid),
+        _ => tree_v3(s, tid, 1),
+    }
+    if tid == 0 {
+        *out = s.get(0);
+    }
+}
+
+kernel! {
+    fn tree_v1_f32(out: *mut f32) {
+        tree_alone::<f32, TREE_V1>(out)
+    }
+}
+kernel! {
+    fn tree_v1_i32(out: *mut i32) {
+        tree_alone::<i32, TREE_V1>(out)
+    }
+}
+kernel! {
+    fn tree_v2_f32(out: *mut f32) {
+        tree_alone::<f32, TREE_V2>(out)
+    }
+}
+kernel! {
+    fn tree_v2_i32(out: *mut i32) {
+        tree_alone::<i32, TREE_V2>(out)
+    }
+}
+kernel! {
+    fn tree_v3_f32(out: *mut f32) {
+        tree_alone::<f32, TREE_V3>(out)
+    }
+}
+kernel! {
+    fn tree_v3_i32(out: *mut i32) {
+        tree_alone::<i32, TREE_V3>(out)
+    }
+}
+kernel! {
+    fn tree_v5_f32(out: *mut f32) {
+        tree_alone::<f32, TREE_V5>(out)
+    }
+}
+kernel! {
+    fn tree_v5_i32(out: *mut i32) {
+        tree_alone::<i32, TREE_V5>(out)
     }
 }

@@ -3,13 +3,15 @@
 //! launch is checked word for word: the same-address word (f32 and i32) ends at its count of
 //! `red`s, every spread line at its own, every shared-memory thread at its checksum, every
 //! block's mark at its index, every scattered element where the naive transpose puts it,
-//! every tile-copied element at its source's index. Each case resets and
+//! every tile-copied element at its source's index, every tree's block sum exact. Each case
+//! resets and
 //! launches twice before the check, so the reset is checked too. Then one bench run measures
 //! every roof and reads them back. Skips visibly without a GPU.
 
 mod common;
 
 use catalog::Family;
+use catalog::kernels::Tree;
 use catalog::records::{Cache, Status};
 use catalog::roofs as roof;
 use common::{assert_no_failures, lab_or_skip};
@@ -18,7 +20,7 @@ use host::bench::{Args, Format, Plan};
 use host::cases::Case;
 use host::cases::roofs::{
     AtomicSame, AtomicSpread, EXACT_COUNT_MAX, EmptyBlocks, ScatterStore, SharedRw, TileCopy,
-    scatter_value, tile_copy_source,
+    TreeAlone, scatter_value, tile_copy_source,
 };
 use host::cases::verify::Verdict;
 use host::launchers::roofs as kernels;
@@ -212,6 +214,43 @@ fn scatter_store_writes_every_element_where_the_naive_transpose_does() {
 }
 
 #[test]
+fn every_tree_alone_sums_every_block_exactly() {
+    let Some(lab) = lab_or_skip("every_tree_alone_sums_every_block_exactly") else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for b in rust_backends(&lab) {
+        for t in Tree::ALL {
+            for blocks in [1, 7, 4097, 1 << 20] {
+                let label = format!("{} [{b}] {blocks} blocks", t.roof());
+                match TreeAlone::<f32>::new(&lab, b, t, blocks) {
+                    Ok(c) => twice(
+                        &lab,
+                        &c,
+                        || c.verify(),
+                        &format!("{label} f32"),
+                        &mut failures,
+                    ),
+                    Err(e) => failures.push(format!("{label} f32: {e}")),
+                }
+                match TreeAlone::<i32>::new(&lab, b, t, blocks) {
+                    Ok(c) => twice(
+                        &lab,
+                        &c,
+                        || c.verify(),
+                        &format!("{label} i32"),
+                        &mut failures,
+                    ),
+                    Err(e) => failures.push(format!("{label} i32: {e}")),
+                }
+            }
+        }
+    }
+    assert_no_failures(&failures);
+    assert!(TreeAlone::<i32>::new(&lab, Backend::Llvm, Tree::V1, 0).is_err());
+}
+
+#[test]
 fn tile_copy_moves_every_tile_whole_to_the_transposed_place() {
     let Some(lab) = lab_or_skip("tile_copy_moves_every_tile_whole_to_the_transposed_place") else {
         return;
@@ -274,11 +313,11 @@ fn a_bench_run_measures_every_roof() {
     let rows = bench.finish();
 
     let roof_rows: Vec<_> = rows.iter().filter(|r| roof::is_roof(&r.kernel)).collect();
-    // Nine rows (six kernels, the i32 same-address, the looped same-address, the timed empty
-    // launch; the tile copy at the one edge) per Rust backend.
+    // Seventeen rows (five kernels, the i32 same-address, the looped same-address, the timed
+    // empty launch, four trees in two types; the tile copy at the one edge) per Rust backend.
     assert_eq!(
         roof_rows.len(),
-        9 * rust_backends(&lab).len(),
+        17 * rust_backends(&lab).len(),
         "{roof_rows:#?}"
     );
     for r in &roof_rows {
@@ -342,6 +381,13 @@ fn a_bench_run_measures_every_roof() {
     assert!((0.2..20.0).contains(&i32_ns), "{i32_ns}");
     let tiles = roofs.tile_copy_bytes_per_s.unwrap();
     assert!((1e11..2e13).contains(&tiles), "{tiles}");
+    // Every tree in both types, each slower than an empty block (it does a tree) and faster
+    // than 20 ns per block.
+    assert_eq!(roofs.tree_ns.len(), 8, "{:?}", roofs.tree_ns);
+    let empty_ns = 1e9 / roofs.blocks_per_s.unwrap();
+    for (entry, ns) in &roofs.tree_ns {
+        assert!((empty_ns..20.0).contains(ns), "{entry}: {ns} ns per block");
+    }
     assert!((0.5e-6..50e-6).contains(&roofs.launch_s.unwrap()));
     // Every backend's empty launch ran, and its time is the timed-launch roof.
     for b in rust_backends(&lab) {

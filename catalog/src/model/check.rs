@@ -128,6 +128,18 @@ fn shown(r: &Roofs) -> Vec<(&'static str, Roof, String)> {
     ]
     .into_iter()
     .chain(launch.map(|(field, s)| (field, Roof::Launch, Some(format!("{:.2} us", s * 1e6)))))
+    .chain((!r.tree_ns.is_empty()).then(|| {
+        let each: Vec<String> = r
+            .tree_ns
+            .iter()
+            .map(|(entry, ns)| format!("{entry} {ns:.3}"))
+            .collect();
+        (
+            "tree_ns",
+            Roof::Tree,
+            Some(format!("ns per block: {}", each.join(", "))),
+        )
+    }))
     .filter_map(|(field, roof, value)| Some((field, roof, value?)))
     .collect()
 }

@@ -296,3 +296,35 @@ fn sizes_read_back_from_their_labels() {
     assert_eq!(Size::of_label("axb", 0), None);
     assert!(holds(109.0, 100.0, 0.10) && !holds(111.0, 100.0, 0.10));
 }
+
+#[test]
+fn a_reductions_own_tree_bounds_it_when_slower_than_every_other_roof() {
+    let mut roofs = synthetic();
+    roofs.atomic_same_i32_ns = Some(0.75);
+    let p = vector(Dtype::I32, 1 << 28);
+    // v1 runs v1's tree, v4 v3's, v5 and v3_shfl the shuffle tree, v6 none.
+    for (name, tree) in [
+        ("reduce_v1", Some(Tree::V1)),
+        ("reduce_v2", Some(Tree::V2)),
+        ("reduce_v4", Some(Tree::V3)),
+        ("reduce_v5", Some(Tree::V5)),
+        ("reduce_v3_shfl", Some(Tree::V5)),
+        ("reduce_v6", None),
+    ] {
+        assert_eq!(counts_of(name, &p).tree, tree, "{name}");
+    }
+    // Unmeasured: named missing.
+    let before = predict(k("reduce_v1"), &p, &roofs).unwrap();
+    assert!(before.missing.contains(&Roof::Tree));
+    // 2.2 ns per block of v1's i32 tree: 1,048,576 blocks take 2.31 ms, over the 0.79 ms chain
+    // and the 1.75 ms read+red; the f32 tree's time does not count for an i32 row.
+    roofs.tree_ns.insert("tree_v1_i32".into(), 2.2);
+    roofs.tree_ns.insert("tree_v1_f32".into(), 9.0);
+    let after = predict(k("reduce_v1"), &p, &roofs).unwrap();
+    assert_eq!(after.bound, Roof::Tree);
+    assert!(close(after.bound_s(), 1_048_576.0 * 2.2e-9));
+    // v2's tree was not measured: its row does not borrow v1's.
+    let v2 = predict(k("reduce_v2"), &p, &roofs).unwrap();
+    assert!(v2.missing.contains(&Roof::Tree));
+    assert_ne!(v2.bound, Roof::Tree);
+}

@@ -11,6 +11,7 @@ use crate::error::{Ctx, HostError, Result};
 use crate::lab::Lab;
 use crate::launchers::{Elem, LaunchConfig};
 use catalog::Backend;
+use catalog::kernels::Tree;
 use catalog::launch::roofs::{BLOCK, LINE_WORDS, SHARED_STEPS, SPREAD_REDS_PER_WARP};
 use catalog::launch::transpose::TILE;
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceSlice};
@@ -452,6 +453,67 @@ impl Case for ScatterStore<'_> {
 
 // ---------------------------------------------------------------------------------------------
 
+/// The sum a tree roof's block `block` stores: its threads' values
+/// `(tid ^ (block & 255)) + block % 7` over 256 threads (the xor permutes 0..256).
+pub fn tree_sum(block: u64) -> u64 {
+    (0..BLOCK as u64).sum::<u64>() + BLOCK as u64 * (block % 7)
+}
+
+/// A reduction tree alone (`tree_v1_<T>` …): `blocks` blocks, each storing its sum.
+pub struct TreeAlone<'a, T: Elem> {
+    lab: &'a Lab,
+    backend: Backend,
+    tree: Tree,
+    config: LaunchConfig,
+    /// One sum per block; poisoned before each launch (no block's sum has the poison's bits).
+    out: DeviceBuffer<T>,
+}
+
+impl<'a, T: Elem> TreeAlone<'a, T> {
+    pub fn new(lab: &'a Lab, backend: Backend, tree: Tree, blocks: u64) -> Result<Self> {
+        let config = lab.tree_config::<T>(backend, tree, blocks)?;
+        Ok(TreeAlone {
+            lab,
+            backend,
+            tree,
+            config,
+            out: DeviceBuffer::zeroed(blocks as usize)
+                .ctx(|| format!("allocating {blocks} tree sums"))?,
+        })
+    }
+
+    pub fn blocks(&self) -> u64 {
+        self.out.len() as u64
+    }
+
+    /// Every block's sum against [`tree_sum`], exact in either type. The stream must be idle.
+    pub fn verify(&self) -> Result<Verdict> {
+        let got: Vec<f64> = download(&self.out, "the tree sums")?
+            .into_iter()
+            .map(Elem::to_f64)
+            .collect();
+        Ok(compare(&got, |i| tree_sum(i as u64) as f64, "tree sums")
+            .map(|_| format!("{} block sums exact", got.len())))
+    }
+}
+
+impl<T: Elem> Case for TreeAlone<'_, T> {
+    fn config(&self) -> Option<LaunchConfig> {
+        Some(self.config)
+    }
+
+    fn reset(&self) -> Result<()> {
+        fill(self.lab, &*self.out, POISON_BITS, "the tree sums")
+    }
+
+    fn launch(&self) -> Result<()> {
+        let lab = self.lab;
+        lab.launch_tree(self.backend, self.tree, &self.out, &lab.stream)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
 /// The input index `tile_copy` leaves at output word `i` for a `rows × cols` input (both
 /// multiples of the tile): output tile (tile row `a`, tile column `b`) holds input tile
 /// (`b`, `a`) row for row, in an output `rows` words wide.
@@ -609,6 +671,18 @@ mod tests {
                 warps * SPREAD_REDS_PER_WARP as u64
             );
         }
+    }
+
+    #[test]
+    fn tree_sums_are_the_blocks_values_summed() {
+        for block in [0u64, 1, 6, 7, 255, 256, 1 << 20] {
+            let direct: u64 = (0..BLOCK as u64)
+                .map(|t| (t ^ (block & 255)) + block % 7)
+                .sum();
+            assert_eq!(tree_sum(block), direct, "block {block}");
+        }
+        // Exact in an f32: well under 2^24.
+        assert!(tree_sum(6) < 1 << 24);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use super::{Elem, LaunchConfig, kernel};
 use crate::error::{Ctx, HostError, Result};
 use crate::lab::Lab;
+use catalog::kernels::Tree;
 use catalog::launch::roofs::{LINE_WORDS, SPREAD_REDS_PER_WARP};
 use catalog::launch::transpose::TILE;
 use catalog::{Backend, Dtype, Kernel, roofs as roof};
@@ -42,14 +43,23 @@ pub fn tile_copy() -> &'static Kernel {
     kernel(roof::TILE_COPY)
 }
 
+/// A reduction's block tree alone.
+pub fn tree(t: Tree) -> &'static Kernel {
+    kernel(t.roof())
+}
+
 /// Every roof kernel, in catalogue order.
-pub fn all() -> [&'static Kernel; 6] {
+pub fn all() -> [&'static Kernel; 10] {
     [
         atomic_same(),
         atomic_spread(),
         shared_rw(),
         empty_blocks(),
         scatter_store(),
+        tree(Tree::V1),
+        tree(Tree::V2),
+        tree(Tree::V3),
+        tree(Tree::V5),
         tile_copy(),
     ]
 }
@@ -260,6 +270,45 @@ impl Lab {
         // guarded in the kernel; it uses no shared memory.
         unsafe { launch!(f<<<grid, block, cfg.shared_bytes, stream>>>(o, rows, cols)) }
             .ctx(|| format!("launching scatter_store [{backend}] {rows}×{cols}"))
+    }
+
+    /// How a tree roof is launched over `blocks` blocks (one tree each, the reductions' block
+    /// and shared memory).
+    pub fn tree_config<T: Elem>(
+        &self,
+        backend: Backend,
+        t: Tree,
+        blocks: u64,
+    ) -> Result<LaunchConfig> {
+        check_work("tree blocks", blocks)?;
+        let k = tree(t);
+        self.linear_config(
+            backend,
+            k,
+            &k.entry(T::DTYPE),
+            blocks,
+            T::DTYPE.size() as u32,
+        )
+    }
+
+    /// Queues one block per word of `out`, each running tree `t` alone and storing its sum
+    /// there.
+    pub fn launch_tree<T: Elem>(
+        &self,
+        backend: Backend,
+        t: Tree,
+        out: &DeviceSlice<T>,
+        stream: &Stream,
+    ) -> Result<()> {
+        let cfg = self.tree_config::<T>(backend, t, out.len() as u64)?;
+        let entry = tree(t).entry(T::DTYPE);
+        let f = self.function(backend, &entry)?;
+        let o = out.as_device_ptr();
+        let (grid, block) = super::dims(&cfg);
+        // SAFETY: block b writes out[b] (thread 0), and there is one block per element of
+        // `out`; the shared memory is the launch's, the size its catalogue entry gives.
+        unsafe { launch!(f<<<grid, block, cfg.shared_bytes, stream>>>(o)) }
+            .ctx(|| format!("launching {entry} [{backend}] {} blocks", out.len()))
     }
 
     /// How `tile_copy` is launched for a `rows × cols` input: the chapter's transposes' tiles.

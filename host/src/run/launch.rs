@@ -210,8 +210,8 @@ const SHARED_TRIPS: u32 = 16;
 
 /// One roof launch sized by `sizes`: `n` same-address `red`s of the kernel's element type (at
 /// most 2^24, the most an f32 counts exactly) into `slots`' word, `n` spread `red`s (whole
-/// blocks), `n` empty blocks, the naive transpose's stores and the tile-order copy for
-/// `rows × cols`; the shared-memory roof's fixed waves.
+/// blocks), `n` empty blocks, `n` trees alone, the naive transpose's stores and the tile-order
+/// copy for `rows × cols`; the shared-memory roof's fixed waves.
 fn roof_once(
     lab: &Lab,
     backend: Backend,
@@ -220,7 +220,7 @@ fn roof_once(
     slots: &ResultSlots,
 ) -> Result<Outcome> {
     use crate::cases::roofs::{
-        self, AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw, TileCopy,
+        self, AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw, TileCopy, TreeAlone,
     };
     use catalog::roofs as roof;
     let n = sizes.n;
@@ -262,6 +262,24 @@ fn roof_once(
             let case = ScatterStore::new(lab, backend, sizes.rows, sizes.cols)?;
             warm_then_profile(lab, &case)?;
             outcome(&case, case.verify()?)
+        }
+        name if roof::TREES.contains(&name) => {
+            let t = catalog::kernels::Tree::ALL
+                .into_iter()
+                .find(|t| t.roof() == name)
+                .expect("every tree roof is a catalogue tree");
+            match k.dtype {
+                Dtype::F32 => {
+                    let case = TreeAlone::<f32>::new(lab, backend, t, n)?;
+                    warm_then_profile(lab, &case)?;
+                    outcome(&case, case.verify()?)
+                }
+                Dtype::I32 => {
+                    let case = TreeAlone::<i32>::new(lab, backend, t, n)?;
+                    warm_then_profile(lab, &case)?;
+                    outcome(&case, case.verify()?)
+                }
+            }
         }
         roof::TILE_COPY => {
             let case = TileCopy::new(lab, backend, sizes.rows, sizes.cols)?;

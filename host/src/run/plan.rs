@@ -234,13 +234,18 @@ pub fn bytes_needed(plan: &Plan) -> u64 {
     if has(&|k| k.kernel.family == Family::LaunchGap) {
         bytes = bytes.saturating_add(s.n.saturating_mul(4));
     }
-    // The roofs' own buffers: a word per empty block, the scattered matrix, the tile copy's
-    // input and output.
+    // The roofs' own buffers: a word per empty block and per tree, the scattered matrix, the
+    // tile copy's input and output.
     if has(&|k| is(k, crate::launchers::roofs::empty_blocks())) {
         bytes = bytes.saturating_add(s.n.saturating_mul(4));
     }
     if has(&|k| is(k, crate::launchers::roofs::scatter_store())) {
         bytes = bytes.saturating_add((s.rows as u64 * s.cols as u64).saturating_mul(4));
+    }
+    for t in catalog::kernels::Tree::ALL {
+        if has(&|k| is(k, crate::launchers::roofs::tree(t))) {
+            bytes = bytes.saturating_add(s.n.saturating_mul(4));
+        }
     }
     if has(&|k| is(k, crate::launchers::roofs::tile_copy())) {
         bytes = bytes.saturating_add((s.rows as u64 * s.cols as u64).saturating_mul(8));

@@ -1,8 +1,9 @@
 //! The roofs (`gpu-kernels/src/roofs.rs`) on each Rust backend, once per run (they do not
 //! depend on the problem size): same-address atomics into the reductions' result word (in
 //! the reductions' shape, f32 and i32, then looped over one wave of blocks), spread atomics,
-//! shared-memory wavefronts, empty blocks (and one empty block alone: a timed launch's cost)
-//! and the naive transpose's scattered stores; and at each transpose edge of the run, the
+//! shared-memory wavefronts, empty blocks (and one empty block alone: a timed launch's cost),
+//! the naive transpose's scattered stores and each reduction's block tree alone (both types);
+//! and at each transpose edge of the run, the
 //! 32×32 tile order's copy (a DRAM rate that depends on the size, as the copy's does). Each
 //! is timed like the ceilings and checked exactly afterwards; each row's `n` is its count of
 //! operations (the tile copy's: elements, with its bytes), so its rate is `n` over the median
@@ -13,12 +14,13 @@ use crate::bench::report::Row;
 use crate::bench::size;
 use crate::cases::Case;
 use crate::cases::roofs::{
-    AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw, TileCopy,
+    AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw, TileCopy, TreeAlone,
 };
 use crate::cases::verify::Verdict;
 use crate::error::Result;
 use crate::launchers::{Elem, roofs as kernels};
 use crate::placement::{Placement, ResultSlots};
+use catalog::kernels::Tree;
 use catalog::launch::roofs::{SHARED_STEPS, SPREAD_REDS_PER_WARP};
 use catalog::launch::transpose::TILE;
 use catalog::records::{Cache, Clocks};
@@ -38,6 +40,8 @@ pub const SHARED_TRIPS: u32 = 512;
 pub const EMPTY_BLOCK_COUNT: u64 = 1 << 22;
 /// Matrix edge of the scattered-store roof: the naive transpose's 8192² stores.
 pub const SCATTER_EDGE: u32 = 8192;
+/// Blocks of each tree roof: as many as v1–v3 launch at 2^28 elements (~1 ms each).
+pub const TREE_BLOCKS: u64 = 1 << 20;
 
 // Every count stays exact in an f32 and within the grid.
 const _: () = {
@@ -125,6 +129,10 @@ impl Bench<'_> {
             self.shared_rw(b);
             self.empty_blocks(b);
             self.scatter_store(b);
+            for t in Tree::ALL {
+                self.tree::<f32>(b, t);
+                self.tree::<i32>(b, t);
+            }
             if tiles {
                 let plan = self.plan;
                 // The order exists for whole tiles only: other edges go without the roof.
@@ -282,6 +290,19 @@ impl Bench<'_> {
             made,
             |_| format!("the naive transpose's {e}x{e} stores alone: 4 B into each 32-B sector"),
             ScatterStore::verify,
+        );
+    }
+
+    /// Reduction tree `t` alone in `T`, [`TREE_BLOCKS`] blocks: what the tree costs a block
+    /// when nothing else runs.
+    fn tree<T: Elem>(&mut self, b: Backend, t: Tree) {
+        let made = TreeAlone::<T>::new(self.lab, b, t, TREE_BLOCKS);
+        let row = Self::roof_row(t.roof(), b, TREE_BLOCKS, 0, T::NAME);
+        self.roof(
+            row,
+            made,
+            |_| "the reduction's tree alone: values made in registers, no load, no red".into(),
+            TreeAlone::verify,
         );
     }
 

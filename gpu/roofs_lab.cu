@@ -10,6 +10,8 @@
 //                 the tiled transpose's reads), each followed by a conflict-free store
 //   tree          v1's tree alone (no global load), and empty blocks, 2^20 of each; the tree
 //                 with fewer resident blocks per SM
+//   latency       one block per SM: a dependent-load chase through 256 MiB (the DRAM's latency)
+//                 and the trees looped (each tree's latency, fill and sum included)
 //   levels        one wave looping over a barrier, a shuffle, or a tree level without its
 //                 divergence, at 8 and 4 blocks per SM: SM cycles per block-level
 //   tile-copy     the 32×32 transposes' DRAM order without the transposition: tile (r, c)
@@ -144,6 +146,48 @@ __global__ void level_loop(unsigned trips, unsigned* out) {
         }
     }
     out[blockIdx.x * BLOCK + t] = x;
+}
+
+// Latencies, one block per SM: a single thread chasing a random cycle through a buffer four
+// times the L2 (each load's address is the previous load's value), and the reductions' trees
+// looped, each trip filling the tree and waiting for its sum.
+__global__ void chase(const unsigned* next, unsigned steps, unsigned* out) {
+    if (threadIdx.x != 0) return;
+    unsigned i = blockIdx.x * 7919u;
+    for (unsigned k = 0; k < steps; ++k) i = next[i];
+    out[blockIdx.x] = i;
+}
+
+template <int TREE>
+__global__ void tree_loop(unsigned trips, int* out) {
+    __shared__ int s[BLOCK];
+    unsigned t = threadIdx.x;
+    int acc = 0;
+    for (unsigned r = 0; r < trips; ++r) {
+        s[t] = (int)(t ^ r);
+        __syncthreads();
+        if (TREE == 1) {
+            for (unsigned stride = 1; stride < BLOCK; stride *= 2) {
+                if (t % (2 * stride) == 0) s[t] += s[t + stride];
+                __syncthreads();
+            }
+        } else {
+            unsigned stop = TREE == 3 ? 1 : 64;
+            for (unsigned stride = BLOCK / 2; stride >= stop; stride >>= 1) {
+                if (t < stride) s[t] += s[t + stride];
+                __syncthreads();
+            }
+            if (TREE == 5 && t < 32) {
+                int v = s[t] + s[t + 32];
+                for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+                if (t == 0) s[0] = v;
+            }
+            if (TREE == 5) __syncthreads();
+        }
+        acc += s[0];
+        __syncthreads();
+    }
+    out[blockIdx.x * BLOCK + t] = acc;
 }
 
 __global__ void empty(int* out) {
@@ -317,6 +361,38 @@ int main(int argc, char** argv) {
             }
         }
         CHECK(cudaFree(out));
+    }
+
+    // latency: one block per SM.
+    {
+        const unsigned n = 1u << 26, steps = 4096, blocks = prop.multiProcessorCount;
+        std::vector<unsigned> next(n);
+        for (unsigned k = 0; k < n; ++k) next[k] = k;
+        uint64_t s = 0x9E3779B97F4A7C15ull;
+        for (unsigned k = n - 1; k > 0; --k) {  // Sattolo: one cycle through every index
+            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+            unsigned j = (unsigned)(s % k);
+            std::swap(next[k], next[j]);
+        }
+        unsigned *dnext, *dout;
+        CHECK(cudaMalloc(&dnext, (size_t)n * 4));
+        CHECK(cudaMalloc(&dout, blocks * BLOCK * 4));
+        CHECK(cudaMemcpy(dnext, next.data(), (size_t)n * 4, cudaMemcpyHostToDevice));
+        auto c = time_launches([&] { chase<<<blocks, 32>>>(dnext, steps, dout); }, dout, 4, 0, reps);
+        row("latency", "2^26 u32", "chase-1-per-SM", c, fmt("%.1f ns per dependent load", median(c) * 1e3 / steps));
+        const unsigned trips = 2048;
+        const char* names[3] = {"tree-v1", "tree-v3", "tree-v5"};
+        for (int w = 0; w < 3; ++w) {
+            auto us = time_launches([&] {
+                if (w == 0) tree_loop<1><<<blocks, BLOCK>>>(trips, (int*)dout);
+                else if (w == 1) tree_loop<3><<<blocks, BLOCK>>>(trips, (int*)dout);
+                else tree_loop<5><<<blocks, BLOCK>>>(trips, (int*)dout);
+            }, dout, 4, 0, reps);
+            std::string v = std::string(names[w]) + "-1-per-SM";
+            row("latency", "2048 trips", v.c_str(), us, fmt("%.1f ns per trip", median(us) * 1e3 / trips));
+        }
+        CHECK(cudaFree(dnext));
+        CHECK(cudaFree(dout));
     }
 
     // shared: one wave of 8 blocks per SM, 256 trips of 32 steps.

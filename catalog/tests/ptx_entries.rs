@@ -26,7 +26,7 @@ fn every_ptx_carries_exactly_the_catalogued_entries() {
         assert!(
             missing.is_empty() && unknown.is_empty(),
             "{b} PTX ({}): missing {missing:?} (catalogued, not built); unknown {unknown:?} (built, \
-             not catalogued: add an entry to catalog/src/kernels.rs)",
+             not catalogued: add an entry to catalog/src/kernels/table.rs)",
             path.display()
         );
     }

@@ -174,12 +174,12 @@ fn entry_points(m: &Module, backend: Backend) -> Check {
         failures.push(if known {
             format!(
                 "entry '{}' is in the {backend} PTX but the kernel catalogue \
-                 (catalog/src/kernels.rs) does not list {backend} among its compilers: add it",
+                 (catalog/src/kernels/table.rs) does not list {backend} among its compilers: add it",
                 f.name
             )
         } else {
             format!(
-                "entry '{}' is not in the kernel catalogue (catalog/src/kernels.rs): add it \
+                "entry '{}' is not in the kernel catalogue (catalog/src/kernels/table.rs): add it \
                  with its launcher's parameter count",
                 f.name
             )

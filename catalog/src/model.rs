@@ -9,7 +9,8 @@
 //! [`Kernel`]); the per-block figures it passes are the kernel's own (its tree, its tile), so a
 //! new kernel states them where it is defined. The functions here turn them into per-launch
 //! [`Counts`]: bytes read and written, launches, blocks, barriers, same-address atomics,
-//! shared-memory wavefronts (bank-conflict passes included), scattered-store sectors, FLOPs.
+//! shared-memory wavefronts (bank-conflict passes included) beside the coalesced global ones,
+//! the L2 sectors of scattered stores, bytes in the 32×32 tile order, the block tree, FLOPs.
 //!
 //! # The rule
 //! Each count divided by the rate of its [`Roof`] is that roof's time. The roofs overlap: a

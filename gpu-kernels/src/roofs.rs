@@ -193,7 +193,8 @@ kernel! {
     fn tile_copy(input: *const u32, output: *mut u32, rows: u32, cols: u32) {
         let (tx, ty) = (thread_idx_x(), thread_idx_y());
         let (bx, by) = (block_idx_x(), block_idx_y());
-        let at = |row: u32, col: u32, width: u32| (row as u64 * width as u64 + col as u64) as usize;
+        let at =
+            |row: u32, col: u32, width: u32| (row as u64 * width as u64 + col as u64) as usize;
         let mut v = [0u32; PASSES];
         let mut p = 0;
         while p < PASSES {
@@ -224,9 +225,10 @@ const TREE_V2: u32 = 2;
 const TREE_V3: u32 = 3;
 const TREE_V5: u32 = 5;
 
-/// One reduction tree alone: each of [`crate::reduce::BLOCK`] threads stores [`tree_value`] to shared
-/// memory, a barrier, then the tree `TREE` (the very function its kernel calls), and thread 0
-/// stores the block's sum to `out[block]`, a plain store where the kernel sends a `red`.
+/// One reduction tree alone: each of the block's [`crate::reduce::BLOCK`] threads stores
+/// [`tree_value`] to shared memory, a barrier, then the tree `TREE` (the very function its
+/// kernel calls), and thread 0 stores the block's sum to `out[block]`, a plain store where the
+/// kernel sends a `red`.
 ///
 /// - `out`: device pointer to one `T` per block.
 ///

@@ -16,7 +16,7 @@
 use crate::device::*;
 pub use crate::launch::roofs::*;
 use crate::launch::transpose::{ROWS_PER_PASS, TILE};
-use crate::reduce::{Elem, tree_shfl, tree_v1, tree_v2, tree_v3};
+use crate::reduce::{tree_shfl, tree_v1, tree_v2, tree_v3, Elem};
 
 /// `reds_per_block` times: a barrier, then thread 0 adds 1 to `*out` with one `red.global.add`
 /// of `T` (`.f32` or `.s32`). With one trip this is what every reduction block ends with

@@ -3,10 +3,10 @@
 //! the reductions' shape, f32 and i32, then looped over one wave of blocks), spread atomics,
 //! shared-memory wavefronts, empty blocks (and one empty block alone: a timed launch's cost),
 //! the naive transpose's scattered stores and each reduction's block tree alone (both types);
-//! and at each transpose edge of the run, the
-//! 32×32 tile order's copy (a DRAM rate that depends on the size, as the copy's does). Each
-//! is timed like the ceilings and checked exactly afterwards; each row's `n` is its count of
-//! operations (the tile copy's: elements, with its bytes), so its rate is `n` over the median
+//! and at each transpose edge of the run, the 32×32 tile order's copy (a DRAM rate that
+//! depends on the size, as the copy's does). Each is timed like the ceilings and checked
+//! exactly afterwards; each row's `n` is its count of operations (the tile copy's: elements,
+//! with its bytes), so its rate is `n` over the median
 //! ([`catalog::roofs`]).
 
 use super::Bench;
@@ -311,7 +311,7 @@ impl Bench<'_> {
     fn tile_copy(&mut self, b: Backend, edge: u32) {
         let n = edge as u64 * edge as u64;
         let made = self
-            .check_memory(3 * n * 4)
+            .check_memory(2 * n * 4)
             .and_then(|_| TileCopy::new(self.lab, b, edge, edge));
         let row = Row::new(
             Family::Ceiling,

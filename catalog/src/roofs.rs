@@ -150,13 +150,16 @@ impl Roofs {
                     .filter_map(|r| Some((r, rate(r)?)))
                     .max_by(|a, b| a.1.total_cmp(&b.1))
             };
-        // Operations per second of the fastest row of a roof, with its row.
-        let per_s = |name: &'static str| {
+        // Operations per second of the fastest row of a roof (of one element type, when the
+        // roof has one per type), with its row.
+        let typed_per_s = |name: &'static str, dtype: Option<&'static str>| {
             named(name)
+                .filter(move |r| dtype.is_none_or(|d| r.dtype == d))
                 .filter_map(|r| Some((r, r.n as f64 / (r.median_us? * 1e-6))))
                 .filter(|(_, x)| x.is_finite() && *x > 0.0)
                 .max_by(|a, b| a.1.total_cmp(&b.1))
         };
+        let per_s = |name: &'static str| typed_per_s(name, None);
         // The smallest per-row figure of a roof (a time), with its row.
         let least = |name: &'static str, of: fn(&Row) -> Option<f64>| {
             named(name)
@@ -174,16 +177,9 @@ impl Roofs {
         let fma = named(FMA_PEAK)
             .filter_map(|r| Some((r, r.gflops?)))
             .max_by(|a, b| a.1.total_cmp(&b.1));
-        // The same-address rows of one element type: each `red` type has its own chain.
-        let typed_per_s = |dtype: &'static str| {
-            named(ATOMIC_SAME)
-                .filter(move |r| r.dtype == dtype)
-                .filter_map(|r| Some((r, r.n as f64 / (r.median_us? * 1e-6))))
-                .filter(|(_, x)| x.is_finite() && *x > 0.0)
-                .max_by(|a, b| a.1.total_cmp(&b.1))
-        };
-        let atomic_same = typed_per_s("f32");
-        let atomic_same_i32 = typed_per_s("i32");
+        // Each `red` type has its own chain.
+        let atomic_same = typed_per_s(ATOMIC_SAME, Some("f32"));
+        let atomic_same_i32 = typed_per_s(ATOMIC_SAME, Some("i32"));
         let tile = best_of_largest(TILE_COPY, |r| r.bytes, |r| r.gbps);
         let spread = per_s(ATOMIC_SPREAD);
         let shared = per_s(SHARED_RW);
@@ -224,13 +220,8 @@ impl Roofs {
         let mut tree_ns = BTreeMap::new();
         for name in TREES {
             for dtype in ["f32", "i32"] {
-                let fastest = named(name)
-                    .filter(|r| r.dtype == dtype && r.n > 0)
-                    .filter_map(|r| Some((r, r.median_us? * 1e3 / r.n as f64)))
-                    .filter(|(_, ns)| ns.is_finite() && *ns > 0.0)
-                    .min_by(|a, b| a.1.total_cmp(&b.1));
-                if let Some((_, ns)) = fastest {
-                    tree_ns.insert(format!("{name}_{dtype}"), ns);
+                if let Some((_, blocks_per_s)) = typed_per_s(name, Some(dtype)) {
+                    tree_ns.insert(format!("{name}_{dtype}"), 1e9 / blocks_per_s);
                 }
             }
         }
@@ -418,7 +409,7 @@ pub fn rate(row: &Row) -> Option<String> {
         EMPTY_BLOCKS => format!("{per_s:.2} G blocks/s"),
         SCATTER_STORE => format!("{per_s:.1} G sectors/s"),
         TILE_COPY => format!("{:.0} GB/s moved", row.bytes as f64 / (us * 1e-6) / 1e9),
-        TREE_V1 | TREE_V2 | TREE_V3 | TREE_V5 => format!("{:.3} ns per block", 1.0 / per_s),
+        name if TREES.contains(&name) => format!("{:.3} ns per block", 1.0 / per_s),
         EMPTY_LAUNCH => format!("{:.2} µs per timed launch", us / row.n as f64),
         _ => return None,
     })
@@ -436,12 +427,9 @@ pub fn is_roof(name: &str) -> bool {
         EMPTY_LAUNCH,
         SCATTER_STORE,
         TILE_COPY,
-        TREE_V1,
-        TREE_V2,
-        TREE_V3,
-        TREE_V5,
     ]
     .contains(&name)
+        || TREES.contains(&name)
 }
 
 #[cfg(test)]

@@ -134,6 +134,17 @@ fn outcome(case: &impl Case, v: Verdict) -> Outcome {
     (case.config(), v.is_ok(), v.unwrap_or_else(|e| e))
 }
 
+/// Warms `case` up, profiles one launch, then checks it with `verify`.
+fn checked<C: Case>(
+    lab: &Lab,
+    case: C,
+    verify: impl FnOnce(&C) -> Result<Verdict>,
+) -> Result<Outcome> {
+    warm_then_profile(lab, &case)?;
+    let v = verify(&case)?;
+    Ok(outcome(&case, v))
+}
+
 fn run_one(
     lab: &Lab,
     p: &Planned,
@@ -177,15 +188,13 @@ fn run_one(
         }
         Family::Ceiling if k.kernel.name == read_stream().name => {
             let (_, dev) = inputs.vector::<f32>(sizes, seed)?;
-            let case = ReadStream::new(lab, backend, dev.index(..sizes.n as usize))?;
-            warm_then_profile(lab, &case)?;
-            outcome(&case, case.verify()?)
+            checked(
+                lab,
+                ReadStream::new(lab, backend, dev.index(..sizes.n as usize))?,
+                ReadStream::verify,
+            )?
         }
-        Family::Ceiling => {
-            let case = FmaPeak::new(lab, backend, FMA_ITERS)?;
-            warm_then_profile(lab, &case)?;
-            outcome(&case, case.verify()?)
-        }
+        Family::Ceiling => checked(lab, FmaPeak::new(lab, backend, FMA_ITERS)?, FmaPeak::verify)?,
         Family::LaunchGap => {
             let n = sizes.n as usize;
             let start = crate::cpu::random::f32s(n, seed ^ 0x6275_6d70);
@@ -228,64 +237,64 @@ fn roof_once(
         roof::ATOMIC_SAME => {
             let reds = n.min(roofs::EXACT_COUNT_MAX);
             let (config, ok, check) = match k.dtype {
-                Dtype::F32 => {
-                    let case = AtomicSame::new(lab, backend, slots.result::<f32>(), reds, 1)?;
-                    warm_then_profile(lab, &case)?;
-                    outcome(&case, case.verify()?)
-                }
-                Dtype::I32 => {
-                    let case = AtomicSame::new(lab, backend, slots.result::<i32>(), reds, 1)?;
-                    warm_then_profile(lab, &case)?;
-                    outcome(&case, case.verify()?)
-                }
+                Dtype::F32 => checked(
+                    lab,
+                    AtomicSame::new(lab, backend, slots.result::<f32>(), reds, 1)?,
+                    AtomicSame::verify,
+                )?,
+                Dtype::I32 => checked(
+                    lab,
+                    AtomicSame::new(lab, backend, slots.result::<i32>(), reds, 1)?,
+                    AtomicSame::verify,
+                )?,
             };
             let capped = if reds < n { ", n capped at 2^24" } else { "" };
             (config, ok, format!("{reds} reds{capped}: {check}"))
         }
         roof::ATOMIC_SPREAD => {
             let lines = crate::bench::measure::roofs::SPREAD_LINES;
-            let case = AtomicSpread::new(lab, backend, n, lines)?;
-            warm_then_profile(lab, &case)?;
-            outcome(&case, case.verify()?)
+            checked(
+                lab,
+                AtomicSpread::new(lab, backend, n, lines)?,
+                AtomicSpread::verify,
+            )?
         }
-        roof::SHARED_RW => {
-            let case = SharedRw::new(lab, backend, SHARED_TRIPS)?;
-            warm_then_profile(lab, &case)?;
-            outcome(&case, case.verify()?)
-        }
+        roof::SHARED_RW => checked(
+            lab,
+            SharedRw::new(lab, backend, SHARED_TRIPS)?,
+            SharedRw::verify,
+        )?,
         roof::EMPTY_BLOCKS => {
-            let case = EmptyBlocks::new(lab, backend, n)?;
-            warm_then_profile(lab, &case)?;
-            outcome(&case, case.verify()?)
+            checked(lab, EmptyBlocks::new(lab, backend, n)?, EmptyBlocks::verify)?
         }
-        roof::SCATTER_STORE => {
-            let case = ScatterStore::new(lab, backend, sizes.rows, sizes.cols)?;
-            warm_then_profile(lab, &case)?;
-            outcome(&case, case.verify()?)
-        }
+        roof::SCATTER_STORE => checked(
+            lab,
+            ScatterStore::new(lab, backend, sizes.rows, sizes.cols)?,
+            ScatterStore::verify,
+        )?,
         name if roof::TREES.contains(&name) => {
             let t = catalog::kernels::Tree::ALL
                 .into_iter()
                 .find(|t| t.roof() == name)
                 .expect("every tree roof is a catalogue tree");
             match k.dtype {
-                Dtype::F32 => {
-                    let case = TreeAlone::<f32>::new(lab, backend, t, n)?;
-                    warm_then_profile(lab, &case)?;
-                    outcome(&case, case.verify()?)
-                }
-                Dtype::I32 => {
-                    let case = TreeAlone::<i32>::new(lab, backend, t, n)?;
-                    warm_then_profile(lab, &case)?;
-                    outcome(&case, case.verify()?)
-                }
+                Dtype::F32 => checked(
+                    lab,
+                    TreeAlone::<f32>::new(lab, backend, t, n)?,
+                    TreeAlone::verify,
+                )?,
+                Dtype::I32 => checked(
+                    lab,
+                    TreeAlone::<i32>::new(lab, backend, t, n)?,
+                    TreeAlone::verify,
+                )?,
             }
         }
-        roof::TILE_COPY => {
-            let case = TileCopy::new(lab, backend, sizes.rows, sizes.cols)?;
-            warm_then_profile(lab, &case)?;
-            outcome(&case, case.verify()?)
-        }
+        roof::TILE_COPY => checked(
+            lab,
+            TileCopy::new(lab, backend, sizes.rows, sizes.cols)?,
+            TileCopy::verify,
+        )?,
         other => {
             return Err(crate::HostError::Invalid {
                 what: "lab run",

@@ -17,6 +17,7 @@ use crate::device::*;
 pub use crate::launch::roofs::*;
 use crate::launch::transpose::{ROWS_PER_PASS, TILE};
 use crate::reduce::{tree_shfl, tree_v1, tree_v2, tree_v3, Elem};
+use crate::transpose::at;
 
 /// `reds_per_block` times: a barrier, then thread 0 adds 1 to `*out` with one `red.global.add`
 /// of `T` (`.f32` or `.s32`). With one trip this is what every reduction block ends with
@@ -163,8 +164,7 @@ kernel! {
         while j < TILE {
             let y = y0 + j;
             if x < cols && y < rows {
-                let at = x as u64 * rows as u64 + y as u64;
-                *output.add(at as usize) = (y as u64 * cols as u64 + x as u64) as u32;
+                *output.add(at(x, y, rows)) = at(y, x, cols) as u32;
             }
             j += ROWS_PER_PASS;
         }
@@ -193,8 +193,6 @@ kernel! {
     fn tile_copy(input: *const u32, output: *mut u32, rows: u32, cols: u32) {
         let (tx, ty) = (thread_idx_x(), thread_idx_y());
         let (bx, by) = (block_idx_x(), block_idx_y());
-        let at =
-            |row: u32, col: u32, width: u32| (row as u64 * width as u64 + col as u64) as usize;
         let mut v = [0u32; PASSES];
         let mut p = 0;
         while p < PASSES {

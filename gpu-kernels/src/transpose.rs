@@ -19,8 +19,9 @@ pub const PITCH_TILED: u32 = TILE;
 /// Shared-memory row length of the padded transpose: one extra word shifts each row one bank.
 pub const PITCH_PADDED: u32 = TILE + 1;
 
+/// Index of (`row`, `col`) in a row-major matrix `width` elements wide, in 64 bits.
 #[inline(always)]
-fn at(row: u32, col: u32, width: u32) -> usize {
+pub(crate) fn at(row: u32, col: u32, width: u32) -> usize {
     (row as u64 * width as u64 + col as u64) as usize
 }
 

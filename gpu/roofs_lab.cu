@@ -17,8 +17,13 @@
 //   tile-copy     the 32×32 transposes' DRAM order without the transposition: tile (r, c)
 //                 of the input copied, row by row, to tile (c, r) of the output; beside it the
 //                 padded and tiled transposes and the driver's D2D copy of the same bytes
+//   slots         a 256-thread i32 reduction block's phases, each switchable (its load to
+//                 shared memory and barrier, its tree: none, v1's, v3's or v3_shfl's, its end: a
+//                 store or a red), at 8, 6, 4, 2 and 1 resident blocks per SM; empty blocks at
+//                 the same: what a block's load costs the slots its tree would use (E18)
 //
-//   roofs_lab [reps=20]   CSV: experiment,size,variant,median_us,min_us,max_us,rate
+//   roofs_lab [reps=20] [experiment]   CSV: experiment,size,variant,median_us,min_us,max_us,rate
+//   (every experiment when none is named)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -199,6 +204,42 @@ __global__ void empty_bar(int* out) {
     if (threadIdx.x == 0) out[blockIdx.x] = blockIdx.x;
 }
 
+// A reduction block of 256 threads, i32, its phases switchable. LOAD: s[t] = in[i] and a
+// barrier (v1–v3 and v3_shfl), or s[t] from the thread's index (the tree roofs). TREE 0: no
+// tree, each thread compares its neighbour's word with the key (so every load is waited for
+// after the barrier); 1: v1's; 3: v3's; 5: v3's down to 64 values, then warp 0's shuffles
+// (v3_shfl's). RED: thread 0 adds the sum to out[0], else stores it to out[block].
+template <int LOAD, int TREE, int RED>
+__global__ void phases(const int* in, int key, int* out, unsigned long long* flag) {
+    __shared__ int s[BLOCK];
+    unsigned t = threadIdx.x;
+    unsigned long long i = (unsigned long long)blockIdx.x * BLOCK + t;
+    s[t] = LOAD ? in[i] : (int)(t ^ blockIdx.x);
+    __syncthreads();
+    if (TREE == 0) {
+        if (s[(t + 1) % BLOCK] == key) *flag = i;
+    } else if (TREE == 1) {
+        for (unsigned stride = 1; stride < BLOCK; stride *= 2) {
+            if (t % (2 * stride) == 0) s[t] += s[t + stride];
+            __syncthreads();
+        }
+    } else {
+        for (unsigned stride = BLOCK / 2; stride >= (TREE == 3 ? 1u : 64u); stride >>= 1) {
+            if (t < stride) s[t] += s[t + stride];
+            __syncthreads();
+        }
+        if (TREE == 5 && t < 32) {
+            int v = s[t] + s[t + 32];
+            for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+            if (t == 0) s[0] = v;
+        }
+    }
+    if (t == 0) {
+        if (RED) atomicAdd(out, s[0]);
+        else out[blockIdx.x] = s[0];
+    }
+}
+
 // The chapter's padded transpose, for the comparison in the same process.
 __global__ void padded(const float* in, float* out, unsigned n) {
     __shared__ float tile[32][33];
@@ -226,6 +267,8 @@ static std::string fmt(const char* f, double x) {
 
 int main(int argc, char** argv) {
     int reps = argc > 1 ? std::atoi(argv[1]) : 20;
+    std::string only = argc > 2 ? argv[2] : "";
+    auto want = [&](const char* experiment) { return only.empty() || only == experiment; };
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     int clock_khz = 0;
@@ -241,7 +284,7 @@ int main(int argc, char** argv) {
     CHECK(cudaFuncSetAttribute(level_loop<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
 
     // red-same: 2^20 blocks.
-    {
+    if (want("red-same")) {
         const unsigned blocks = 1u << 20;
         void* out;
         CHECK(cudaMalloc(&out, 256));
@@ -257,7 +300,7 @@ int main(int argc, char** argv) {
     }
 
     // single, v1: i32 at 2^24 … 2^30.
-    {
+    if (want("single")) {
         const unsigned long long most = 1ull << 30;
         std::vector<int> h(most);
         uint64_t s = 0x2545F4914F6CDD1Dull;
@@ -307,7 +350,7 @@ int main(int argc, char** argv) {
     }
 
     // tree: v1's tree alone and empty blocks, 2^20 blocks.
-    {
+    if (want("tree")) {
         const unsigned blocks = 1u << 20;
         int* out;
         CHECK(cudaMalloc(&out, blocks * 4));
@@ -338,7 +381,7 @@ int main(int argc, char** argv) {
     }
 
     // levels: one wave of 8 blocks per SM (and 4, through unused dynamic shared memory).
-    {
+    if (want("levels")) {
         const unsigned trips = 4096;
         unsigned* out;
         CHECK(cudaMalloc(&out, (size_t)prop.multiProcessorCount * 8 * BLOCK * 4));
@@ -364,7 +407,7 @@ int main(int argc, char** argv) {
     }
 
     // latency: one block per SM.
-    {
+    if (want("latency")) {
         const unsigned n = 1u << 26, steps = 4096, blocks = prop.multiProcessorCount;
         std::vector<unsigned> next(n);
         for (unsigned k = 0; k < n; ++k) next[k] = k;
@@ -396,7 +439,7 @@ int main(int argc, char** argv) {
     }
 
     // shared: one wave of 8 blocks per SM, 256 trips of 32 steps.
-    {
+    if (want("shared")) {
         const unsigned blocks = prop.multiProcessorCount * 8, trips = 256;
         unsigned* out;
         CHECK(cudaMalloc(&out, blocks * BLOCK * 4));
@@ -413,8 +456,73 @@ int main(int argc, char** argv) {
         CHECK(cudaFree(out));
     }
 
+    // slots: 2^28 i32 (2^20 blocks of 256), each phase mix at 8, 6, 4, 2, 1 resident blocks
+    // per SM (unused dynamic shared memory: 228 KiB / R less the static 1 KiB and the 1 KiB
+    // the SM reserves per block).
+    if (want("slots")) {
+        const unsigned long long n = 1ull << 28;
+        const unsigned blocks = (unsigned)(n / BLOCK);
+        std::vector<int> h(n);
+        uint64_t s = 0x2545F4914F6CDD1Dull;
+        for (auto& v : h) {
+            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+            v = (int)(s % 1000);  // never the key
+        }
+        const int key = 123456789;
+        int *in, *out;
+        unsigned long long* flag;
+        CHECK(cudaMalloc(&in, n * 4));
+        CHECK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
+        CHECK(cudaMalloc(&out, blocks * 4));
+        CHECK(cudaMalloc(&flag, 8));
+        using Phases = void (*)(const int*, int, int*, unsigned long long*);
+        // [red][load][tree 0, 1, 3, 5]
+        Phases table[2][2][4] = {
+            {{phases<0, 0, 0>, phases<0, 1, 0>, phases<0, 3, 0>, phases<0, 5, 0>},
+             {phases<1, 0, 0>, phases<1, 1, 0>, phases<1, 3, 0>, phases<1, 5, 0>}},
+            {{phases<0, 0, 1>, phases<0, 1, 1>, phases<0, 3, 1>, phases<0, 5, 1>},
+             {phases<1, 0, 1>, phases<1, 1, 1>, phases<1, 3, 1>, phases<1, 5, 1>}}};
+        for (auto& by_red : table)
+            for (auto& by_load : by_red)
+                for (Phases k : by_load)
+                    CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
+        CHECK(cudaFuncSetAttribute(empty, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
+        const char* trees[4] = {"none", "v1", "v3", "v3_shfl"};
+        auto per_block = [&](const std::vector<double>& us, int resident) {
+            double ns = median(us) * 1e3 / blocks;
+            // Little's law: a block's time resident = slots × time per block.
+            return fmt("%.3f ns per block", ns) +
+                   fmt(" %.0f ns resident", ns * resident * prop.multiProcessorCount);
+        };
+        for (int want_resident : {8, 6, 4, 2, 1}) {
+            size_t extra = want_resident == 8 ? 0 : (size_t)(228 * 1024 / want_resident) - 2048;
+            int resident = 0;
+            CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, table[0][1][1], BLOCK, extra));
+            std::string per_sm = "-" + std::to_string(resident) + "-per-SM";
+            for (int red = 0; red < 2; ++red)
+                for (int load = 0; load < 2; ++load)
+                    for (int tree = 0; tree < 4; ++tree) {
+                        if (red && want_resident != 8) continue;
+                        Phases k = table[red][load][tree];
+                        auto us = time_launches([&] { k<<<blocks, BLOCK, extra>>>(in, key, out, flag); }, out, 4, 0, reps);
+                        std::string v = std::string(load ? "load-" : "noload-") + trees[tree] +
+                                        (red ? "-red" : "-store") + per_sm;
+                        row("slots", "2^28 i32", v.c_str(), us, per_block(us, resident));
+                    }
+            int empty_resident = 0;
+            CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&empty_resident, empty, BLOCK, extra));
+            auto e = time_launches([&] { empty<<<blocks, BLOCK, extra>>>(out); }, out, 4, 0, reps);
+            row("slots", "2^28 i32", ("empty-" + std::to_string(empty_resident) + "-per-SM").c_str(), e,
+                per_block(e, empty_resident));
+        }
+        CHECK(cudaFree(in));
+        CHECK(cudaFree(out));
+        CHECK(cudaFree(flag));
+    }
+
     // tile-copy: 4096², 8192², 16384².
     for (unsigned n : {4096u, 8192u, 16384u}) {
+        if (!want("tile-copy")) break;
         size_t bytes = (size_t)n * n * 4;
         std::vector<float> h((size_t)n * n);
         for (size_t k = 0; k < h.size(); ++k) h[k] = (float)(k % 9973);

@@ -485,8 +485,8 @@ int main(int argc, char** argv) {
         for (auto& by_red : table)
             for (auto& by_load : by_red)
                 for (Phases k : by_load)
-                    CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
-        CHECK(cudaFuncSetAttribute(empty, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
+                    CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 226 * 1024));
+        CHECK(cudaFuncSetAttribute(empty, cudaFuncAttributeMaxDynamicSharedMemorySize, 226 * 1024));
         const char* trees[4] = {"none", "v1", "v3", "v3_shfl"};
         auto per_block = [&](const std::vector<double>& us, int resident) {
             double ns = median(us) * 1e3 / blocks;

@@ -14,23 +14,33 @@
 //!
 //! # The rule
 //! Each count divided by the rate of its [`Roof`] is that roof's time. The roofs overlap: a
-//! launch takes the longest of them (its *bound*), plus the launch cost ([`RULE`]). One pair
-//! cannot overlap: the L2 slice that holds the reductions' result word serves its share of the
-//! input stream *and* every block's `red`, one L2 cycle each, and a stream interleaved over all
-//! slices runs at the pace of its slowest slice; so [`Roof::ResultSlice`] is the stream's time
-//! plus one L2 cycle per `red` (docs/model.md: why, and the measurements behind it).
+//! launch takes the longest of them (its *bound*), plus the launch cost ([`RULE`]). Two pairs
+//! cannot overlap:
+//! - the L2 slice that holds the reductions' result word serves its share of the input stream
+//!   *and* every block's `red`, one L2 cycle each, and a stream interleaved over all slices
+//!   runs at the pace of its slowest slice; so [`Roof::ResultSlice`] is the stream's time plus
+//!   one L2 cycle per `red`;
+//! - a block that loads its elements into shared memory before its tree holds its slot on the
+//!   SM through the load, so fewer blocks are in their trees at once than the SM holds;
+//!   [`Roof::Slots`] is the tree at that occupancy ([`slots_ns_per_block`]).
+//!
+//! docs/model.md says why, with the measurements behind each.
 
 pub mod check;
 
 use crate::kernels::{Kernel, Shape, Tree};
 use crate::records::results::{Cache, Row};
-use crate::{Dtype, Roofs};
+use crate::roofs::LoadWait;
+use crate::{Backend, Dtype, Roofs};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The rule every prediction follows, as the bench and `lab run --predict` print it.
 pub const RULE: &str = "predicted = launches x launch time + the longest roof time \
      (each count / its measured rate; the roofs overlap), where the result word's L2 slice \
-     (read+red) takes the stream's time plus one L2 cycle per red; the read, copy and \
+     (read+red) takes the stream's time plus one L2 cycle per red, and a tree whose blocks \
+     first load (slots) runs at the occupancy their loads leave it (Little's law); each tree \
+     is its own compiler's when the run measured it; the read, copy and \
      tile-order rates are the streams' at the row's own size when the run measured them \
      there (over their time less the launch), else at the largest size";
 
@@ -96,6 +106,9 @@ pub struct Problem {
     pub dtype: Dtype,
     pub size: Size,
     pub sm_count: u32,
+    /// The compiler whose code runs: its own tree roofs where the run measured them. None (a
+    /// library, or not known): the fastest compiler's.
+    pub backend: Option<Backend>,
 }
 
 /// What one timed sample of a kernel does, whole-launch totals.
@@ -130,6 +143,13 @@ pub struct Counts {
     /// own roof: blocks × its time per block alone.
     #[serde(default)]
     pub tree: Option<Tree>,
+    /// Blocks one SM holds of the launch ([`resident_blocks_per_sm`]).
+    #[serde(default)]
+    pub resident_per_sm: u32,
+    /// Whether each block first loads one element per thread into shared memory and waits at
+    /// a barrier before its tree (v1–v3, v3_shfl): its load holds its slot ([`Roof::Slots`]).
+    #[serde(default)]
+    pub loads_before_tree: bool,
     /// Floating-point operations (an add one, an FMA two).
     pub flops: u64,
     /// FP32 lane instructions (an add or an FMA each): what the FP32 pipes issue.
@@ -189,6 +209,9 @@ pub fn one_red_per_block<const WAVEFRONTS: u64, const BARRIERS: u64>(
 ) -> Counts {
     let b = blocks(k, p);
     let n = p.size.elements();
+    let threads = (k.block.0 * k.block.1) as u64;
+    let one_per_thread =
+        matches!(k.shape, Shape::Blocks { elements_per_block } if elements_per_block == threads);
     Counts {
         launches: 1,
         blocks: b,
@@ -198,6 +221,8 @@ pub fn one_red_per_block<const WAVEFRONTS: u64, const BARRIERS: u64>(
         shared_wavefronts: b * WAVEFRONTS,
         global_wavefronts: wavefronts_of(n * p.dtype.size()),
         tree: k.tree,
+        resident_per_sm: resident_blocks_per_sm(k, p.dtype),
+        loads_before_tree: k.tree.is_some() && one_per_thread,
         flops: f32_adds(p.dtype, n),
         fp32_ops: f32_adds(p.dtype, n),
         ..Counts::default()
@@ -301,6 +326,10 @@ pub enum Roof {
     /// Blocks × the time per block of the kernel's own tree run alone (`tree_v1` …): a roof
     /// of the kernel's code, not of the hardware.
     Tree,
+    /// Blocks × the tree's time per block at the occupancy the blocks' loads leave it: each
+    /// block holds its slot through its load (the `load_wait` roof), so fewer are in their
+    /// trees at once ([`slots_ns_per_block`]).
+    Slots,
     /// Blocks ÷ the measured rate of empty blocks.
     Blocks,
     /// FP32 instructions ÷ the FMA peak's instruction rate (half its FLOP rate).
@@ -320,6 +349,7 @@ impl Roof {
             Roof::Scatter => "scatter",
             Roof::Tiles => "tiles",
             Roof::Tree => "tree",
+            Roof::Slots => "slots",
             Roof::Blocks => "blocks",
             Roof::Fma => "fma",
         }
@@ -337,6 +367,7 @@ impl Roof {
             Roof::Scatter => "L2 sectors per second, stores one lane per sector",
             Roof::Tiles => "the 32x32 tile order's copy, bytes read + written per second",
             Roof::Tree => "the kernel's block tree run alone, ns per block",
+            Roof::Slots => "the tree at the occupancy its blocks' loads leave it, ns per block",
             Roof::Blocks => "empty blocks per second",
             Roof::Fma => "FP32 FMA peak, FLOP per second",
         }
@@ -426,7 +457,7 @@ pub fn counts(kernel: &Kernel, p: &Problem) -> Option<Counts> {
 /// without counts, or when no roof its counts touch was measured.
 pub fn predict(kernel: &Kernel, p: &Problem, roofs: &Roofs) -> Option<Prediction> {
     let c = counts(kernel, p)?;
-    predict_counts(&c, p.dtype, roofs)
+    predict_counts(&c, p, roofs)
 }
 
 /// The prediction for one launch of `kernel` at `p` in a run whose rows are `rows`, for a
@@ -441,11 +472,12 @@ pub fn predict_in_run(
 ) -> Option<Prediction> {
     let c = counts(kernel, p)?;
     let at = roofs.at_size(rows, cache, c.read_bytes, c.footprint());
-    predict_counts(&c, p.dtype, &at)
+    predict_counts(&c, p, &at)
 }
 
-/// The prediction for `c` against `roofs` (see [`predict`]).
-pub fn predict_counts(c: &Counts, dtype: Dtype, roofs: &Roofs) -> Option<Prediction> {
+/// The prediction for `c`, the counts of a launch at `p`, against `roofs` (see [`predict`]).
+pub fn predict_counts(c: &Counts, p: &Problem, roofs: &Roofs) -> Option<Prediction> {
+    let dtype = p.dtype;
     let mut terms = Vec::new();
     let mut missing = Vec::new();
     let mut term = |roof: Roof, count: u64, per_second: Option<f64>| {
@@ -494,8 +526,19 @@ pub fn predict_counts(c: &Counts, dtype: Dtype, roofs: &Roofs) -> Option<Predict
     term(Roof::Tiles, c.tile_order_bytes, roofs.tile_copy_bytes_per_s);
     if let Some(tree) = c.tree {
         let entry = format!("{}_{}", tree.roof(), dtype.name());
-        let ns = roofs.tree_ns.get(&entry).copied();
-        term(Roof::Tree, c.blocks, ns.map(|ns| 1e9 / ns));
+        let curve = tree_curve(roofs, &entry, p.backend);
+        // The tree alone at the launch's occupancy: its compiler's curve, else the fastest row.
+        let alone = match curve {
+            Some(curve) => Some(tree_ns_at(curve, c.resident_per_sm as f64)),
+            None => roofs.tree_ns.get(&entry).copied(),
+        };
+        term(Roof::Tree, c.blocks, alone.map(|ns| 1e9 / ns));
+        // A run without the occupancy rows or the load roof has no slots term (files written
+        // before they were measured): the tree alone stands.
+        if let (true, Some(curve), Some(load)) = (c.loads_before_tree, curve, roofs.load_wait) {
+            let ns = slots_ns_per_block(curve, c.resident_per_sm, &load, p.sm_count);
+            term(Roof::Slots, c.blocks, Some(1e9 / ns));
+        }
     }
     term(Roof::Blocks, c.blocks, roofs.blocks_per_s);
     // The FMA peak counts two FLOPs per FMA; the pipes issue one FP32 instruction per lane.
@@ -538,6 +581,83 @@ pub fn predict_counts(c: &Counts, dtype: Dtype, roofs: &Roofs) -> Option<Predict
         launch_s,
         missing,
     })
+}
+
+/// Tree `entry`'s times per block by resident blocks per SM: `backend`'s when the run held its
+/// tree to several occupancies, else the curve of the compiler fastest at its fullest.
+fn tree_curve<'a>(
+    roofs: &'a Roofs,
+    entry: &str,
+    backend: Option<Backend>,
+) -> Option<&'a BTreeMap<u32, f64>> {
+    let by_backend = roofs.tree_resident_ns.get(entry)?;
+    backend
+        .and_then(|b| by_backend.get(b.name()))
+        .or_else(|| {
+            let fullest =
+                |c: &BTreeMap<u32, f64>| c.last_key_value().map_or(f64::MAX, |(_, ns)| *ns);
+            by_backend
+                .values()
+                .min_by(|a, b| fullest(a).total_cmp(&fullest(b)))
+        })
+        .filter(|c| !c.is_empty())
+}
+
+/// A block's time in its tree with `r` blocks in theirs on each SM, over the SM count: by
+/// Little's law r × τ(r), where τ is the curve's time per block (chip-wide) at that
+/// occupancy. Linear in r between measured occupancies; above the highest, τ stays; below the
+/// lowest, the block's time in its tree stays (it takes no less than it did there).
+fn tree_resident_time(curve: &BTreeMap<u32, f64>, r: f64) -> f64 {
+    let w = |(&k, &ns): (&u32, &f64)| (k as f64, k as f64 * ns);
+    let points: Vec<(f64, f64)> = curve.iter().map(w).collect();
+    let (first, last) = (points[0], points[points.len() - 1]);
+    if r <= first.0 {
+        return first.1;
+    }
+    if r >= last.0 {
+        return r * last.1 / last.0;
+    }
+    let i = points
+        .iter()
+        .position(|p| p.0 >= r)
+        .unwrap_or(points.len() - 1);
+    let (a, b) = (points[i - 1], points[i]);
+    a.1 + (b.1 - a.1) * (r - a.0) / (b.0 - a.0)
+}
+
+/// The curve's time per block (chip-wide ns) with `r` blocks in their trees on each SM.
+fn tree_ns_at(curve: &BTreeMap<u32, f64>, r: f64) -> f64 {
+    tree_resident_time(curve, r) / r
+}
+
+/// Nanoseconds per block (chip-wide) of a tree whose blocks, `resident` to an SM, each first
+/// hold their slot for `load`'s slot time L (Little's law over the slots): with the SM
+/// retiring X blocks per ns, X·L slots wait on loads and r = resident − X·L blocks are in
+/// their trees, where the tree alone at occupancy r retires X = 1 / (SMs · τ(r)). Solved for r
+/// by bisection (r + X(r)·L grows with r); the answer is τ(r).
+pub fn slots_ns_per_block(
+    curve: &BTreeMap<u32, f64>,
+    resident: u32,
+    load: &LoadWait,
+    sm_count: u32,
+) -> f64 {
+    let (sms, slots, l) = (
+        sm_count.max(1) as f64,
+        resident.max(1) as f64,
+        load.slot_ns(sm_count),
+    );
+    // Blocks per ns per SM with r in their trees: r over a block's time in its tree.
+    let x = |r: f64| 1.0 / (sms * tree_ns_at(curve, r));
+    let (mut lo, mut hi) = (1e-6, slots);
+    for _ in 0..100 {
+        let r = 0.5 * (lo + hi);
+        if r + x(r) * l > slots {
+            hi = r;
+        } else {
+            lo = r;
+        }
+    }
+    tree_ns_at(curve, lo)
 }
 
 #[cfg(test)]

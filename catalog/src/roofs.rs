@@ -21,6 +21,10 @@ pub const TREE_V3: &str = "tree_v3";
 pub const TREE_V5: &str = "tree_v5";
 /// Every tree roof.
 pub const TREES: [&str; 4] = [TREE_V1, TREE_V2, TREE_V3, TREE_V5];
+/// The reductions' load phase alone (one element per thread into shared memory, a barrier),
+/// and its row without the load (`n = 0` to the kernel: the same block, nothing loaded).
+pub const LOAD_WAIT: &str = "load_wait";
+pub const LOAD_WAIT_BASE: &str = "load_wait_base";
 /// The row of [`ATOMIC_SAME`] launched as one wave of blocks that each loop (barrier, `red`):
 /// the same `red`s with no block retiring between them.
 pub const ATOMIC_SAME_LOOPED: &str = "atomic_same_looped";
@@ -87,6 +91,15 @@ pub struct Roofs {
     /// when none was measured.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tree_ns: BTreeMap<String, f64>,
+    /// Each tree roof's nanoseconds per block at each occupancy the run held it to, per
+    /// compiler: `tree_resident_ns["tree_v3_i32"]["nvvm"][&4]` (entry, backend, resident
+    /// blocks per SM). What [`crate::model::Roof::Slots`] interpolates.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tree_resident_ns: BTreeMap<String, BTreeMap<String, BTreeMap<u32, f64>>>,
+    /// The reductions' load phase alone, timed with and without its load at one occupancy:
+    /// how long a block's load holds its slot ([`LoadWait::slot_ns`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_wait: Option<LoadWait>,
     /// The SM clock the per-cycle figures were converted with.
     #[serde(default)]
     pub sm_clock_hz: Option<f64>,
@@ -100,6 +113,25 @@ pub struct Roofs {
     /// kernels queued back to back (`launch_s`) overlap.
     #[serde(default)]
     pub timed_launch_s: Option<f64>,
+}
+
+/// The `load_wait` roof's pair of rows: nanoseconds per block (chip-wide) of the reductions'
+/// load phase with its load and without it, both at `resident` blocks per SM, low enough that
+/// each block's latency, not the block scheduler, sets the pace.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LoadWait {
+    pub resident: u32,
+    pub load_ns: f64,
+    pub base_ns: f64,
+}
+
+impl LoadWait {
+    /// Nanoseconds a block's load holds its slot on a GPU of `sm_count` SMs (Little's law:
+    /// slots × SMs × time per block is a block's time resident; the load's share is the
+    /// difference the load makes).
+    pub fn slot_ns(&self, sm_count: u32) -> f64 {
+        (self.load_ns - self.base_ns).max(0.0) * self.resident as f64 * sm_count as f64
+    }
 }
 
 /// The ceilings [`Roofs::from_rows`] requires, by field name.
@@ -231,6 +263,54 @@ impl Roofs {
                 "the fastest row of each tree roof in each type".into(),
             );
         }
+        // Each tree at each occupancy it was held to, per compiler (the rows that state one).
+        let mut tree_resident_ns: BTreeMap<String, BTreeMap<String, BTreeMap<u32, f64>>> =
+            BTreeMap::new();
+        for name in TREES {
+            for r in named(name) {
+                let (Some(resident), Some(ns)) = (r.resident, ns_per(r, r.n)) else {
+                    continue;
+                };
+                let at = tree_resident_ns
+                    .entry(format!("{name}_{}", r.dtype))
+                    .or_default()
+                    .entry(r.backend.clone())
+                    .or_default()
+                    .entry(resident)
+                    .or_insert(ns);
+                *at = at.min(ns);
+            }
+        }
+        if !tree_resident_ns.is_empty() {
+            from.insert(
+                "tree_resident_ns",
+                "each tree roof's rows held to fewer resident blocks per SM".into(),
+            );
+        }
+        // The load's pair on the compiler whose load costs the least.
+        let blocks_of = |r: &Row| r.n.div_ceil(crate::launch::reduce::BLOCK as u64);
+        let load_wait = named(LOAD_WAIT)
+            .filter_map(|load| {
+                let resident = load.resident?;
+                let base = named(LOAD_WAIT_BASE)
+                    .find(|b| b.backend == load.backend && b.resident == Some(resident))?;
+                Some((
+                    load,
+                    LoadWait {
+                        resident,
+                        load_ns: ns_per(load, blocks_of(load))?,
+                        base_ns: ns_per(base, blocks_of(base))?,
+                    },
+                ))
+            })
+            .min_by(|a, b| {
+                let d = |w: &LoadWait| w.load_ns - w.base_ns;
+                d(&a.1).total_cmp(&d(&b.1))
+            });
+        if let Some((row, _)) = load_wait {
+            let how = format!("{}, with its {LOAD_WAIT_BASE} row", row.label());
+            from.insert("load_wait", how);
+        }
         let mut timed_launch_s = rate(timed).map(|us| us * 1e-6);
         if timed_launch_s.is_none() {
             let mut per_size: BTreeMap<u64, f64> = BTreeMap::new();
@@ -273,6 +353,8 @@ impl Roofs {
             timed_launch_s,
             tile_copy_bytes_per_s: rate(tile).map(|g| g * 1e9),
             tree_ns,
+            tree_resident_ns,
+            load_wait: load_wait.map(|(_, w)| w),
         };
         (roofs, from)
     }
@@ -392,8 +474,24 @@ impl Roofs {
                 giga(b)
             ));
         }
+        if let Some(w) = self.load_wait {
+            out.push(format!(
+                "a block's load holds its slot {:.0} ns ({:.3} ns per block with it, {:.3} \
+                 without, at {} per SM)",
+                w.slot_ns(sm_count),
+                w.load_ns,
+                w.base_ns,
+                w.resident
+            ));
+        }
         out
     }
+}
+
+/// Nanoseconds per unit of `row`'s median over `units` (a block, a `red`).
+fn ns_per(row: &Row, units: u64) -> Option<f64> {
+    let us = row.median_us.filter(|&us| us > 0.0 && units > 0)?;
+    Some(us * 1e3 / units as f64)
 }
 
 /// A roof row's rate, for its note in the table (`1.812 ns per red`, `3.21 G blocks/s`); None
@@ -410,6 +508,10 @@ pub fn rate(row: &Row) -> Option<String> {
         SCATTER_STORE => format!("{per_s:.1} G sectors/s"),
         TILE_COPY => format!("{:.0} GB/s moved", row.bytes as f64 / (us * 1e-6) / 1e9),
         name if TREES.contains(&name) => format!("{:.3} ns per block", 1.0 / per_s),
+        LOAD_WAIT | LOAD_WAIT_BASE => {
+            let blocks = row.n.div_ceil(crate::launch::reduce::BLOCK as u64);
+            format!("{:.3} ns per block", ns_per(row, blocks)?)
+        }
         EMPTY_LAUNCH => format!("{:.2} µs per timed launch", us / row.n as f64),
         _ => return None,
     })
@@ -427,6 +529,8 @@ pub fn is_roof(name: &str) -> bool {
         EMPTY_LAUNCH,
         SCATTER_STORE,
         TILE_COPY,
+        LOAD_WAIT,
+        LOAD_WAIT_BASE,
     ]
     .contains(&name)
         || TREES.contains(&name)

@@ -80,13 +80,13 @@ impl Elem for i32 {
 
 /// Global index of this thread's element when each block covers `per_block` elements.
 #[inline(always)]
-fn first_index(per_block: u32) -> u64 {
+pub fn first_index(per_block: u32) -> u64 {
     block_idx_x() as u64 * per_block as u64 + thread_idx_x() as u64
 }
 
 /// `s[tid] = i < n ? in[i] : 0; __syncthreads();` — one element per thread (v1, v2, v3).
 #[inline(always)]
-unsafe fn load_to_shared<T: Elem>(s: Shared<T>, input: *const T, n: u64) {
+pub unsafe fn load_to_shared<T: Elem>(s: Shared<T>, input: *const T, n: u64) {
     let i = first_index(BLOCK);
     s.set(
         thread_idx_x(),

@@ -12,11 +12,15 @@
 //! - [`tile_copy`]: the 32×32 transposes' DRAM order, without the transposition.
 //! - [`tree_v1_f32`] … [`tree_v5_i32`]: each reduction's block tree alone, on values the
 //!   threads make themselves (no load, no `red`): a roof of the kernels' own code.
+//! - [`load_wait_i32`]: v1–v3's load phase alone (one element per thread into shared memory,
+//!   a barrier), with and without the load: how long a block's load holds its slot.
 
 use crate::device::*;
 pub use crate::launch::roofs::*;
 use crate::launch::transpose::{ROWS_PER_PASS, TILE};
-use crate::reduce::{tree_shfl, tree_v1, tree_v2, tree_v3, Elem};
+use crate::reduce::{
+    first_index, load_to_shared, tree_shfl, tree_v1, tree_v2, tree_v3, Elem, BLOCK as RB,
+};
 use crate::transpose::at;
 
 /// `reds_per_block` times: a barrier, then thread 0 adds 1 to `*out` with one `red.global.add`
@@ -292,5 +296,29 @@ kernel! {
 kernel! {
     fn tree_v5_i32(out: *mut i32) {
         tree_alone::<i32, TREE_V5>(out)
+    }
+}
+
+kernel! {
+    /// The load phase of v1, v2, v3 and v3_shfl alone: `load_to_shared` (the function they
+    /// call: one element per thread into shared memory, then a barrier), then each thread
+    /// compares its neighbour's word with `key` and the one that finds it stores its element's
+    /// index to `*found`, so every load is waited for after the barrier as a tree's would be.
+    /// With `n = 0` no thread loads (each stores zero): the same block without its load.
+    ///
+    /// - `input`: device pointer to `n` elements, at least one block's worth per block.
+    /// - `key`: a value other than 0; `found`: device pointer to one `u64`, left as it was
+    ///   unless some element is `key`.
+    ///
+    /// # Launch
+    /// 1-D, blocks of the reductions' [`RB`] threads, at least `RB · 4` bytes of dynamic shared
+    /// memory (more holds fewer blocks on an SM), one block per `RB` elements.
+    fn load_wait_i32(input: *const i32, n: u64, key: i32, found: *mut u64) {
+        let s = Shared::<i32>::dynamic();
+        load_to_shared(s, input, n);
+        let next = (thread_idx_x() + 1) % RB;
+        if s.get(next) == key {
+            *found = first_index(RB) - thread_idx_x() as u64 + next as u64;
+        }
     }
 }

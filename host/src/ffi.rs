@@ -1,5 +1,6 @@
-//! Raw driver calls cust 0.3 does not wrap: stream capture into a CUDA graph, and replay.
-//! All of the project's host-side FFI lives here, behind `Graph`.
+//! Raw driver calls cust 0.3 does not wrap: stream capture into a CUDA graph, and replay; a
+//! kernel's allowance of dynamic shared memory. All of the project's host-side FFI lives here,
+//! behind `Graph` and [`allow_dynamic_shared`].
 
 use crate::error::{HostError, Result};
 use cust::stream::Stream;
@@ -11,7 +12,20 @@ pub struct Graph {
     exec: cu::CUgraphExec,
 }
 
-fn check(r: cu::CUresult, op: &str) -> Result<()> {
+/// Lets launches of `f` ask for up to `bytes` of dynamic shared memory (past the default 48
+/// KiB, up to the device's per-block limit).
+pub fn allow_dynamic_shared(f: &cust::function::Function, bytes: u32) -> Result<()> {
+    let attr = cu::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+    // SAFETY: `f` is a live function of a loaded module; the call only sets an attribute.
+    let r = unsafe { cu::cuFuncSetAttribute(f.to_raw(), attr, bytes as i32) };
+    check(
+        r,
+        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+        "kernel attribute",
+    )
+}
+
+fn check(r: cu::CUresult, op: &str, what: &'static str) -> Result<()> {
     if r == cu::CUresult::CUDA_SUCCESS {
         return Ok(());
     }
@@ -27,7 +41,7 @@ fn check(r: cu::CUresult, op: &str) -> Result<()> {
             .into_owned()
     };
     Err(HostError::Invalid {
-        what: "CUDA graph",
+        what,
         detail: format!("{op} failed: {text}"),
     })
 }
@@ -46,6 +60,7 @@ impl Graph {
                 )
             },
             "cuStreamBeginCapture",
+            "CUDA graph",
         )?;
         let queued = body();
         let mut graph = std::ptr::null_mut();
@@ -53,6 +68,7 @@ impl Graph {
         let ended = check(
             unsafe { cu::cuStreamEndCapture(s, &mut graph) },
             "cuStreamEndCapture",
+            "CUDA graph",
         );
         queued?;
         ended?;
@@ -61,6 +77,7 @@ impl Graph {
         if let Err(e) = check(
             unsafe { cu::cuGraphInstantiateWithFlags(&mut exec, graph, 0) },
             "cuGraphInstantiate",
+            "CUDA graph",
         ) {
             // SAFETY: destroy the graph we own; exec was not created.
             unsafe { cu::cuGraphDestroy(graph) };
@@ -75,6 +92,7 @@ impl Graph {
         check(
             unsafe { cu::cuGraphLaunch(self.exec, stream.as_inner()) },
             "cuGraphLaunch",
+            "CUDA graph",
         )
     }
 }

@@ -2,7 +2,7 @@
 //! typed launchers that check what the kernels assume, CUDA-event timing, graph capture,
 //! NVTX ranges and the CPU references the results are checked against.
 //!
-//! Unsafe is confined: raw driver calls in `ffi.rs` (graph capture), kernel launches in
+//! Unsafe is confined: raw driver calls in `ffi.rs` (graph capture, a kernel's shared-memory allowance), kernel launches in
 //! `launchers/` (each with a `SAFETY:` note naming what the launcher checked).
 
 pub mod bench;

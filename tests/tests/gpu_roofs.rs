@@ -3,9 +3,9 @@
 //! launch is checked word for word: the same-address word (f32 and i32) ends at its count of
 //! `red`s, every spread line at its own, every shared-memory thread at its checksum, every
 //! block's mark at its index, every scattered element where the naive transpose puts it,
-//! every tile-copied element at its source's index, every tree's block sum exact. Each case
-//! resets and
-//! launches twice before the check, so the reset is checked too. Then one bench run measures
+//! every tile-copied element at its source's index, every tree's block sum exact (also held to
+//! fewer blocks per SM), the load phase finding its one key (and nothing without its load).
+//! Each case resets and launches twice before the check, so the reset is checked too. Then one bench run measures
 //! every roof and reads them back. Skips visibly without a GPU.
 
 mod common;
@@ -19,8 +19,8 @@ use host::bench::measure::{Bench, roofs as bench_roofs};
 use host::bench::{Args, Format, Plan};
 use host::cases::Case;
 use host::cases::roofs::{
-    AtomicSame, AtomicSpread, EXACT_COUNT_MAX, EmptyBlocks, ScatterStore, SharedRw, TileCopy,
-    TreeAlone, scatter_value, tile_copy_source,
+    AtomicSame, AtomicSpread, EXACT_COUNT_MAX, EmptyBlocks, LoadWait, ScatterStore, SharedRw,
+    TileCopy, TreeAlone, scatter_value, tile_copy_source,
 };
 use host::cases::verify::Verdict;
 use host::launchers::roofs as kernels;
@@ -223,7 +223,7 @@ fn every_tree_alone_sums_every_block_exactly() {
         for t in Tree::ALL {
             for blocks in [1, 7, 4097, 1 << 20] {
                 let label = format!("{} [{b}] {blocks} blocks", t.roof());
-                match TreeAlone::<f32>::new(&lab, b, t, blocks) {
+                match TreeAlone::<f32>::new(&lab, b, t, blocks, None) {
                     Ok(c) => twice(
                         &lab,
                         &c,
@@ -233,7 +233,7 @@ fn every_tree_alone_sums_every_block_exactly() {
                     ),
                     Err(e) => failures.push(format!("{label} f32: {e}")),
                 }
-                match TreeAlone::<i32>::new(&lab, b, t, blocks) {
+                match TreeAlone::<i32>::new(&lab, b, t, blocks, None) {
                     Ok(c) => twice(
                         &lab,
                         &c,
@@ -247,7 +247,67 @@ fn every_tree_alone_sums_every_block_exactly() {
         }
     }
     assert_no_failures(&failures);
-    assert!(TreeAlone::<i32>::new(&lab, Backend::Llvm, Tree::V1, 0).is_err());
+    assert!(TreeAlone::<i32>::new(&lab, Backend::Llvm, Tree::V1, 0, None).is_err());
+}
+
+#[test]
+fn a_tree_held_to_fewer_blocks_per_sm_gets_that_many_and_still_sums_exactly() {
+    let Some(lab) =
+        lab_or_skip("a_tree_held_to_fewer_blocks_per_sm_gets_that_many_and_still_sums_exactly")
+    else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for b in rust_backends(&lab) {
+        let full = TreeAlone::<i32>::new(&lab, b, Tree::V3, 4097, None).unwrap();
+        assert_eq!(full.resident().unwrap(), 8, "[{b}] 256 threads: 8 per SM");
+        for held in [1, 2, 4, 6] {
+            let label = format!("tree_v3 [{b}] i32 held to {held} per SM");
+            match TreeAlone::<i32>::new(&lab, b, Tree::V3, 4097, Some(held)) {
+                Ok(c) => {
+                    assert_eq!(c.resident().unwrap(), held, "{label}");
+                    twice(&lab, &c, || c.verify(), &label, &mut failures);
+                }
+                Err(e) => failures.push(format!("{label}: {e}")),
+            }
+        }
+    }
+    assert_no_failures(&failures);
+    // More than the threads allow is refused with the occupancy it would get.
+    let e = TreeAlone::<i32>::new(&lab, Backend::Llvm, Tree::V1, 7, Some(9)).err();
+    assert!(
+        matches!(
+            &e,
+            Some(HostError::Invalid {
+                what: "occupancy",
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn the_load_phase_finds_its_one_key_and_nothing_without_its_load() {
+    let Some(lab) = lab_or_skip("the_load_phase_finds_its_one_key_and_nothing_without_its_load")
+    else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for b in rust_backends(&lab) {
+        for n in [256, 1000, 1 << 22] {
+            for (with_load, resident) in [(true, 1), (false, 1), (true, 8)] {
+                let label =
+                    format!("load_wait [{b}] {n} elements, load {with_load}, {resident}/SM");
+                match LoadWait::new(&lab, b, n, resident, with_load) {
+                    Ok(c) => twice(&lab, &c, || c.verify(), &label, &mut failures),
+                    Err(e) => failures.push(format!("{label}: {e}")),
+                }
+            }
+        }
+    }
+    assert_no_failures(&failures);
+    assert!(LoadWait::new(&lab, Backend::Llvm, 0, 1, true).is_err());
 }
 
 #[test]
@@ -313,11 +373,12 @@ fn a_bench_run_measures_every_roof() {
     let rows = bench.finish();
 
     let roof_rows: Vec<_> = rows.iter().filter(|r| roof::is_roof(&r.kernel)).collect();
-    // Seventeen rows (five kernels, the i32 same-address, the looped same-address, the timed
-    // empty launch, four trees in two types; the tile copy at the one edge) per Rust backend.
+    // Forty-three rows (five kernels, the i32 same-address, the looped same-address, the
+    // timed empty launch, four trees in two types at four occupancies, the load phase with and
+    // without its load; the tile copy at the one edge) per Rust backend.
     assert_eq!(
         roof_rows.len(),
-        17 * rust_backends(&lab).len(),
+        43 * rust_backends(&lab).len(),
         "{roof_rows:#?}"
     );
     for r in &roof_rows {
@@ -388,6 +449,20 @@ fn a_bench_run_measures_every_roof() {
     for (entry, ns) in &roofs.tree_ns {
         assert!((empty_ns..20.0).contains(ns), "{entry}: {ns} ns per block");
     }
+    // Each tree on each backend at 8, 6, 4 and 2 per SM, slower per block with fewer.
+    assert_eq!(roofs.tree_resident_ns.len(), 8);
+    for (entry, by_backend) in &roofs.tree_resident_ns {
+        assert_eq!(by_backend.len(), rust_backends(&lab).len(), "{entry}");
+        for (b, curve) in by_backend {
+            let got: Vec<u32> = curve.keys().copied().collect();
+            assert_eq!(got, [2, 4, 6, 8], "{entry} [{b}]");
+            assert!(curve[&2] > curve[&8], "{entry} [{b}]: {curve:?}");
+        }
+    }
+    // A block's load holds its slot for about a DRAM latency (the H200: ~360 ns).
+    let load = roofs.load_wait.expect("the load roof ran");
+    let slot_ns = load.slot_ns(lab.info.sm_count);
+    assert!((50.0..5000.0).contains(&slot_ns), "{load:?}: {slot_ns} ns");
     assert!((0.5e-6..50e-6).contains(&roofs.launch_s.unwrap()));
     // Every backend's empty launch ran, and its time is the timed-launch roof.
     for b in rust_backends(&lab) {

@@ -10,6 +10,7 @@ const ALL_COMPILERS: &[Backend] = &[Backend::Llvm, Backend::Nvvm, Backend::Nvcc]
 const RUST_ONLY: &[Backend] = &[Backend::Llvm, Backend::Nvvm];
 const BOTH_TYPES: &[Dtype] = &[Dtype::F32, Dtype::I32];
 const F32: &[Dtype] = &[Dtype::F32];
+const I32: &[Dtype] = &[Dtype::I32];
 
 const RB: u32 = reduce::BLOCK;
 const RB64: u64 = reduce::BLOCK as u64;
@@ -402,6 +403,18 @@ pub const KERNELS: &[Kernel] = &[
         roof::TREE_V5,
         "v5's tree (v3's to 64, then shuffles) alone: no load, no red",
     ),
+    Kernel {
+        dtypes: I32,
+        ..roof(
+            roof::LOAD_WAIT,
+            Shape::Blocks {
+                elements_per_block: RB64,
+            },
+            Shared::PerThread,
+            4,
+            "v1-v3's load phase alone: one element per thread into shared memory, a barrier",
+        )
+    },
     Kernel {
         block: (transpose::TILE, transpose::ROWS_PER_PASS),
         ..roof(

@@ -9,10 +9,10 @@
 //! each value's source; every value's origin is printed with the table ([`Source`]).
 
 use super::{Prediction, Problem, Roof, Size, holds, predict_in_run};
-use crate::Dtype;
 use crate::Roofs;
 use crate::kernels::{Family, find};
 use crate::records::results::{Cache, Report, Row, Status};
+use crate::{Backend, Dtype};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -35,6 +35,7 @@ pub fn problem_of(row: &Row, sm_count: u32) -> Option<(&'static crate::Kernel, P
             dtype,
             size,
             sm_count,
+            backend: Backend::from_name(&row.backend),
         },
     ))
 }

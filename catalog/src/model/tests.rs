@@ -10,6 +10,7 @@ fn vector(dtype: Dtype, n: u64) -> Problem {
         dtype,
         size: Size::Vector(n),
         sm_count: 132,
+        backend: None,
     }
 }
 
@@ -21,6 +22,7 @@ fn square(edge: u32) -> Problem {
             cols: edge,
         },
         sm_count: 132,
+        backend: None,
     }
 }
 
@@ -327,4 +329,90 @@ fn a_reductions_own_tree_bounds_it_when_slower_than_every_other_roof() {
     let v2 = predict(k("reduce_v2"), &p, &roofs).unwrap();
     assert!(v2.missing.contains(&Roof::Tree));
     assert_ne!(v2.bound, Roof::Tree);
+}
+
+/// A tree curve by resident blocks per SM: ns per block.
+fn curve(points: &[(u32, f64)]) -> BTreeMap<u32, f64> {
+    points.iter().copied().collect()
+}
+
+#[test]
+fn the_slots_solve_puts_the_loads_and_the_trees_in_the_sms_slots() {
+    // r·τ(r) is linear between 4 (4.8) and 8 (8.0): 1.6 + 0.8·r. With 100 SMs and a load
+    // holding its slot 213.3 ns, r = 6 solves r + L·r / (SMs·(1.6 + 0.8·r)) = 8: τ(6) = 6.4 / 6.
+    let c = curve(&[(4, 1.2), (8, 1.0)]);
+    let load = |ns: f64| LoadWait {
+        resident: 1,
+        load_ns: ns,
+        base_ns: 0.5,
+    };
+    let l = load(0.5 + 640.0 / 3.0 / 100.0);
+    assert!((l.slot_ns(100) - 640.0 / 3.0).abs() < 1e-9);
+    let got = slots_ns_per_block(&c, 8, &l, 100);
+    assert!((got - 6.4 / 6.0).abs() < 1e-9, "{got}");
+    // No load: the tree at the SM's own occupancy. A load cheaper than nothing counts as none.
+    assert!((slots_ns_per_block(&c, 8, &load(0.5), 100) - 1.0).abs() < 1e-9);
+    assert!((slots_ns_per_block(&c, 8, &load(0.1), 100) - 1.0).abs() < 1e-9);
+    // A long load leaves fewer than the lowest measured occupancy in their trees: there a
+    // block's time in its tree stays what it was at 4 (τ grows as 4.8 / r).
+    let long = slots_ns_per_block(&c, 8, &load(0.5 + 20.0), 100);
+    assert!(long > 1.2, "{long}");
+}
+
+#[test]
+fn a_reduction_that_loads_before_its_tree_is_bound_by_its_own_compilers_slots() {
+    // A fast stream and chain, so that the trees bind.
+    let mut roofs = Roofs {
+        read_bytes_per_s: 1e14,
+        atomic_same_ns: Some(0.5),
+        atomic_same_i32_ns: Some(0.5),
+        ..synthetic()
+    };
+    roofs.tree_ns.insert("tree_v3_i32".into(), 1.0);
+    // nvvm's tree is slower than llvm's at every occupancy.
+    let by_backend = roofs
+        .tree_resident_ns
+        .entry("tree_v3_i32".into())
+        .or_default();
+    by_backend.insert("llvm".into(), curve(&[(2, 2.0), (4, 1.2), (8, 1.0)]));
+    by_backend.insert("nvvm".into(), curve(&[(2, 3.0), (4, 1.8), (8, 1.5)]));
+    let blocks = 1_048_576.0;
+    let at = |backend: Option<Backend>, roofs: &Roofs| {
+        let p = Problem {
+            backend,
+            ..vector(Dtype::I32, 1 << 28)
+        };
+        predict(k("reduce_v3"), &p, roofs).unwrap()
+    };
+    // Without the load roof: each compiler's tree alone at 8 per SM, the fastest's for nvcc.
+    let (llvm, nvvm, nvcc) = (
+        at(Some(Backend::Llvm), &roofs),
+        at(Some(Backend::Nvvm), &roofs),
+        at(Some(Backend::Nvcc), &roofs),
+    );
+    assert_eq!(
+        (llvm.bound, nvvm.bound),
+        (Roof::Tree, Roof::Tree),
+        "{llvm:?}"
+    );
+    assert!(close(llvm.bound_s(), blocks * 1.0e-9));
+    assert!(close(nvvm.bound_s(), blocks * 1.5e-9));
+    assert!(close(nvcc.bound_s(), blocks * 1.0e-9));
+    assert!(!llvm.terms.iter().any(|t| t.roof == Roof::Slots));
+    // With it, the slots bind, above the tree alone and below the tree at 4 per SM.
+    roofs.load_wait = Some(LoadWait {
+        resident: 1,
+        load_ns: 3.0,
+        base_ns: 1.0,
+    });
+    let p = at(Some(Backend::Llvm), &roofs);
+    assert_eq!(p.bound, Roof::Slots);
+    assert!(
+        p.bound_s() > blocks * 1.0e-9 && p.bound_s() < blocks * 1.2e-9,
+        "{p:?}"
+    );
+    // v4 loads eight elements per thread before its tree: no slots term.
+    let v4 = predict(k("reduce_v4"), &vector(Dtype::I32, 1 << 28), &roofs).unwrap();
+    assert!(!v4.terms.iter().any(|t| t.roof == Roof::Slots), "{v4:?}");
+    assert!(counts_of("reduce_v3_shfl", &vector(Dtype::I32, 1 << 20)).loads_before_tree);
 }

@@ -134,6 +134,11 @@ pub struct Row {
     pub flops: u64,
     /// Kernel launches per timed sample (1, or 1000 for the launch gap).
     pub launches: u32,
+    /// Blocks resident on one SM during the launch, for a roof run at a chosen occupancy (a
+    /// tree roof, the load roof): unused dynamic shared memory holds it there. Absent from
+    /// files written before it was added, and None for every other row.
+    #[serde(default)]
+    pub resident: Option<u32>,
     pub status: Status,
     /// Timed repetitions (0 when not timed).
     pub reps: u32,
@@ -203,6 +208,7 @@ impl Row {
             bytes,
             flops: 0,
             launches: 1,
+            resident: None,
             status: Status::Skipped,
             reps: 0,
             median_us: None,

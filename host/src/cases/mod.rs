@@ -65,6 +65,14 @@ impl Words for DeviceSlice<u32> {
     }
 }
 
+/// Indices (`u64`): two words each, both set to `bits`.
+impl Words for DeviceSlice<u64> {
+    unsafe fn fill_async(&self, bits: u32, stream: &Stream) -> CudaResult<()> {
+        // SAFETY: the caller's contract.
+        unsafe { self.index(..).set_32_async(bits, stream) }
+    }
+}
+
 /// Queues `bits` into every 4-byte word of `buf` on the lab's stream.
 fn fill(lab: &Lab, buf: &impl Words, bits: u32, what: &str) -> Result<()> {
     // SAFETY: a stream-ordered memset of a live buffer, which the case keeps until the stream

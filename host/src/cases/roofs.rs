@@ -2,7 +2,8 @@
 //! the same-address word ends at exactly its count of `red`s, every spread line at its own
 //! count, every shared-memory thread at its checksum, every block's mark at its index, every
 //! scattered element at the input index the naive transpose would have put there, every
-//! tile-copied element at its source's index. The outputs are reset before every launch, so
+//! tile-copied element at its source's index, the load phase at the one index its input holds
+//! the key (or nothing, without its load). The outputs are reset before every launch, so
 //! each check sees one launch.
 
 mod atomics;
@@ -10,7 +11,10 @@ mod blocks;
 mod matrices;
 
 pub use atomics::{AtomicSame, AtomicSpread, spread_counts};
-pub use blocks::{EmptyBlocks, SharedRw, TreeAlone, shared_rw_sums, shared_rw_value, tree_sum};
+pub use blocks::{
+    EmptyBlocks, LOAD_FILL, LOAD_KEY, LoadWait, SharedRw, TreeAlone, shared_rw_sums,
+    shared_rw_value, tree_sum,
+};
 pub use matrices::{ScatterStore, TileCopy, scatter_value, tile_copy_source};
 
 use super::verify::Verdict;

@@ -27,6 +27,8 @@ pub use transpose::check_matrix_lengths;
 pub const MAX_GRID_X: u64 = (1 << 31) - 1;
 /// Largest grid y dimension.
 pub const MAX_GRID_Y: u64 = 65_535;
+/// Shared memory an sm_80+ SM reserves for each resident block, beside the block's own.
+const RESERVED_SHARED_PER_BLOCK: u32 = 1024;
 
 /// The catalogue's kernel named `name`. For the kernels the lab launches by role (the
 /// ceilings, the launch-gap demo); `every_role_kernel_is_catalogued` holds them to the table.
@@ -113,6 +115,21 @@ impl Lab {
             })
     }
 
+    /// Blocks of `entry` one SM holds (the occupancy API) with `kernel`'s block and
+    /// `shared_bytes` of dynamic shared memory.
+    pub fn resident_per_sm(
+        &self,
+        backend: Backend,
+        kernel: &Kernel,
+        entry: &str,
+        shared_bytes: u32,
+    ) -> Result<u32> {
+        let f = self.function(backend, entry)?;
+        let threads = kernel.block.0 * kernel.block.1;
+        f.max_active_blocks_per_multiprocessor(BlockSize::x(threads), shared_bytes as usize)
+            .ctx(|| format!("occupancy of {entry}"))
+    }
+
     /// Blocks of one full wave of `entry` (blocks per SM from the occupancy API × SMs) with
     /// `kernel`'s block and `shared_bytes` of dynamic shared memory.
     pub(crate) fn wave(
@@ -122,12 +139,37 @@ impl Lab {
         entry: &str,
         shared_bytes: u32,
     ) -> Result<u64> {
-        let f = self.function(backend, entry)?;
-        let threads = kernel.block.0 * kernel.block.1;
-        let per_sm = f
-            .max_active_blocks_per_multiprocessor(BlockSize::x(threads), shared_bytes as usize)
-            .ctx(|| format!("occupancy of {entry}"))?;
+        let per_sm = self.resident_per_sm(backend, kernel, entry, shared_bytes)?;
         Ok(per_sm.max(1) as u64 * self.info.sm_count as u64)
+    }
+
+    /// Dynamic shared memory that holds `entry` to exactly `resident` blocks per SM: the SM's
+    /// shared memory over `resident`, less the 1 KiB it reserves per block, and never less
+    /// than the `needed` bytes the kernel uses (the rest goes unused). Refuses an occupancy
+    /// that `kernel`'s threads or shared memory cannot meet.
+    pub(crate) fn shared_for_resident(
+        &self,
+        backend: Backend,
+        kernel: &Kernel,
+        entry: &str,
+        needed: u32,
+        resident: u32,
+    ) -> Result<u32> {
+        let bytes = (self.info.shared_per_sm / resident.max(1))
+            .saturating_sub(RESERVED_SHARED_PER_BLOCK)
+            .max(needed);
+        crate::ffi::allow_dynamic_shared(&self.function(backend, entry)?, bytes)?;
+        let got = self.resident_per_sm(backend, kernel, entry, bytes)?;
+        if got != resident {
+            return Err(HostError::Invalid {
+                what: "occupancy",
+                detail: format!(
+                    "{entry} [{backend}] with {bytes} B of shared memory holds {got} blocks per \
+                     SM, not the {resident} asked for"
+                ),
+            });
+        }
+        Ok(bytes)
     }
 
     /// A 1-D launch of `kernel` ([`Shape::Blocks`] or [`Shape::OneWave`]) over `n` elements:

@@ -1,5 +1,6 @@
 //! The roof kernels (`gpu-kernels/src/roofs.rs`): same-address and spread atomics, shared
-//! memory, empty blocks, scattered stores, the 32×32 tile order. Their catalogue entries are
+//! memory, empty blocks, scattered stores, the 32×32 tile order, the reductions' trees and
+//! their load phase (both held to a chosen occupancy when asked). Their catalogue entries are
 //! looked up by name: each is the one kernel of its role.
 
 use super::{Elem, LaunchConfig, kernel};
@@ -48,8 +49,13 @@ pub fn tree(t: Tree) -> &'static Kernel {
     kernel(t.roof())
 }
 
+/// The reductions' load phase alone.
+pub fn load_wait() -> &'static Kernel {
+    kernel(roof::LOAD_WAIT)
+}
+
 /// Every roof kernel, in catalogue order.
-pub fn all() -> [&'static Kernel; 10] {
+pub fn all() -> [&'static Kernel; 11] {
     [
         atomic_same(),
         atomic_spread(),
@@ -60,6 +66,7 @@ pub fn all() -> [&'static Kernel; 10] {
         tree(Tree::V2),
         tree(Tree::V3),
         tree(Tree::V5),
+        load_wait(),
         tile_copy(),
     ]
 }
@@ -273,42 +280,112 @@ impl Lab {
     }
 
     /// How a tree roof is launched over `blocks` blocks (one tree each, the reductions' block
-    /// and shared memory).
+    /// and shared memory), held to `resident` blocks per SM when asked (more shared memory,
+    /// unused).
     pub fn tree_config<T: Elem>(
         &self,
         backend: Backend,
         t: Tree,
         blocks: u64,
+        resident: Option<u32>,
     ) -> Result<LaunchConfig> {
         check_work("tree blocks", blocks)?;
         let k = tree(t);
-        self.linear_config(
-            backend,
-            k,
-            &k.entry(T::DTYPE),
-            blocks,
-            T::DTYPE.size() as u32,
-        )
+        let entry = k.entry(T::DTYPE);
+        self.held_to(backend, k, &entry, resident, |lab| {
+            lab.linear_config(backend, k, &entry, blocks, T::DTYPE.size() as u32)
+        })
+    }
+
+    /// `config(self)`, with its shared memory raised to hold `entry` to `resident` blocks per
+    /// SM when asked.
+    fn held_to(
+        &self,
+        backend: Backend,
+        k: &Kernel,
+        entry: &str,
+        resident: Option<u32>,
+        config: impl FnOnce(&Self) -> Result<LaunchConfig>,
+    ) -> Result<LaunchConfig> {
+        let mut cfg = config(self)?;
+        if let Some(r) = resident {
+            cfg.shared_bytes = self.shared_for_resident(backend, k, entry, cfg.shared_bytes, r)?;
+        }
+        Ok(cfg)
     }
 
     /// Queues one block per word of `out`, each running tree `t` alone and storing its sum
-    /// there.
+    /// there, `resident` blocks per SM when asked.
     pub fn launch_tree<T: Elem>(
         &self,
         backend: Backend,
         t: Tree,
         out: &DeviceSlice<T>,
+        resident: Option<u32>,
         stream: &Stream,
     ) -> Result<()> {
-        let cfg = self.tree_config::<T>(backend, t, out.len() as u64)?;
+        let cfg = self.tree_config::<T>(backend, t, out.len() as u64, resident)?;
         let entry = tree(t).entry(T::DTYPE);
         let f = self.function(backend, &entry)?;
         let o = out.as_device_ptr();
         let (grid, block) = super::dims(&cfg);
         // SAFETY: block b writes out[b] (thread 0), and there is one block per element of
-        // `out`; the shared memory is the launch's, the size its catalogue entry gives.
+        // `out`; the shared memory is the launch's, at least the size its catalogue entry
+        // gives.
         unsafe { launch!(f<<<grid, block, cfg.shared_bytes, stream>>>(o)) }
             .ctx(|| format!("launching {entry} [{backend}] {} blocks", out.len()))
+    }
+
+    /// How `load_wait` is launched over `n` elements: the reductions' blocks and shared
+    /// memory, held to `resident` blocks per SM.
+    pub fn load_wait_config(
+        &self,
+        backend: Backend,
+        n: u64,
+        resident: u32,
+    ) -> Result<LaunchConfig> {
+        check_work("load_wait elements", n)?;
+        let k = load_wait();
+        let entry = k.entry(Dtype::I32);
+        self.held_to(backend, k, &entry, Some(resident), |lab| {
+            lab.linear_config(backend, k, &entry, n, 4)
+        })
+    }
+
+    /// Queues the reductions' load phase over `input`, `resident` blocks per SM: each block
+    /// loads its elements into shared memory (none when `with_load` is false: the same
+    /// blocks, nothing read) and waits at a barrier; the thread whose neighbour's element is
+    /// `key` stores that element's index to `found`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_load_wait(
+        &self,
+        backend: Backend,
+        input: &DeviceSlice<i32>,
+        with_load: bool,
+        key: i32,
+        found: &DeviceSlice<u64>,
+        resident: u32,
+        stream: &Stream,
+    ) -> Result<()> {
+        if found.is_empty() || key == 0 {
+            return Err(HostError::Invalid {
+                what: "load_wait arguments",
+                detail: "found must be non-empty and the key not 0 (what an unloaded word holds)"
+                    .into(),
+            });
+        }
+        let n = input.len() as u64;
+        let cfg = self.load_wait_config(backend, n, resident)?;
+        let entry = load_wait().entry(Dtype::I32);
+        let f = self.function(backend, &entry)?;
+        let (i, o) = (input.as_device_ptr(), found.as_device_ptr());
+        let loaded = if with_load { n } else { 0 };
+        let (grid, block) = super::dims(&cfg);
+        // SAFETY: the grid covers `n` elements, one per thread; a thread reads input[i] only
+        // for i < the `loaded` ≤ n it is passed (input holds n); thread writes go to found[0]
+        // (non-empty) and to the block's shared memory, at least the catalogue's size.
+        unsafe { launch!(f<<<grid, block, cfg.shared_bytes, stream>>>(i, loaded, key, o)) }
+            .ctx(|| format!("launching {entry} [{backend}] over {n} elements"))
     }
 
     /// How `tile_copy` is launched for a `rows × cols` input: the chapter's transposes' tiles.

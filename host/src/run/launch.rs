@@ -229,7 +229,8 @@ fn roof_once(
     slots: &ResultSlots,
 ) -> Result<Outcome> {
     use crate::cases::roofs::{
-        self, AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw, TileCopy, TreeAlone,
+        self, AtomicSame, AtomicSpread, EmptyBlocks, LoadWait, ScatterStore, SharedRw, TileCopy,
+        TreeAlone,
     };
     use catalog::roofs as roof;
     let n = sizes.n;
@@ -280,12 +281,12 @@ fn roof_once(
             match k.dtype {
                 Dtype::F32 => checked(
                     lab,
-                    TreeAlone::<f32>::new(lab, backend, t, n)?,
+                    TreeAlone::<f32>::new(lab, backend, t, n, None)?,
                     TreeAlone::verify,
                 )?,
                 Dtype::I32 => checked(
                     lab,
-                    TreeAlone::<i32>::new(lab, backend, t, n)?,
+                    TreeAlone::<i32>::new(lab, backend, t, n, None)?,
                     TreeAlone::verify,
                 )?,
             }
@@ -294,6 +295,17 @@ fn roof_once(
             lab,
             TileCopy::new(lab, backend, sizes.rows, sizes.cols)?,
             TileCopy::verify,
+        )?,
+        roof::LOAD_WAIT => checked(
+            lab,
+            LoadWait::new(
+                lab,
+                backend,
+                n,
+                crate::bench::measure::roofs::LOAD_WAIT_RESIDENT,
+                true,
+            )?,
+            LoadWait::verify,
         )?,
         other => {
             return Err(crate::HostError::Invalid {

@@ -6,6 +6,7 @@
 use super::Request;
 use super::plan::{RunKernel, select};
 use crate::error::{HostError, Result};
+use catalog::Backend;
 use catalog::model::check::{self, RoofSet};
 use catalog::model::{Counts, Problem, RULE, predict};
 use catalog::records::Report;
@@ -57,40 +58,51 @@ fn text(
     let _ = writeln!(s, "rule: {RULE}");
     let backends = req.which.backends();
     for &k in kernels {
-        let problem = Problem {
-            dtype: k.dtype,
-            size: k.model_size(req.sizes),
-            sm_count: report.device.sm_count,
-        };
-        let via: Vec<&str> = match k.kernel.library {
-            Some(_) => vec!["cub"],
+        let via: Vec<Option<Backend>> = match k.kernel.library {
+            Some(_) => vec![None],
             None => backends
                 .iter()
                 .filter(|&&b| k.kernel.carried_by(b))
-                .map(|b| b.name())
+                .map(|&b| Some(b))
                 .collect(),
         };
-        let head = format!(
-            "{} [{}] {} {}",
-            k.name(),
-            via.join(", "),
-            k.dtype,
-            problem.size.label()
-        );
-        match predict(k.kernel, &problem, &set.roofs) {
-            Some(p) => {
-                let _ = writeln!(s, "\n{head}: predicted {}", p.describe());
-                let _ = writeln!(s, "  counts: {}", counts(&p.counts));
+        // One prediction per compiler (each runs its own trees); compilers predicted alike
+        // share one.
+        let size = k.model_size(req.sizes);
+        let mut alike: Vec<(String, Vec<&str>)> = Vec::new();
+        for backend in via {
+            let problem = Problem {
+                dtype: k.dtype,
+                size,
+                sm_count: report.device.sm_count,
+                backend,
+            };
+            let body = match predict(k.kernel, &problem, &set.roofs) {
+                Some(p) => format!(
+                    "predicted {}\n  counts: {}",
+                    p.describe(),
+                    counts(&p.counts)
+                ),
+                None if k.kernel.counts.is_none() => {
+                    "no counts (a roof or the launch-gap demo): nothing to predict".into()
+                }
+                None => "none of its roofs was measured in that run".into(),
+            };
+            let name = backend.map_or("cub", Backend::name);
+            match alike.iter_mut().find(|(b, _)| *b == body) {
+                Some((_, names)) => names.push(name),
+                None => alike.push((body, vec![name])),
             }
-            None if k.kernel.counts.is_none() => {
-                let _ = writeln!(
-                    s,
-                    "\n{head}: no counts (a roof or the launch-gap demo): nothing to predict"
-                );
-            }
-            None => {
-                let _ = writeln!(s, "\n{head}: none of its roofs was measured in that run");
-            }
+        }
+        for (body, names) in alike {
+            let head = format!(
+                "{} [{}] {} {}",
+                k.name(),
+                names.join(", "),
+                k.dtype,
+                size.label()
+            );
+            let _ = writeln!(s, "\n{head}: {body}");
         }
     }
     s

@@ -2,8 +2,9 @@
 //! depend on the problem size): same-address atomics into the reductions' result word (in
 //! the reductions' shape, f32 and i32, then looped over one wave of blocks), spread atomics,
 //! shared-memory wavefronts, empty blocks (and one empty block alone: a timed launch's cost),
-//! the naive transpose's scattered stores and each reduction's block tree alone (both types);
-//! and at each transpose edge of the run, the 32×32 tile order's copy (a DRAM rate that
+//! the naive transpose's scattered stores and each reduction's block tree alone (both types,
+//! at the occupancy it gets and held to fewer blocks per SM), the reductions' load phase alone
+//! at one block per SM, with and without its load; and at each transpose edge of the run, the 32×32 tile order's copy (a DRAM rate that
 //! depends on the size, as the copy's does). Each is timed like the ceilings and checked
 //! exactly afterwards; each row's `n` is its count of operations (the tile copy's: elements,
 //! with its bytes), so its rate is `n` over the median
@@ -14,7 +15,7 @@ use crate::bench::report::Row;
 use crate::bench::size;
 use crate::cases::Case;
 use crate::cases::roofs::{
-    AtomicSame, AtomicSpread, EmptyBlocks, ScatterStore, SharedRw, TileCopy, TreeAlone,
+    AtomicSame, AtomicSpread, EmptyBlocks, LoadWait, ScatterStore, SharedRw, TileCopy, TreeAlone,
 };
 use crate::cases::verify::Verdict;
 use crate::error::Result;
@@ -42,6 +43,14 @@ pub const EMPTY_BLOCK_COUNT: u64 = 1 << 22;
 pub const SCATTER_EDGE: u32 = 8192;
 /// Blocks of each tree roof: as many as v1–v3 launch at 2^28 elements (~1 ms each).
 pub const TREE_BLOCKS: u64 = 1 << 20;
+/// Resident blocks per SM each tree is also held to (besides the 8 it gets): where the slots
+/// model's occupancies fall (E18: 4–6 for the reductions' 8-block SMs).
+pub const TREE_HELD: [u32; 3] = [6, 4, 2];
+/// Elements of the load roof: 2^26 i32 (256 MiB, four times the H200's L2), 2^18 blocks.
+pub const LOAD_WAIT_N: u64 = 1 << 26;
+/// Resident blocks per SM of the load roof: few enough that each block's latency, not the
+/// block scheduler, sets its pace (E18: the same resident time at 1, 2 and 4).
+pub const LOAD_WAIT_RESIDENT: u32 = 1;
 
 // Every count stays exact in an f32 and within the grid.
 const _: () = {
@@ -130,9 +139,13 @@ impl Bench<'_> {
             self.empty_blocks(b);
             self.scatter_store(b);
             for t in Tree::ALL {
-                self.tree::<f32>(b, t);
-                self.tree::<i32>(b, t);
+                for held in [None].into_iter().chain(TREE_HELD.map(Some)) {
+                    self.tree::<f32>(b, t, held);
+                    self.tree::<i32>(b, t, held);
+                }
             }
+            self.load_wait(b, true);
+            self.load_wait(b, false);
             if tiles {
                 let plan = self.plan;
                 // The order exists for whole tiles only: other edges go without the roof.
@@ -293,16 +306,52 @@ impl Bench<'_> {
         );
     }
 
-    /// Reduction tree `t` alone in `T`, [`TREE_BLOCKS`] blocks: what the tree costs a block
-    /// when nothing else runs.
-    fn tree<T: Elem>(&mut self, b: Backend, t: Tree) {
-        let made = TreeAlone::<T>::new(self.lab, b, t, TREE_BLOCKS);
-        let row = Self::roof_row(t.roof(), b, TREE_BLOCKS, 0, T::NAME);
+    /// Reduction tree `t` alone in `T`, [`TREE_BLOCKS`] blocks, as many per SM as fit or
+    /// `held` to that many: what the tree costs a block when nothing else runs. The row states
+    /// its blocks per SM (the occupancy API's).
+    fn tree<T: Elem>(&mut self, b: Backend, t: Tree, held: Option<u32>) {
+        let made = TreeAlone::<T>::new(self.lab, b, t, TREE_BLOCKS, held);
+        let resident = made.as_ref().ok().and_then(|c| c.resident().ok());
+        let mut row = Self::roof_row(t.roof(), b, TREE_BLOCKS, 0, T::NAME);
+        if let Some(r) = resident {
+            row.size = format!("{} at {r}/SM", row.size);
+            row.resident = Some(r);
+        }
         self.roof(
             row,
             made,
             |_| "the reduction's tree alone: values made in registers, no load, no red".into(),
             TreeAlone::verify,
+        );
+    }
+
+    /// The reductions' load phase alone over [`LOAD_WAIT_N`] elements at
+    /// [`LOAD_WAIT_RESIDENT`] blocks per SM, `with_load` or without it (row `load_wait_base`).
+    fn load_wait(&mut self, b: Backend, with_load: bool) {
+        let n = LOAD_WAIT_N;
+        let made = self
+            .check_memory(n * 4)
+            .and_then(|_| LoadWait::new(self.lab, b, n, LOAD_WAIT_RESIDENT, with_load));
+        let (name, bytes) = match with_load {
+            true => (roof::LOAD_WAIT, n * 4),
+            false => (roof::LOAD_WAIT_BASE, 0),
+        };
+        let mut row = Self::roof_row(name, b, n, bytes, "i32");
+        row.size = format!("{} at {LOAD_WAIT_RESIDENT}/SM", row.size);
+        row.resident = Some(LOAD_WAIT_RESIDENT);
+        self.roof(
+            row,
+            made,
+            |_| match with_load {
+                true => {
+                    "v1-v3's load phase alone: one element per thread to shared memory, a barrier"
+                        .into()
+                }
+                false => {
+                    "the same blocks without the load (each thread stores 0), a barrier".into()
+                }
+            },
+            LoadWait::verify,
         );
     }
 

@@ -141,6 +141,39 @@ fn shown(r: &Roofs) -> Vec<(&'static str, Roof, String)> {
             Some(format!("ns per block: {}", each.join(", "))),
         )
     }))
+    .chain((!r.tree_resident_ns.is_empty()).then(|| {
+        let each: Vec<String> = r
+            .tree_resident_ns
+            .iter()
+            .flat_map(|(entry, by_backend)| {
+                by_backend.iter().map(move |(backend, curve)| {
+                    let at: Vec<String> = curve
+                        .iter()
+                        .map(|(resident, ns)| format!("{resident}:{ns:.3}"))
+                        .collect();
+                    format!("{entry} [{backend}] {}", at.join(" "))
+                })
+            })
+            .collect();
+        (
+            "tree_resident_ns",
+            Roof::Slots,
+            Some(format!(
+                "trees, ns per block by blocks per SM: {}",
+                each.join(", ")
+            )),
+        )
+    }))
+    .chain(r.load_wait.map(|w| {
+        (
+            "load_wait",
+            Roof::Slots,
+            Some(format!(
+                "load phase {:.3} ns per block, {:.3} without its load, at {} per SM",
+                w.load_ns, w.base_ns, w.resident
+            )),
+        )
+    }))
     .filter_map(|(field, roof, value)| Some((field, roof, value?)))
     .collect()
 }

@@ -277,12 +277,13 @@ fn every_roof_is_catalogued_as_a_ceiling() {
         EMPTY_BLOCKS,
         SCATTER_STORE,
         TILE_COPY,
+        LOAD_WAIT,
     ] {
         let k = crate::kernels::find(name).unwrap_or_else(|| panic!("{name}"));
         assert_eq!(k.family, Family::Ceiling, "{name}");
         assert!(is_roof(name));
     }
-    assert!(!is_roof(READ_STREAM) && is_roof(ATOMIC_SAME_LOOPED));
+    assert!(!is_roof(READ_STREAM) && is_roof(ATOMIC_SAME_LOOPED) && is_roof(LOAD_WAIT_BASE));
 }
 
 #[test]
@@ -325,4 +326,64 @@ fn each_red_type_has_its_own_chain_and_the_tile_order_its_own_size() {
             .any(|l| l == "same-address red.s32: 0.737 ns each, one per block")
     );
     assert_eq!(rate(&tile(4096, 37.3)).as_deref(), Some("3598 GB/s moved"));
+}
+
+#[test]
+fn the_trees_by_occupancy_and_the_load_pair_are_read_per_compiler() {
+    let mut rows = ceilings();
+    let tree = |backend: &str, resident: u32, us: f64| {
+        let mut r = row(TREE_V3, backend, 1 << 20, us);
+        r.dtype = "i32".into();
+        r.resident = Some(resident);
+        r
+    };
+    // llvm's tree is flat from 6 to 8 per SM (and a hair faster at 6); nvvm's is slower.
+    rows.extend([
+        tree("llvm", 8, 1020.0),
+        tree("llvm", 6, 1019.0),
+        tree("llvm", 4, 1167.0),
+        tree("nvvm", 8, 1497.0),
+        tree("nvvm", 4, 2803.0),
+    ]);
+    let load = |kernel: &str, backend: &str, us: f64| {
+        let mut r = row(kernel, backend, 1 << 26, us);
+        r.dtype = "i32".into();
+        r.resident = Some(1);
+        r
+    };
+    rows.extend([
+        load(LOAD_WAIT, "llvm", 1191.0),
+        load(LOAD_WAIT_BASE, "llvm", 527.5),
+        load(LOAD_WAIT, "nvvm", 1176.0),
+        load(LOAD_WAIT_BASE, "nvvm", 515.9),
+    ]);
+    let (r, from) = Roofs::measure(&rows, Cache::Hot, None);
+    let ns = |us: f64| us * 1e3 / (1u64 << 20) as f64;
+    let llvm = &r.tree_resident_ns["tree_v3_i32"]["llvm"];
+    assert_eq!(llvm.keys().copied().collect::<Vec<_>>(), [4, 6, 8]);
+    assert!((llvm[&4] - ns(1167.0)).abs() < 1e-12);
+    assert_eq!(r.tree_resident_ns["tree_v3_i32"]["nvvm"].len(), 2);
+    // The tree alone is the fastest compiler's row at the occupancy the tree gets, not a held one.
+    assert!((r.tree_ns["tree_v3_i32"] - ns(1020.0)).abs() < 1e-12);
+    // The load pair of the compiler whose load costs the least: nvvm's 660.1 µs over 2^18 blocks.
+    let w = r.load_wait.unwrap();
+    let blocks = (1u64 << 18) as f64;
+    assert_eq!(w.resident, 1);
+    assert!((w.load_ns - 1176e3 / blocks).abs() < 1e-12);
+    assert!((w.slot_ns(132) - (1176.0 - 515.9) * 1e3 / blocks * 132.0).abs() < 1e-9);
+    assert!(
+        from["load_wait"].starts_with("load_wait [nvvm]"),
+        "{from:?}"
+    );
+    assert_eq!(
+        rate(&load(LOAD_WAIT, "llvm", 1191.0)).as_deref(),
+        Some("4.543 ns per block")
+    );
+    // A load row without its base row, or at another occupancy, gives no pair.
+    let alone: Vec<Row> = rows
+        .iter()
+        .filter(|r| r.kernel != LOAD_WAIT_BASE)
+        .cloned()
+        .collect();
+    assert_eq!(Roofs::measure(&alone, Cache::Hot, None).0.load_wait, None);
 }

@@ -39,17 +39,23 @@ impl PartialEq for RunKernel {
 }
 
 impl RunKernel {
-    /// What a spec picked: the element type it named, else f32.
+    /// What a spec picked: the element type it named, else f32, or the kernel's one type
+    /// when it has no f32 entry (`load_wait`: i32).
     fn of(s: Selected) -> RunKernel {
+        let only = match s.kernel.dtypes {
+            [one] => Some(*one),
+            _ => None,
+        };
         RunKernel {
             kernel: s.kernel,
-            dtype: s.dtype.unwrap_or(Dtype::F32),
+            dtype: s.dtype.or(only).unwrap_or(Dtype::F32),
         }
     }
 
-    /// The name users type and tables show: `reduce_v3` (f32), `reduce_v3_i32`.
+    /// The name users type and tables show: `reduce_v3` (f32), `reduce_v3_i32`; a kernel of
+    /// one type goes by its name alone (`load_wait`).
     pub fn name(self) -> String {
-        if self.dtype == Dtype::F32 || self.kernel.dtypes.is_empty() {
+        if self.dtype == Dtype::F32 || self.kernel.dtypes.len() <= 1 {
             self.kernel.name.to_string()
         } else {
             format!("{}_{}", self.kernel.name, self.dtype.name())

@@ -54,6 +54,9 @@ fn entries_are_the_ptx_names() {
     assert_eq!(k("transpose_padded").entry(), "transpose_padded_f32");
     assert_eq!(k("reduce_v2_i32").name(), "reduce_v2_i32");
     assert_eq!(k("cub_reduce_sum").entry(), "cub::DeviceReduce::Sum");
+    // A kernel of one type runs in it, under its plain name.
+    assert_eq!(k("load_wait").entry(), "load_wait_i32");
+    assert_eq!(k("load_wait").name(), "load_wait");
 }
 
 /// The manifest's launch objects keep the flat shape xtask reads (`launches.json`): the

@@ -21,6 +21,9 @@
 //                 shared memory and barrier, its tree: none, v1's, v3's or v3_shfl's, its end: a
 //                 store or a red), at 8, 6, 4, 2 and 1 resident blocks per SM; empty blocks at
 //                 the same: what a block's load costs the slots its tree would use (E18)
+//   redpair       the load-only block ending in one i32 red, its reds spread over K words in
+//                 distinct L2 lines (K = 1 … 64), its loads from DRAM or from a 16 MiB window
+//                 the L2 holds; and f32 reds: where an i32 red behind a load spends 1.13 ns (E18)
 //
 //   roofs_lab [reps=20] [experiment]   CSV: experiment,size,variant,median_us,min_us,max_us,rate
 //   (every experiment when none is named)
@@ -238,6 +241,21 @@ __global__ void phases(const int* in, int key, int* out, unsigned long long* fla
         if (RED) atomicAdd(out, s[0]);
         else out[blockIdx.x] = s[0];
     }
+}
+
+// The load-only block (LOAD 1, TREE 0 of `phases`) ending in one red of T to word
+// (block % spread) · STRIDE of `out`; its loads from in[i % window] (window = n: no reuse).
+constexpr unsigned RED_STRIDE = 4096 + 32;  // words between the spread words: other lines
+template <typename T>
+__global__ void load_red(const int* in, unsigned long long window, int key, T* out, unsigned spread,
+                         unsigned long long* flag) {
+    __shared__ int s[BLOCK];
+    unsigned t = threadIdx.x;
+    unsigned long long i = (unsigned long long)blockIdx.x * BLOCK + t;
+    s[t] = in[i % window];
+    __syncthreads();
+    if (s[(t + 1) % BLOCK] == key) *flag = i;
+    if (t == 0) atomicAdd(out + (size_t)(blockIdx.x % spread) * RED_STRIDE, T(1));
 }
 
 // The chapter's padded transpose, for the comparison in the same process.
@@ -514,6 +532,51 @@ int main(int argc, char** argv) {
             auto e = time_launches([&] { empty<<<blocks, BLOCK, extra>>>(out); }, out, 4, 0, reps);
             row("slots", "2^28 i32", ("empty-" + std::to_string(empty_resident) + "-per-SM").c_str(), e,
                 per_block(e, empty_resident));
+        }
+        CHECK(cudaFree(in));
+        CHECK(cudaFree(out));
+        CHECK(cudaFree(flag));
+    }
+
+    // redpair: 2^28 i32 loads (2^20 blocks), each block's red to one of `spread` words.
+    if (want("redpair")) {
+        const unsigned long long n = 1ull << 28;
+        const unsigned blocks = (unsigned)(n / BLOCK);
+        std::vector<int> h(n);
+        uint64_t s = 0x2545F4914F6CDD1Dull;
+        for (auto& v : h) {
+            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+            v = (int)(s % 1000);  // never the key
+        }
+        const int key = 123456789;
+        int* in;
+        void* out;
+        unsigned long long* flag;
+        const size_t out_bytes = (size_t)64 * RED_STRIDE * 4;
+        CHECK(cudaMalloc(&in, n * 4));
+        CHECK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
+        CHECK(cudaMalloc(&out, out_bytes));
+        CHECK(cudaMalloc(&flag, 8));
+        const unsigned long long l2_window = 1ull << 22;  // 16 MiB of i32: the L2 holds it
+        for (unsigned long long window : {n, l2_window}) {
+            const char* from = window == n ? "dram" : "l2";
+            for (unsigned spread : {1u, 2u, 4u, 8u, 64u}) {
+                auto us = time_launches([&] { load_red<int><<<blocks, BLOCK>>>(in, window, key, (int*)out, spread, flag); },
+                                        out, out_bytes, 0, reps);
+                std::vector<int> o(64 * RED_STRIDE);
+                CHECK(cudaMemcpy(o.data(), out, out_bytes, cudaMemcpyDeviceToHost));
+                long long total = 0;
+                for (unsigned k = 0; k < spread; ++k) total += o[(size_t)k * RED_STRIDE];
+                std::string v = std::string("i32-") + from + "-" + std::to_string(spread) + "-words";
+                row("redpair", "2^28 i32", v.c_str(), us,
+                    fmt("%.3f ns per block", median(us) * 1e3 / blocks) + (total == blocks ? "" : " WRONG"));
+            }
+            for (unsigned spread : {1u, 8u}) {
+                auto us = time_launches([&] { load_red<float><<<blocks, BLOCK>>>(in, window, key, (float*)out, spread, flag); },
+                                        out, out_bytes, 0, reps);
+                std::string v = std::string("f32-") + from + "-" + std::to_string(spread) + "-words";
+                row("redpair", "2^28 i32", v.c_str(), us, fmt("%.3f ns per block", median(us) * 1e3 / blocks));
+            }
         }
         CHECK(cudaFree(in));
         CHECK(cudaFree(out));

@@ -91,9 +91,10 @@ pub struct Roofs {
     /// when none was measured.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tree_ns: BTreeMap<String, f64>,
-    /// Each tree roof's nanoseconds per block at each occupancy the run held it to, per
-    /// compiler: `tree_resident_ns["tree_v3_i32"]["nvvm"][&4]` (entry, backend, resident
-    /// blocks per SM). What [`crate::model::Roof::Slots`] interpolates.
+    /// Each tree roof's nanoseconds per block at each occupancy its rows state (the one it
+    /// gets and those it was held to), per compiler: `tree_resident_ns["tree_v3_i32"]["nvvm"]
+    /// [&4]` (entry, backend, resident blocks per SM). What [`crate::model::Roof::Slots`]
+    /// interpolates.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tree_resident_ns: BTreeMap<String, BTreeMap<String, BTreeMap<u32, f64>>>,
     /// The reductions' load phase alone, timed with and without its load at one occupancy:
@@ -267,7 +268,7 @@ impl Roofs {
         if !tree_ns.is_empty() {
             from.insert(
                 "tree_ns",
-                "the fastest row of each tree roof in each type".into(),
+                "the fastest row of each tree roof in each type, at the occupancy it gets".into(),
             );
         }
         // Each tree at each occupancy it was held to, per compiler (the rows that state one).
@@ -291,7 +292,7 @@ impl Roofs {
         if !tree_resident_ns.is_empty() {
             from.insert(
                 "tree_resident_ns",
-                "each tree roof's rows held to fewer resident blocks per SM".into(),
+                "each tree roof's rows that state their blocks per SM, per compiler".into(),
             );
         }
         // The load's pair on the compiler whose load costs the least.

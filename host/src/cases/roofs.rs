@@ -12,8 +12,7 @@ mod matrices;
 
 pub use atomics::{AtomicSame, AtomicSpread, spread_counts};
 pub use blocks::{
-    EmptyBlocks, LOAD_FILL, LOAD_KEY, LoadWait, SharedRw, TreeAlone, shared_rw_sums,
-    shared_rw_value, tree_sum,
+    EmptyBlocks, LoadWait, SharedRw, TreeAlone, shared_rw_sums, shared_rw_value, tree_sum,
 };
 pub use matrices::{ScatterStore, TileCopy, scatter_value, tile_copy_source};
 

@@ -2,13 +2,13 @@
 //! depend on the problem size): same-address atomics into the reductions' result word (in
 //! the reductions' shape, f32 and i32, then looped over one wave of blocks), spread atomics,
 //! shared-memory wavefronts, empty blocks (and one empty block alone: a timed launch's cost),
-//! the naive transpose's scattered stores and each reduction's block tree alone (both types,
-//! at the occupancy it gets and held to fewer blocks per SM), the reductions' load phase alone
-//! at one block per SM, with and without its load; and at each transpose edge of the run, the 32×32 tile order's copy (a DRAM rate that
-//! depends on the size, as the copy's does). Each is timed like the ceilings and checked
-//! exactly afterwards; each row's `n` is its count of operations (the tile copy's: elements,
-//! with its bytes), so its rate is `n` over the median
-//! ([`catalog::roofs`]).
+//! the naive transpose's scattered stores, each reduction's block tree alone (both types, at
+//! the occupancy it gets and held to fewer blocks per SM) and the reductions' load phase alone
+//! (one block per SM, with and without its load); and at each transpose edge of the run, the
+//! 32×32 tile order's copy (a DRAM rate that depends on the size, as the copy's does). Each is
+//! timed like the ceilings and checked exactly afterwards; each row's `n` is its count of
+//! operations (the tile copy's and the load phase's: elements, with their bytes), so its rate
+//! is `n` over the median ([`catalog::roofs`]).
 
 use super::Bench;
 use crate::bench::report::Row;

@@ -219,9 +219,10 @@ impl<T: Elem> Case for TreeAlone<'_, T> {
 // ---------------------------------------------------------------------------------------------
 
 /// The value every element of the load roof's input holds but one (never the key, never 0).
-pub const LOAD_FILL: u32 = 0x5151_5151;
-/// The one element that holds the key, and what `found` holds when no thread found it.
-pub const LOAD_KEY: i32 = 0x2d2d_2d2d;
+const LOAD_FILL: u32 = 0x5151_5151;
+/// The value of that one element, which the blocks look for.
+const LOAD_KEY: i32 = 0x2d2d_2d2d;
+/// What `found` holds when no thread found the key (the reset's bits in both words).
 const NOT_FOUND: u64 = u64::MAX;
 
 /// `load_wait`: the reductions' load phase over `n` elements, `resident` blocks per SM, with
@@ -271,11 +272,6 @@ impl<'a> LoadWait<'a> {
             input,
             found: DeviceBuffer::zeroed(1).ctx(|| "allocating the load_wait index".into())?,
         })
-    }
-
-    /// Blocks launched (one per `BLOCK` elements).
-    pub fn blocks(&self) -> u64 {
-        self.config.grid.0 as u64
     }
 
     /// The key's index when the blocks load, nothing found when they do not. The stream must

@@ -269,6 +269,18 @@ __global__ void padded(const float* in, float* out, unsigned n) {
     for (unsigned j = 0; j < 32; j += 8) out[(size_t)(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
+// The key the searches plant, and n pseudo-random ints in 0..999 (never the key).
+constexpr int KEY = 123456789;
+static std::vector<int> random_ints(unsigned long long n) {
+    std::vector<int> h(n);
+    uint64_t s = 0x2545F4914F6CDD1Dull;
+    for (auto& v : h) {
+        s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+        v = (int)(s % 1000);
+    }
+    return h;
+}
+
 static void row(const char* exp, const std::string& size, const char* variant,
                 const std::vector<double>& us, const std::string& rate) {
     auto mm = std::minmax_element(us.begin(), us.end());
@@ -320,13 +332,8 @@ int main(int argc, char** argv) {
     // single, v1: i32 at 2^24 … 2^30.
     if (want("single")) {
         const unsigned long long most = 1ull << 30;
-        std::vector<int> h(most);
-        uint64_t s = 0x2545F4914F6CDD1Dull;
-        for (auto& v : h) {
-            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-            v = (int)(s % 1000);  // never the key
-        }
-        const int key = 123456789;
+        std::vector<int> h = random_ints(most);
+        const int key = KEY;
         int* in;
         CHECK(cudaMalloc(&in, most * 4));
         CHECK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
@@ -359,8 +366,8 @@ int main(int argc, char** argv) {
                 auto q = time_launches([&] { v1<false><<<blocks, BLOCK, extra>>>(in, n, out); }, out, 4, 0, reps);
                 row("single", size, "v1-store-4-per-SM", q, per_block(q, blocks));
             }
-            int zero = (int)(s % 1000);
-            CHECK(cudaMemcpy(in + at, &zero, 4, cudaMemcpyHostToDevice));
+            int was = h[at];  // the element the key replaced
+            CHECK(cudaMemcpy(in + at, &was, 4, cudaMemcpyHostToDevice));
         }
         CHECK(cudaFree(in));
         CHECK(cudaFree(flag));
@@ -480,13 +487,8 @@ int main(int argc, char** argv) {
     if (want("slots")) {
         const unsigned long long n = 1ull << 28;
         const unsigned blocks = (unsigned)(n / BLOCK);
-        std::vector<int> h(n);
-        uint64_t s = 0x2545F4914F6CDD1Dull;
-        for (auto& v : h) {
-            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-            v = (int)(s % 1000);  // never the key
-        }
-        const int key = 123456789;
+        std::vector<int> h = random_ints(n);
+        const int key = KEY;
         int *in, *out;
         unsigned long long* flag;
         CHECK(cudaMalloc(&in, n * 4));
@@ -542,13 +544,8 @@ int main(int argc, char** argv) {
     if (want("redpair")) {
         const unsigned long long n = 1ull << 28;
         const unsigned blocks = (unsigned)(n / BLOCK);
-        std::vector<int> h(n);
-        uint64_t s = 0x2545F4914F6CDD1Dull;
-        for (auto& v : h) {
-            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-            v = (int)(s % 1000);  // never the key
-        }
-        const int key = 123456789;
+        std::vector<int> h = random_ints(n);
+        const int key = KEY;
         int* in;
         void* out;
         unsigned long long* flag;

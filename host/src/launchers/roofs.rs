@@ -292,22 +292,20 @@ impl Lab {
         check_work("tree blocks", blocks)?;
         let k = tree(t);
         let entry = k.entry(T::DTYPE);
-        self.held_to(backend, k, &entry, resident, |lab| {
-            lab.linear_config(backend, k, &entry, blocks, T::DTYPE.size() as u32)
-        })
+        let cfg = self.linear_config(backend, k, &entry, blocks, T::DTYPE.size() as u32)?;
+        self.held_to(backend, k, &entry, cfg, resident)
     }
 
-    /// `config(self)`, with its shared memory raised to hold `entry` to `resident` blocks per
-    /// SM when asked.
+    /// `cfg` with its shared memory raised to hold `entry` to `resident` blocks per SM when
+    /// asked.
     fn held_to(
         &self,
         backend: Backend,
         k: &Kernel,
         entry: &str,
+        mut cfg: LaunchConfig,
         resident: Option<u32>,
-        config: impl FnOnce(&Self) -> Result<LaunchConfig>,
     ) -> Result<LaunchConfig> {
-        let mut cfg = config(self)?;
         if let Some(r) = resident {
             cfg.shared_bytes = self.shared_for_resident(backend, k, entry, cfg.shared_bytes, r)?;
         }
@@ -347,9 +345,8 @@ impl Lab {
         check_work("load_wait elements", n)?;
         let k = load_wait();
         let entry = k.entry(Dtype::I32);
-        self.held_to(backend, k, &entry, Some(resident), |lab| {
-            lab.linear_config(backend, k, &entry, n, 4)
-        })
+        let cfg = self.linear_config(backend, k, &entry, n, 4)?;
+        self.held_to(backend, k, &entry, cfg, Some(resident))
     }
 
     /// Queues the reductions' load phase over `input`, `resident` blocks per SM: each block

@@ -281,6 +281,14 @@ static std::vector<int> random_ints(unsigned long long n) {
     return h;
 }
 
+// A device copy of `h`.
+static int* to_device(const std::vector<int>& h) {
+    int* d;
+    CHECK(cudaMalloc(&d, h.size() * 4));
+    CHECK(cudaMemcpy(d, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
+    return d;
+}
+
 static void row(const char* exp, const std::string& size, const char* variant,
                 const std::vector<double>& us, const std::string& rate) {
     auto mm = std::minmax_element(us.begin(), us.end());
@@ -334,9 +342,7 @@ int main(int argc, char** argv) {
         const unsigned long long most = 1ull << 30;
         std::vector<int> h = random_ints(most);
         const int key = KEY;
-        int* in;
-        CHECK(cudaMalloc(&in, most * 4));
-        CHECK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+        int* in = to_device(h);
         unsigned long long* flag;
         int* out;
         CHECK(cudaMalloc(&flag, 8));
@@ -487,12 +493,9 @@ int main(int argc, char** argv) {
     if (want("slots")) {
         const unsigned long long n = 1ull << 28;
         const unsigned blocks = (unsigned)(n / BLOCK);
-        std::vector<int> h = random_ints(n);
-        const int key = KEY;
-        int *in, *out;
+        int* in = to_device(random_ints(n));
+        int* out;
         unsigned long long* flag;
-        CHECK(cudaMalloc(&in, n * 4));
-        CHECK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
         CHECK(cudaMalloc(&out, blocks * 4));
         CHECK(cudaMalloc(&flag, 8));
         using Phases = void (*)(const int*, int, int*, unsigned long long*);
@@ -524,7 +527,7 @@ int main(int argc, char** argv) {
                     for (int tree = 0; tree < 4; ++tree) {
                         if (red && want_resident != 8) continue;
                         Phases k = table[red][load][tree];
-                        auto us = time_launches([&] { k<<<blocks, BLOCK, extra>>>(in, key, out, flag); }, out, 4, 0, reps);
+                        auto us = time_launches([&] { k<<<blocks, BLOCK, extra>>>(in, KEY, out, flag); }, out, 4, 0, reps);
                         std::string v = std::string(load ? "load-" : "noload-") + trees[tree] +
                                         (red ? "-red" : "-store") + per_sm;
                         row("slots", "2^28 i32", v.c_str(), us, per_block(us, resident));
@@ -544,21 +547,17 @@ int main(int argc, char** argv) {
     if (want("redpair")) {
         const unsigned long long n = 1ull << 28;
         const unsigned blocks = (unsigned)(n / BLOCK);
-        std::vector<int> h = random_ints(n);
-        const int key = KEY;
-        int* in;
+        int* in = to_device(random_ints(n));
         void* out;
         unsigned long long* flag;
         const size_t out_bytes = (size_t)64 * RED_STRIDE * 4;
-        CHECK(cudaMalloc(&in, n * 4));
-        CHECK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
         CHECK(cudaMalloc(&out, out_bytes));
         CHECK(cudaMalloc(&flag, 8));
         const unsigned long long l2_window = 1ull << 22;  // 16 MiB of i32: the L2 holds it
         for (unsigned long long window : {n, l2_window}) {
             const char* from = window == n ? "dram" : "l2";
             for (unsigned spread : {1u, 2u, 4u, 8u, 64u}) {
-                auto us = time_launches([&] { load_red<int><<<blocks, BLOCK>>>(in, window, key, (int*)out, spread, flag); },
+                auto us = time_launches([&] { load_red<int><<<blocks, BLOCK>>>(in, window, KEY, (int*)out, spread, flag); },
                                         out, out_bytes, 0, reps);
                 std::vector<int> o(64 * RED_STRIDE);
                 CHECK(cudaMemcpy(o.data(), out, out_bytes, cudaMemcpyDeviceToHost));
@@ -569,7 +568,7 @@ int main(int argc, char** argv) {
                     fmt("%.3f ns per block", median(us) * 1e3 / blocks) + (total == blocks ? "" : " WRONG"));
             }
             for (unsigned spread : {1u, 8u}) {
-                auto us = time_launches([&] { load_red<float><<<blocks, BLOCK>>>(in, window, key, (float*)out, spread, flag); },
+                auto us = time_launches([&] { load_red<float><<<blocks, BLOCK>>>(in, window, KEY, (float*)out, spread, flag); },
                                         out, out_bytes, 0, reps);
                 std::string v = std::string("f32-") + from + "-" + std::to_string(spread) + "-words";
                 row("redpair", "2^28 i32", v.c_str(), us, fmt("%.3f ns per block", median(us) * 1e3 / blocks));

@@ -3,18 +3,24 @@
 
 mod common;
 
-use common::{REQUIRE_GPU_ENV, lab_or_skip, skip_or_fail};
+use common::{REQUIRE_GPU_ENV, lab_or_skip, no_device};
 use std::process::Command;
 
 #[test]
-#[should_panic(expected = "LAB_REQUIRE_GPU=1 says this machine must have one")]
 fn no_device_fails_when_a_gpu_is_required() {
-    skip_or_fail(true, "no_device_fails_when_a_gpu_is_required");
+    let e = no_device(true, "no_device_fails_when_a_gpu_is_required").unwrap_err();
+    assert!(
+        e.ends_with("LAB_REQUIRE_GPU=1 says this machine must have one"),
+        "{e}"
+    );
 }
 
 #[test]
 fn no_device_skips_when_no_gpu_is_required() {
-    skip_or_fail(false, "no_device_skips_when_no_gpu_is_required");
+    assert_eq!(
+        no_device(false, "no_device_skips_when_no_gpu_is_required"),
+        Ok(())
+    );
 }
 
 /// `lab_or_skip` in a child process under each value of the variable: with 1 it passes only

@@ -35,11 +35,20 @@ pub fn require_gpu() -> bool {
 /// What a test does without a CUDA device: fails when a GPU is `required`, else prints a
 /// visible skip line and returns.
 pub fn skip_or_fail(required: bool, test: &str) {
+    if let Err(why) = no_device(required, test) {
+        panic!("{why}");
+    }
+}
+
+/// Without a CUDA device: an error when a GPU is `required`, else the skip line, printed once.
+pub fn no_device(required: bool, test: &str) -> Result<(), String> {
     if required {
-        panic!("{test}: no CUDA device, and {REQUIRE_GPU_ENV}=1 says this machine must have one");
+        return Err(format!(
+            "{test}: no CUDA device, and {REQUIRE_GPU_ENV}=1 says this machine must have one"
+        ));
     }
     println!("skipped: no CUDA device ({test})");
-    eprintln!("skipped: no CUDA device ({test})");
+    Ok(())
 }
 
 /// A fresh seed per run (printed, so a failure can be replayed with LAB_SEED=…).

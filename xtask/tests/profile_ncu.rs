@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use xtask::profiler::capture;
 use xtask::profiler::diagnose::{self, RULES};
 use xtask::profiler::metrics::{self as m, Row};
-use xtask::profiler::ncu_csv::{self, Profiled, Value};
+use xtask::profiler::ncu_csv::{self, Launch, Value};
 use xtask::profiler::predict::{self, Check, Expect, Status, Tol};
 use xtask::profiler::report::{self, TableReport};
 
@@ -69,9 +69,9 @@ fn per_req(r: &Row, metric: &str, requests: &str) -> f64 {
 
 /// A row with just these metrics, for one rule at a time.
 fn row(metrics: &[(&str, f64)]) -> Row {
-    let mut p = Profiled {
+    let mut p = Launch {
         kernel: "k".into(),
-        ..Profiled::default()
+        ..Launch::default()
     };
     for (name, v) in metrics {
         p.metrics.insert(name.to_string(), Value::Num(*v));

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use xtask::profiler::diagnose;
 use xtask::profiler::metrics::{Row, stall_metric};
-use xtask::profiler::ncu_csv::{Profiled, Value};
+use xtask::profiler::ncu_csv::{Launch, Value};
 use xtask::profiler::source::{self, KernelSource, Origin, lines, page};
 
 fn capture() -> PathBuf {
@@ -272,9 +272,9 @@ fn llvm_reduce_v3_barrier_stalls_are_charged_to_sync_threads() {
     );
 
     // A kernel whose dominant stall is the barrier: the diagnosis names the line.
-    let mut p = Profiled {
+    let mut p = Launch {
         kernel: "reduce_v3_f32".into(),
-        ..Profiled::default()
+        ..Launch::default()
     };
     for (reason, v) in [("barrier", 20.0), ("long_scoreboard", 5.0)] {
         p.metrics.insert(stall_metric(reason), Value::Num(v));
@@ -666,9 +666,9 @@ fn bank_conflicts_point_at_the_column_read_of_the_tile() {
         .find(|l| l.totals.shared_excess == Some(extra))
         .unwrap();
     assert_eq!(line.at.line, 73);
-    let mut p = Profiled {
+    let mut p = Launch {
         kernel: "transpose_tiled_f32".into(),
-        ..Profiled::default()
+        ..Launch::default()
     };
     for (name, v) in [
         (m::SH_LD_REQ, 524_288.0),

@@ -8,7 +8,7 @@ use super::pairs::Pair;
 use super::predict::change_pct;
 use super::{Plan, Request};
 use crate::profiler::capture::Collect;
-use crate::profiler::metrics::{self, Column, Row as Profiled, function_name};
+use crate::profiler::metrics::{self, Column, Row as Launch, function_name};
 use crate::profiler::ncu::NcuOptions;
 use anyhow::Result;
 use catalog::{Backend, Family};
@@ -75,11 +75,11 @@ pub const SOURCE_SECTIONS: [&str; 2] = ["SourceCounters", "WarpStateStats"];
 
 /// The profiled launch of `kernel` in `dtype` from `backend`, among `rows`.
 pub fn find<'a>(
-    rows: &'a [Profiled],
+    rows: &'a [Launch],
     kernel: &str,
     backend: &str,
     dtype: &str,
-) -> Option<&'a Profiled> {
+) -> Option<&'a Launch> {
     let k = catalog::kernels::find(kernel)?;
     let entry = k.entry(catalog::Dtype::from_name(dtype)?);
     rows.iter()
@@ -87,7 +87,7 @@ pub fn find<'a>(
 }
 
 /// A counter's A and B value: a column key through its column, else an ncu metric by name.
-pub fn value(a: &Profiled, b: &Profiled, cols: &[Column], name: &str) -> Option<(f64, f64)> {
+pub fn value(a: &Launch, b: &Launch, cols: &[Column], name: &str) -> Option<(f64, f64)> {
     match cols.iter().find(|c| c.key == name) {
         Some(c) => Some(((c.get)(a)?, (c.get)(b)?)),
         None => Some((a.m(name)?, b.m(name)?)),
@@ -97,8 +97,8 @@ pub fn value(a: &Profiled, b: &Profiled, cols: &[Column], name: &str) -> Option<
 /// A pair's columns side by side, then the `extra` metrics (those a prediction names).
 pub fn side_by_side(
     label: &str,
-    a: &Profiled,
-    b: &Profiled,
+    a: &Launch,
+    b: &Launch,
     cols: &[Column],
     extra: &[String],
 ) -> CounterPair {
@@ -157,7 +157,7 @@ pub fn capture(
     dtypes: &[&str],
     collect: Collect,
     size_args: Vec<String>,
-) -> Result<(Vec<Profiled>, String)> {
+) -> Result<(Vec<Launch>, String)> {
     let k = catalog::kernels::find(kernel)
         .ok_or_else(|| anyhow::anyhow!("no kernel '{kernel}' in the catalogue"))?;
     let entries: Vec<String> = dtypes
@@ -200,7 +200,7 @@ fn options(dir: &Path, lab: Option<&Path>, backend: Backend) -> Result<NcuOption
 
 /// A's and B's profiled launches (and the size they were profiled at, when known), or a note
 /// saying why there are none.
-pub(super) type ProfiledSides = Option<(Vec<Profiled>, Vec<Profiled>, Option<String>)>;
+pub(super) type ProfiledSides = Option<(Vec<Launch>, Vec<Launch>, Option<String>)>;
 
 pub(super) fn profiled_rows(
     req: &Request,
@@ -261,7 +261,7 @@ pub(super) fn profiled_rows(
         d
     };
     let size_args = size_args(&first.a);
-    let capture_side = |side: &live::Side| -> Result<(Vec<Profiled>, String)> {
+    let capture_side = |side: &live::Side| -> Result<(Vec<Launch>, String)> {
         let mut rows = Vec::new();
         let mut how = String::new();
         for backend in &side.backends {
@@ -300,7 +300,7 @@ pub(super) fn profiled_rows(
 mod tests {
     use super::*;
 
-    fn ncu_table_rows() -> Vec<Profiled> {
+    fn ncu_table_rows() -> Vec<Launch> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ncu");
         crate::profiler::capture::read_capture(&[
             dir.join("ncu-table-llvm.raw.csv"),

@@ -27,7 +27,7 @@ pub mod time;
 pub mod verdict;
 
 use crate::experiment_log::{self, Entry};
-use crate::profiler::metrics::Row as Profiled;
+use crate::profiler::metrics::Row as Launch;
 use crate::util;
 use anyhow::{Context, Result, bail};
 use catalog::records::{Report as Results, Row};
@@ -379,7 +379,7 @@ pub fn compare(req: &Request) -> Result<Compared> {
     let family = pairs.first().map(|p| p.a.section);
     let cols = family.and_then(counters::columns).unwrap_or_default();
     let mut counter_pairs = Vec::new();
-    let mut found: Vec<Option<(&Profiled, &Profiled)>> = Vec::new();
+    let mut found: Vec<Option<(&Launch, &Launch)>> = Vec::new();
     for p in &pairs {
         let hit = profiled.as_ref().and_then(|(ra, rb, size)| {
             if size.as_deref().is_some_and(|s| s != p.a.size) {

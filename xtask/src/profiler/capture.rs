@@ -17,7 +17,7 @@
 //!    [`super::source`]). Every file is written under a temporary name and renamed into place.
 
 use super::metrics::{Row, function_name};
-use super::ncu_csv::{self, Profiled};
+use super::ncu_csv::{self, Launch};
 use super::tools::{self, write_atomic};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -305,7 +305,7 @@ fn read_manifest(path: &Path) -> Option<Vec<Launched>> {
 /// Pairs profiled launches with planned ones by kernel name: each planned kernel exactly once.
 pub fn match_rows(
     job: &Job,
-    profiled: Vec<Profiled>,
+    profiled: Vec<Launch>,
     launched: Option<&[Launched]>,
 ) -> Result<Vec<Row>> {
     let mut missing = Vec::new();
@@ -345,14 +345,14 @@ pub fn match_rows(
         );
     }
     // Anything else in the report was not launched by the plan: say so, leave it out.
-    let planned = |p: &Profiled| {
+    let planned = |p: &Launch| {
         job.backend == "cub"
             || job
                 .launches
                 .iter()
                 .any(|l| l.entry == function_name(&p.kernel))
     };
-    let (keep, extra): (Vec<Profiled>, Vec<Profiled>) = profiled.into_iter().partition(planned);
+    let (keep, extra): (Vec<Launch>, Vec<Launch>) = profiled.into_iter().partition(planned);
     for p in &extra {
         eprintln!(
             "warning: {}: ncu also profiled {}, which the plan did not launch; left out",

@@ -7,7 +7,7 @@
 //! `sm__maximum_warps_per_active_cycle_pct` values come from ncu's LaunchStats and Occupancy
 //! sections, not from `--metrics`.
 
-use super::ncu_csv::Profiled;
+use super::ncu_csv::Launch;
 
 // Speed of Light.
 /// Compute (SM) throughput, % of peak: the SOL section's "Compute (SM) Throughput".
@@ -199,13 +199,13 @@ pub struct Row {
     pub manifest_blocks: Option<f64>,
     /// `lab run` verified this launch's result (None: not known).
     pub verified: Option<bool>,
-    pub profiled: Profiled,
+    pub profiled: Launch,
 }
 
 impl Row {
     /// Names a profiled launch: `reduce_v3_f32` on llvm → `reduce_v3 [llvm]`; a kernel the lab
     /// did not plan (CUB's) keeps ncu's name.
-    pub fn new(profiled: Profiled, backend: &str) -> Row {
+    pub fn new(profiled: Launch, backend: &str) -> Row {
         let kernel = kernel_name(&profiled.kernel);
         Row {
             label: format!("{kernel} [{backend}]"),

@@ -22,7 +22,7 @@ pub mod capture;
 pub mod diagnose;
 pub mod metrics;
 pub mod ncu;
-pub mod ncu_csv;
+pub use profiler::ncu::raw as ncu_csv;
 pub mod nsys;
 pub mod nsys_csv;
 pub mod predict;

@@ -1,4 +1,4 @@
-//! Parser for `ncu --import REPORT --page raw --csv` (what every ncu subcommand reads).
+//! Parser for `ncu --import REPORT --page raw --csv`, the page every reader here starts from.
 //!
 //! The raw page is one CSV table: a header row of identifier columns (`"ID"`, `"Process ID"`,
 //! `"Process Name"`, `"Host Name"`, `"Kernel Name"`, `"Context"`, `"Stream"`, `"Block Size"`,
@@ -24,7 +24,7 @@ pub enum Value {
 
 /// One profiled kernel launch: its identifiers and every metric ncu reported for it.
 #[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct Profiled {
+pub struct Launch {
     /// ncu's result ID within the report (0, 1, …: launch order).
     pub id: u64,
     /// `Kernel Name` as imported (`--print-kernel-base function`: `reduce_v3_f32`).
@@ -41,7 +41,7 @@ pub struct Profiled {
     pub units: BTreeMap<String, String>,
 }
 
-impl Profiled {
+impl Launch {
     /// A numeric metric, if ncu reported it as a number.
     pub fn num(&self, name: &str) -> Option<f64> {
         match self.metrics.get(name)? {
@@ -59,7 +59,7 @@ fn is_metric(header: &str) -> bool {
 
 /// Parses a raw page. An empty table (ncu profiled nothing) is an empty list; text that is
 /// not a raw page at all is an error.
-pub fn parse_raw(text: &str) -> Result<Vec<Profiled>> {
+pub fn parse_raw(text: &str) -> Result<Vec<Launch>> {
     // Skip anything before the header row (ncu's own messages).
     let Some(start) = text
         .lines()
@@ -116,7 +116,7 @@ pub fn parse_raw(text: &str) -> Result<Vec<Profiled>> {
                 .collect();
             continue;
         }
-        let mut p = Profiled {
+        let mut p = Launch {
             id: parse_number(&id)
                 .with_context(|| format!("row {}: ID '{id}' is not a number", i + 2))?
                 as u64,
@@ -125,7 +125,7 @@ pub fn parse_raw(text: &str) -> Result<Vec<Profiled>> {
             grid: cell(grid_col),
             device: cell(device_col),
             cc: cell(cc_col),
-            ..Profiled::default()
+            ..Launch::default()
         };
         for (c, name) in headers.iter().enumerate() {
             if !is_metric(name) {

@@ -1,0 +1,325 @@
+//! The latency faults: what the warps wait for when neither the pipes nor memory are full.
+//! Same-address atomics, barriers, memory latency not hidden, occupancy, a partial last wave,
+//! a grid too small for the GPU; and the dominant stall as context.
+
+use super::bound::{ATOMIC_BOUND_SHARE, atomic_chain};
+use super::compute::throttled_pipe;
+use super::{HIGH_PCT, Kind, Outcome, Verdict, busiest_pipe, idle_issue};
+use crate::fmt;
+use crate::ncu::metrics::{self as m, Counters};
+
+/// Paced by same-address atomics when their chain fills at least this share of the kernel.
+pub const ATOMIC_CHAIN_SHARE: f64 = 0.7;
+/// Barrier-bound when barrier waits are at least this share of the stalled states.
+pub const BARRIER_SHARE: f64 = 0.3;
+/// Occupancy is a problem below this theoretical occupancy (%), or when achieved falls below
+/// [`ACHIEVED_SHARE`] of theoretical ...
+pub const LOW_THEORETICAL_PCT: f64 = 50.0;
+pub const ACHIEVED_SHARE: f64 = 0.7;
+/// ... unless a pipe or the memory is at least this busy (%): then the cap costs nothing.
+pub const SATURATED_PCT: f64 = 60.0;
+/// A grid below this many waves per SM cannot fill the GPU.
+pub const MIN_WAVES: f64 = 0.95;
+/// A last partial wave that leaves this share of the SMs' time idle is a tail effect.
+pub const MAX_TAIL_IDLE: f64 = 0.2;
+
+pub(super) fn atomics(c: &dyn Counters) -> Outcome {
+    if c.m(m::RED_REQ_MAX_SLICE).is_none() {
+        return Outcome::Silent;
+    }
+    atomic_chain(c)
+        .filter(|(share, _)| *share >= ATOMIC_CHAIN_SHARE)
+        .map(|(share, evidence)| {
+            let verdict = if share >= ATOMIC_BOUND_SHARE {
+                "same-address atomics set the pace"
+            } else {
+                "same-address atomics pace most of the kernel"
+            };
+            Verdict::fault(verdict.into(), evidence, share)
+        })
+        .into()
+}
+
+pub(super) fn barrier(c: &dyn Counters) -> Outcome {
+    let (Some(share), Some(idle)) = (c.stall_share("barrier"), idle_issue(c)) else {
+        return Outcome::Silent;
+    };
+    if share < BARRIER_SHARE {
+        return Outcome::Clean;
+    }
+    Outcome::Found(Verdict::fault(
+        "barrier-bound: warps wait at __syncthreads".into(),
+        format!(
+            "barrier waits are {} of the warps' stalled states; the schedulers leave {} of their \
+             issue slots idle",
+            fmt::share(share),
+            fmt::share(idle)
+        ),
+        idle * share,
+    ))
+}
+
+pub(super) fn memory_latency(c: &dyn Counters) -> Outcome {
+    let (Some((reason, _, share)), Some(mem), Some(idle)) =
+        (c.dominant_stall(), c.m(m::MEM_PCT), idle_issue(c))
+    else {
+        return Outcome::Silent;
+    };
+    // Waiting on memory at a busy memory system is what memory-bound looks like (the seeds'
+    // rule 1); cp.async kernels have their own rule.
+    if reason != "long_scoreboard"
+        || mem >= HIGH_PCT
+        || c.m(m::LDGSTS_INST).is_some_and(|n| n > 0.0)
+    {
+        return Outcome::Clean;
+    }
+    Outcome::Found(Verdict::fault(
+        "memory latency not hidden: too few loads in flight".into(),
+        format!(
+            "long_scoreboard holds {} of the stalls while the memory SOL is only {}; {} of the \
+             issue slots idle{}",
+            fmt::share(share),
+            fmt::pct(mem),
+            fmt::share(idle),
+            c.m(m::ACHIEVED_OCC).map_or(String::new(), |o| format!(
+                "; achieved occupancy {}",
+                fmt::pct(o)
+            ))
+        ),
+        idle * share * (1.0 - mem / 100.0),
+    ))
+}
+
+pub(super) fn occupancy(c: &dyn Counters) -> Outcome {
+    let (Some(achieved), Some(idle)) = (c.m(m::ACHIEVED_OCC), idle_issue(c)) else {
+        return Outcome::Silent;
+    };
+    let theoretical = c.m(m::THEORETICAL_OCC);
+    let limits: Vec<(&str, f64)> = m::OCC_LIMITS
+        .iter()
+        .filter_map(|(what, name)| Some((*what, c.m(name)?)))
+        .collect();
+    let limiter = limits.iter().min_by(|a, b| a.1.total_cmp(&b.1)).copied();
+    let low_theoretical = theoretical.is_some_and(|t| t < LOW_THEORETICAL_PCT);
+    let low_achieved = theoretical.is_some_and(|t| achieved < ACHIEVED_SHARE * t)
+        || (theoretical.is_none() && achieved < LOW_THEORETICAL_PCT);
+    if !low_theoretical && !low_achieved {
+        return Outcome::Clean;
+    }
+    // A kernel that saturates a pipe or the memory gains nothing from more warps: its cap is a
+    // design choice (a GEMM's register-heavy tile), not a fault.
+    let saturated = busiest_pipe(c)
+        .filter(|(_, p)| *p >= SATURATED_PCT)
+        .map(|(n, p)| format!("the {n} pipe is {} busy", fmt::pct(p)))
+        .or_else(|| {
+            c.m(m::MEM_PCT)
+                .filter(|p| *p >= SATURATED_PCT)
+                .map(|p| format!("the memory SOL is {}", fmt::pct(p)))
+        });
+    let mut evidence = format!("achieved {}", fmt::pct(achieved));
+    if let Some(t) = theoretical {
+        evidence += &format!(" of theoretical {}", fmt::pct(t));
+    }
+    if !limits.is_empty() {
+        let list: Vec<String> = limits
+            .iter()
+            .map(|(w, n)| format!("{w} {}", fmt::value(*n)))
+            .collect();
+        evidence += &format!("; blocks/SM allowed by {}", list.join(", "));
+    }
+    if let Some(regs) = c.m(m::REGISTERS) {
+        evidence += &format!("; {} registers/thread", fmt::value(regs));
+    }
+    evidence += &format!("; {} of the issue slots idle", fmt::share(idle));
+    let (verdict, fix) = if low_theoretical {
+        let (what, fix) = match limiter.map(|l| l.0) {
+            Some("registers") => (
+                "registers",
+                "fewer live values per thread (shorter live ranges, smaller tiles), a register \
+                 budget (launch bounds, maxrregcount)",
+            ),
+            Some("shared memory") => (
+                "shared memory",
+                "less shared memory per block (smaller tile, fewer buffers)",
+            ),
+            Some("blocks") => (
+                "the blocks-per-SM limit",
+                "larger blocks: the SM holds a fixed number of blocks",
+            ),
+            Some("warps") => ("warps per block", "smaller blocks or more of them"),
+            _ => ("an unknown limiter", "see ncu's Occupancy section"),
+        };
+        (format!("occupancy capped by {what}"), fix.to_string())
+    } else {
+        (
+            "achieved occupancy well below theoretical".to_string(),
+            "warps finish unevenly or too few blocks are resident: check the tail (waves per \
+             SM) and the balance of work across blocks"
+                .to_string(),
+        )
+    };
+    let cost = match &saturated {
+        Some(_) => 0.0,
+        None => idle * (1.0 - achieved / 100.0),
+    };
+    if let Some(s) = saturated {
+        evidence += &format!("; but {s}: more warps would not help");
+    }
+    Outcome::Found(Verdict::fault(verdict, evidence, cost).with_fix(fix))
+}
+
+/// The SMs' idle share: cycles with no warp resident, averaged over SMs.
+fn sm_idle(c: &dyn Counters) -> Option<f64> {
+    let active = c.m(m::SM_ACTIVE_CYCLES)?;
+    let elapsed = c.m(m::SM_ELAPSED_CYCLES).filter(|e| *e > 0.0)?;
+    Some((1.0 - active / elapsed).clamp(0.0, 1.0))
+}
+
+fn launch_evidence(c: &dyn Counters, waves: f64, idle: Option<f64>) -> String {
+    let mut e = format!("{} waves per SM", fmt::value(waves));
+    if let Some(b) = c.blocks() {
+        e += &format!(", {} blocks", fmt::value(b));
+    }
+    if let Some(sms) = c.m(m::SM_COUNT) {
+        e += &format!(", {} SMs", fmt::value(sms));
+    }
+    if let Some(i) = idle {
+        e += &format!("; the SMs sit idle {} of the kernel", fmt::share(i));
+    }
+    e
+}
+
+pub(super) fn tail(c: &dyn Counters) -> Outcome {
+    let Some(waves) = c.m(m::WAVES) else {
+        return Outcome::Silent;
+    };
+    if !(1.0..4.0).contains(&waves) {
+        return Outcome::Clean;
+    }
+    let full = waves.ceil();
+    let predicted = (full - waves) / full;
+    if predicted <= MAX_TAIL_IDLE {
+        return Outcome::Clean;
+    }
+    let idle = sm_idle(c);
+    Outcome::Found(Verdict::fault(
+        "tail effect: the last wave is partial".into(),
+        launch_evidence(c, waves, idle)
+            + &format!(
+                "; the last wave alone would leave {} idle",
+                fmt::share(predicted)
+            ),
+        idle.unwrap_or(predicted),
+    ))
+}
+
+pub(super) fn undersized(c: &dyn Counters) -> Outcome {
+    let Some(waves) = c.m(m::WAVES) else {
+        return Outcome::Silent;
+    };
+    if waves >= MIN_WAVES {
+        return Outcome::Clean;
+    }
+    let idle = sm_idle(c);
+    Outcome::Found(Verdict::fault(
+        "undersized grid: it cannot fill the GPU".into(),
+        launch_evidence(c, waves, idle) + &format!("; {} of one wave", fmt::share(waves)),
+        idle.unwrap_or(1.0 - waves),
+    ))
+}
+
+/// What a stall reason means and which way its fix goes.
+pub fn stall_meaning(reason: &str) -> (&'static str, &'static str) {
+    match reason {
+        "long_scoreboard" => (
+            "waiting for global/local memory (L1TEX)",
+            "more independent loads in flight: coarsen, unroll, vector loads, more warps",
+        ),
+        "barrier" => (
+            "waiting at a block barrier (__syncthreads)",
+            "fewer barriers per byte: coarsen, warp shuffles for the last levels",
+        ),
+        "mio_throttle" => (
+            "the MIO queue (shared memory, special functions) is full",
+            "fewer MIO instructions: fewer or wider shared accesses, fewer special functions",
+        ),
+        "short_scoreboard" => (
+            "waiting for a shared-memory or special-function (MIO) result",
+            "fewer, conflict-free shared-memory accesses; fewer special functions",
+        ),
+        "wait" => (
+            "fixed-latency dependencies",
+            "more instruction-level parallelism: independent accumulators, unrolling",
+        ),
+        "not_selected" => (
+            "eligible but another warp was picked",
+            "none: enough warps, the scheduler is saturated",
+        ),
+        "math_pipe_throttle" => (
+            "a math pipe is saturated",
+            "cheaper instruction mix, or the tensor cores",
+        ),
+        "lg_throttle" => (
+            "the local/global queue is full",
+            "fewer, wider memory instructions (16-byte vector loads)",
+        ),
+        "membar" => ("waiting on a memory fence", "fewer fences and atomics"),
+        "branch_resolving" => (
+            "waiting for a branch target",
+            "fewer divergent branches, predication",
+        ),
+        "no_instruction" => (
+            "no instruction fetched (i-cache miss, after a jump)",
+            "smaller code, fewer jumps",
+        ),
+        "drain" => (
+            "waiting for stores to drain at exit",
+            "usually none: the kernel's end",
+        ),
+        "dispatch_stall" => ("the dispatcher stalled", "rare: check pipeline conflicts"),
+        "imc_miss" => (
+            "constant-cache miss",
+            "fewer divergent constant loads, keep constants uniform",
+        ),
+        "tex_throttle" => ("the texture queue is full", "fewer texture/L1TEX requests"),
+        "sleeping" => ("warps asleep (nanosleep, yield)", "shorter sleeps"),
+        "gmma" => ("waiting on warpgroup MMA", "deeper MMA pipelining"),
+        _ => ("miscellaneous", "see ncu's Warp State section"),
+    }
+}
+
+pub(super) fn stall(c: &dyn Counters) -> Outcome {
+    let Some((reason, _, share)) = c.dominant_stall() else {
+        return Outcome::Silent;
+    };
+    let top: Vec<String> = c
+        .stalls()
+        .iter()
+        .filter(|(s, _)| *s != "selected")
+        .take(3)
+        .map(|(s, v)| format!("{s} {v:.2}"))
+        .collect();
+    let (meaning, fix) = stall_meaning(reason);
+    let dram = c.m(m::DRAM_PCT);
+    // The seeds' rule 1: long_scoreboard at high DRAM throughput is what memory-bound looks like.
+    let expected = reason == "long_scoreboard" && dram.is_some_and(|d| d >= HIGH_PCT);
+    let fix = if expected {
+        "none in the kernel: with DRAM this busy, waiting for memory is expected; move fewer bytes"
+            .to_string()
+    } else {
+        fix.to_string()
+    };
+    let pipe = throttled_pipe(c, reason).map_or(String::new(), |p| format!("; from {p}"));
+    Outcome::Found(Verdict {
+        kind: Kind::Context,
+        verdict: format!("dominant stall: {reason} ({meaning})"),
+        evidence: format!(
+            "{} of all stalls; top: {} (warps stalled per issued instruction){}{pipe}",
+            fmt::share(share),
+            top.join(", "),
+            dram.map_or(String::new(), |d| format!("; DRAM {}", fmt::pct(d)))
+        ),
+        fix: Some(fix),
+        cost: None,
+    })
+}

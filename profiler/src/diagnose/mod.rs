@@ -1,0 +1,448 @@
+//! The diagnosis: what binds a kernel, what each fault costs, and one headline.
+//!
+//! The microscope's reading order, as rules. First the Speed of Light regime ([`bound`]: what
+//! the kernel is busy with), then the faults, each weighed by an estimate of the share of the
+//! kernel's time it accounts for, as ncu's own rules estimate a speedup:
+//!
+//! - memory ([`memory`]): bytes fetched and not used (coalescing), bank conflicts, local memory
+//!   (spills), an L2-resident working set, asynchronous copies with too few stages;
+//! - compute ([`compute`]): a GEMM on the FMA pipe instead of the tensor cores, special-function
+//!   math saturating the XU pipe, idle lanes (divergence);
+//! - latency ([`latency`]): same-address atomics, occupancy, barriers, memory latency not
+//!   hidden, a partial last wave or a grid too small for the GPU.
+//!
+//! Ranking: the faults, costliest first, each weighed within what the ones above it leave (a
+//! kernel that one fault binds to 95 % has 5 % left for any other). A fault that costs less
+//! than [`MIN_COST`] is no alarm: it is listed as negligible, never in the headline. The
+//! headline names the bound and the first fault, or says the kernel is healthy where none
+//! remains. A rule whose metrics were not collected stays silent, and says so.
+
+mod bound;
+mod compute;
+mod latency;
+mod memory;
+
+pub use bound::atomic_chain_share;
+pub use latency::stall_meaning;
+
+use crate::fmt;
+use crate::ncu::metrics::{self as m, Counters};
+
+/// "High" in the SOL triage: ≥ 70 % of peak (the seeds' threshold).
+pub const HIGH_PCT: f64 = 70.0;
+/// Memory-bound in DRAM when DRAM throughput is at least this share of the memory SOL.
+pub const DRAM_SHARE: f64 = 0.8;
+/// A fault that costs less than this share of the kernel's time is no alarm.
+pub const MIN_COST: f64 = 0.10;
+
+/// What a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// What the kernel is busy with (the regime): explains, costs nothing by itself.
+    Bound,
+    /// Something that costs time, with an estimate of how much.
+    Fault,
+    /// A caveat about what the numbers mean (an L2-resident working set): it can head a
+    /// diagnosis without a fault, never outrank one.
+    Note,
+    /// Context that explains the faults (the dominant stall).
+    Context,
+}
+
+/// What a rule found.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Finding {
+    /// The rule's id: `regime`, `coalescing`, …
+    pub rule: &'static str,
+    pub kind: Kind,
+    /// One line: `uncoalesced global access`.
+    pub verdict: String,
+    /// The numbers behind it.
+    pub evidence: String,
+    /// Which way the fix goes.
+    pub fix: String,
+    /// The rule's estimate of the share of the kernel's time this accounts for (0–1), alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    /// That estimate weighed within what the costlier faults leave: what ranks it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
+    /// Where in the source (or the SASS) it happens, from ncu's Source page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+/// A kernel's diagnosis.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Diagnosis {
+    /// What binds the kernel and the first thing to fix, with the numbers.
+    pub headline: String,
+    /// The rule the headline names (a fault, or a note), or None for a healthy kernel.
+    pub verdict: Option<&'static str>,
+    /// The regime, then the faults and notes by weight, then the context.
+    pub findings: Vec<Finding>,
+    /// Faults that fired but cost less than [`MIN_COST`] of the time left to them.
+    pub negligible: Vec<Finding>,
+    /// Rules that could not judge: their metrics were not collected.
+    pub silent: Vec<&'static str>,
+}
+
+impl Diagnosis {
+    /// Every finding, negligible ones included, for locating them in the source.
+    pub fn all_mut(&mut self) -> impl Iterator<Item = &mut Finding> {
+        self.findings.iter_mut().chain(self.negligible.iter_mut())
+    }
+
+    /// The finding of `rule`, if it fired (negligible or not).
+    pub fn get(&self, rule: &str) -> Option<&Finding> {
+        self.findings
+            .iter()
+            .chain(&self.negligible)
+            .find(|f| f.rule == rule)
+    }
+}
+
+/// A rule's result before the table adds its id and default fix.
+struct Verdict {
+    kind: Kind,
+    verdict: String,
+    evidence: String,
+    /// Replaces the rule's own fix where the case needs a different one.
+    fix: Option<String>,
+    cost: Option<f64>,
+}
+
+impl Verdict {
+    fn fault(verdict: String, evidence: String, cost: f64) -> Verdict {
+        Verdict {
+            kind: Kind::Fault,
+            verdict,
+            evidence,
+            fix: None,
+            cost: Some(cost.clamp(0.0, 1.0)),
+        }
+    }
+
+    fn with_fix(mut self, fix: impl Into<String>) -> Verdict {
+        self.fix = Some(fix.into());
+        self
+    }
+}
+
+/// What a rule returns: a verdict, nothing to say, or that its inputs are missing.
+enum Outcome {
+    Found(Verdict),
+    Clean,
+    Silent,
+}
+
+impl From<Option<Verdict>> for Outcome {
+    fn from(v: Option<Verdict>) -> Outcome {
+        v.map_or(Outcome::Clean, Outcome::Found)
+    }
+}
+
+/// One diagnosis rule.
+pub struct Rule {
+    pub id: &'static str,
+    /// When it fires, with its thresholds.
+    pub when: &'static str,
+    /// How its cost is estimated.
+    pub cost: &'static str,
+    /// The fix direction.
+    pub fix: &'static str,
+    eval: fn(&dyn Counters) -> Outcome,
+}
+
+/// Every rule, in the microscope's reading order.
+pub const RULES: [Rule; 16] = [
+    Rule {
+        id: "regime",
+        when: "always, when SOL was collected: compute (SM) and memory throughput, each high at \
+               >= 70 % of peak: compute-bound, memory-bound (DRAM when DRAM is >= 80 % of the \
+               memory SOL, else L1/L2), latency-bound (both low) or roofline crossover (both \
+               high); atomic-bound when one address's chain of atomics fills >= 90 % of it",
+        cost: "none: it says what is busy, the faults say what is wasted",
+        fix: "",
+        eval: bound::rule,
+    },
+    Rule {
+        id: "atomics",
+        when: "the busiest L2 slice takes >= 90 % of the blocks' `red`s (every block adds to one \
+               word), and that chain at 3.1 L2 cycles per `red` fills >= 70 % of the kernel",
+        cost: "the share of the kernel the chain fills",
+        fix: "fewer same-address atomics: more elements per block (coarsening), one wave of \
+              blocks, or per-block partials summed by a second pass",
+        eval: latency::atomics,
+    },
+    Rule {
+        id: "tensor-cores",
+        when: "a GEMM-shaped kernel on the FMA pipe: FFMA >= 40 % of its thread instructions, \
+               operands reused from shared memory (>= 4 FFMA per shared load) or a GEMM's name, \
+               the FMA pipe >= 40 % busy and the tensor pipe < 5 %",
+        cost: "the FMA pipe's busy share x 0.9 (BF16 on the tensor cores has ~15x FP32's FMA \
+               peak on Hopper, TF32 ~7x)",
+        fix: "tensor cores: BF16/FP16 inputs (or TF32, e.g. torch.backends.cuda.matmul.allow_tf32), \
+              dimensions multiples of 8/16, a library GEMM that picks a tensor-core algorithm; \
+              in a hand kernel, mma.sync/wgmma",
+        eval: compute::tensor_cores,
+    },
+    Rule {
+        id: "coalescing",
+        when: "global loads or stores use < 16 of the 32 bytes of each sector they move \
+               (SASS-level bytes per sector; a kernel without LDG/STG is not judged)",
+        cost: "the wasted share of the sectors (1 - bytes used / 32) x those sectors' share of \
+               the kernel's global traffic x the memory SOL",
+        fix: "make a warp's lanes touch consecutive addresses: stage through shared memory \
+              (transpose the tile), change the layout, vectorize",
+        eval: memory::coalescing,
+    },
+    Rule {
+        id: "bank-conflicts",
+        when: "shared-memory requests take > 0.5 extra wavefronts (bank conflicts: passes \
+               through the banks beyond the access's minimum) on average",
+        cost: "conflict wavefronts / all shared wavefronts x the shared-memory pipe's busy share",
+        fix: "pad the tile (+1 column), swizzle, or address so a warp's active lanes sit on \
+              different banks (sequential addressing)",
+        eval: memory::bank_conflicts,
+    },
+    Rule {
+        id: "spills",
+        when: "any local-memory traffic (register spills, dynamically indexed local arrays)",
+        cost: "local bytes / (local + global bytes) x the L1's busy share",
+        fix: "fewer live values (smaller tiles, less unrolling), indices known at compile time \
+              for per-thread arrays, a register budget per thread; look for LDL/STL in the SASS",
+        eval: memory::spills,
+    },
+    Rule {
+        id: "sfu",
+        when: "the XU pipe (special functions: MUFU sin, cos, ex2, rsqrt) is >= 50 % busy and \
+               the busiest pipe",
+        cost: "how far the XU pipe's busy share exceeds the next busiest pipe's",
+        fix: "fewer special-function calls: an FMA polynomial or a table, hoist them out of \
+              loops, or accept it in an epilogue that is not the bottleneck",
+        eval: compute::sfu,
+    },
+    Rule {
+        id: "divergence",
+        when: "fewer than 24 of 32 lanes do work (predicate on) per warp instruction",
+        cost: "the idle lanes' share (1 - lanes / 32) x the schedulers' issue-busy share",
+        fix: "keep the working lanes packed into few warps (branch on warp index, sequential \
+              addressing) so whole warps go idle, or give idle lanes other work",
+        eval: compute::divergence,
+    },
+    Rule {
+        id: "async-stages",
+        when: "the kernel copies with cp.async (LDGSTS), the memory SOL is < 60 % and its \
+               warps wait on memory (long_scoreboard) or barriers most",
+        cost: "the issue slots left idle x that stall's share x the memory left unused",
+        fix: "more stages in flight: commit several groups ahead and wait for the oldest \
+              (cp.async.wait_group N-1), or TMA with an mbarrier pipeline",
+        eval: memory::async_stages,
+    },
+    Rule {
+        id: "barrier",
+        when: "barrier waits are >= 30 % of the warps' stalled states",
+        cost: "the issue slots left idle x the barrier's share of the stalls",
+        fix: "fewer barriers per byte: more work per block between barriers, warp shuffles for \
+              the last levels of a tree",
+        eval: latency::barrier,
+    },
+    Rule {
+        id: "occupancy",
+        when: "theoretical occupancy < 50 %, or achieved < 70 % of theoretical, while no pipe \
+               and no memory is saturated (>= 60 %)",
+        cost: "the issue slots left idle x the warp slots left empty",
+        fix: "",
+        eval: latency::occupancy,
+    },
+    Rule {
+        id: "latency",
+        when: "memory latency not hidden: long_scoreboard is the dominant stall while the memory \
+               SOL is < 70 %",
+        cost: "the issue slots left idle x long_scoreboard's share x the memory left unused",
+        fix: "more independent loads in flight: coarsen, unroll, 16-byte vector loads, more \
+              warps per SM",
+        eval: latency::memory_latency,
+    },
+    Rule {
+        id: "tail",
+        when: "1 <= waves per SM < 4 with a last partial wave leaving > 20 % of the SMs idle",
+        cost: "the SMs' idle share (1 - active cycles / elapsed cycles)",
+        fix: "more, smaller blocks (whole waves), or a one-wave grid-stride kernel sized from \
+              the occupancy API",
+        eval: latency::tail,
+    },
+    Rule {
+        id: "undersized-grid",
+        when: "waves per SM < 0.95: the grid cannot fill the GPU",
+        cost: "the SMs' idle share (1 - active cycles / elapsed cycles)",
+        fix: "more work per launch (batch, larger problem, split the work into more blocks), \
+              or several streams of independent work",
+        eval: latency::undersized,
+    },
+    Rule {
+        id: "l2-resident",
+        when: "the kernel reads >= 4x more from the L2 than from DRAM, >= 75 % of L2 reads hit, \
+               and its DRAM reads fit in the L2",
+        cost: "none: a note on what the numbers mean (ncu flushed the caches before this pass, \
+               so the hits are the kernel's own re-reads)",
+        fix: "judge it inside the real workload (nsys), where neighbouring kernels evict the \
+              L2; benchmark it cold (bench --cache cold) and at a working set several times \
+              the L2",
+        eval: memory::l2_resident,
+    },
+    Rule {
+        id: "stall",
+        when: "always, when stalls were collected: the largest warp stall reason, its share, \
+               and for a throttle the pipe it comes from",
+        cost: "none: context for the faults",
+        fix: "",
+        eval: latency::stall,
+    },
+];
+
+/// The regime alone (`memory-bound (DRAM 91.2 %)`), for a table column.
+pub fn regime_of(c: &dyn Counters) -> Option<String> {
+    bound::regime(c).map(|v| v.verdict)
+}
+
+/// The rule `id`, if there is one (the catalogue's expected verdicts are checked against it).
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// Every rule run on `c`, ranked, with the headline.
+pub fn diagnose(c: &dyn Counters) -> Diagnosis {
+    let mut found = Vec::new();
+    let mut silent = Vec::new();
+    for rule in &RULES {
+        match (rule.eval)(c) {
+            Outcome::Found(v) => found.push(Finding {
+                rule: rule.id,
+                kind: v.kind,
+                verdict: v.verdict,
+                evidence: v.evidence,
+                fix: v.fix.unwrap_or_else(|| rule.fix.to_string()),
+                cost: v.cost,
+                weight: None,
+                at: None,
+            }),
+            Outcome::Clean => {}
+            Outcome::Silent => silent.push(rule.id),
+        }
+    }
+    rank(found, silent)
+}
+
+/// Orders the findings, weighs the faults within what the costlier ones leave, and writes the
+/// headline.
+fn rank(found: Vec<Finding>, silent: Vec<&'static str>) -> Diagnosis {
+    let (mut faults, others): (Vec<Finding>, Vec<Finding>) =
+        found.into_iter().partition(|f| f.kind == Kind::Fault);
+    faults.sort_by(|a, b| b.cost.unwrap_or(0.0).total_cmp(&a.cost.unwrap_or(0.0)));
+    let mut left = 1.0f64;
+    let mut kept = Vec::new();
+    let mut negligible = Vec::new();
+    for mut f in faults {
+        let w = f.cost.unwrap_or(0.0).min(left);
+        f.weight = Some(w);
+        if w >= MIN_COST {
+            left -= w;
+            kept.push(f);
+        } else {
+            negligible.push(f);
+        }
+    }
+    let bound = others.iter().find(|f| f.kind == Kind::Bound).cloned();
+    let notes: Vec<Finding> = others
+        .iter()
+        .filter(|f| f.kind == Kind::Note)
+        .cloned()
+        .collect();
+    let context: Vec<Finding> = others
+        .iter()
+        .filter(|f| f.kind == Kind::Context)
+        .cloned()
+        .collect();
+    let headline = headline(bound.as_ref(), kept.first().or(notes.first()));
+    let verdict = kept.first().or(notes.first()).map(|f| f.rule);
+    let mut findings: Vec<Finding> = bound.into_iter().collect();
+    findings.extend(kept);
+    findings.extend(notes);
+    findings.extend(context);
+    Diagnosis {
+        headline,
+        verdict,
+        findings,
+        negligible,
+        silent,
+    }
+}
+
+/// `memory-bound (DRAM 91 % of peak); uncoalesced global access costs ~79 %: … → fix`, or the
+/// bound and why it is healthy.
+fn headline(bound: Option<&Finding>, first: Option<&Finding>) -> String {
+    let what = bound.map_or("regime unknown (no Speed of Light)".to_string(), |b| {
+        b.verdict.clone()
+    });
+    match first {
+        Some(f) if f.kind == Kind::Fault => format!(
+            "{what}; first fix: {} (~{} of its time): {}",
+            f.verdict,
+            fmt::share(f.weight.or(f.cost).unwrap_or(0.0)),
+            short_fix(&f.fix)
+        ),
+        Some(f) => format!("{what}; note: {}", f.verdict),
+        None => match bound {
+            Some(b) if !b.fix.is_empty() => format!("{what}: {}", short_fix(&b.fix)),
+            _ => what,
+        },
+    }
+}
+
+/// The fix's first clause, for the headline.
+fn short_fix(fix: &str) -> &str {
+    fix.split([';', ':']).next().unwrap_or(fix).trim()
+}
+
+/// The rules as text (`profile --rules`): the order, when each fires, how its cost is weighed.
+pub fn rules_text() -> String {
+    let mut out = format!(
+        "Diagnosis rules, in reading order. Each fault's cost is an estimate of the share of the \
+         kernel's time it accounts for; the faults are ranked by it, each weighed within what \
+         the costlier ones leave, and one under {} of what is left to it is listed as \
+         negligible, never as an alarm. The headline names the bound and the first fault (or \
+         a note, or says the kernel is healthy).\n",
+        fmt::share(MIN_COST)
+    );
+    for r in &RULES {
+        out += &format!("\n[{}]\n  fires: {}\n  cost:  {}\n", r.id, r.when, r.cost);
+        if r.fix.is_empty() {
+            out += "  fix:   depends on the case (printed with the verdict)\n";
+        } else {
+            out += &format!("  fix:   {}\n", r.fix);
+        }
+    }
+    out
+}
+
+/// The largest of the pipes' busy shares (%) and its name.
+fn busiest_pipe(c: &dyn Counters) -> Option<(&'static str, f64)> {
+    m::PIPES
+        .iter()
+        .filter_map(|(name, metric)| Some((*name, c.m(metric)?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// The share (0–1) of issue slots the schedulers left idle.
+fn idle_issue(c: &dyn Counters) -> Option<f64> {
+    c.m(m::ISSUE_ACTIVE)
+        .map(|p| (1.0 - p / 100.0).clamp(0.0, 1.0))
+}
+
+/// The memory SOL as a share (0–1).
+fn memory_busy(c: &dyn Counters) -> Option<f64> {
+    c.m(m::MEM_PCT).map(|p| (p / 100.0).clamp(0.0, 1.0))
+}

@@ -1,0 +1,7 @@
+//! Nsight Compute: its raw page read into launches, and the metrics the diagnosis reads.
+
+pub mod metrics;
+pub mod raw;
+
+pub use metrics::Counters;
+pub use raw::{Launch, Value, parse_raw};

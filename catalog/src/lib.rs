@@ -18,8 +18,10 @@
 //! - [`launch`]: the launch constants the kernels are compiled with (the same file the kernel
 //!   crate compiles).
 //! - [`cdefs`]: the launch constants as nvcc `-D` flags, for the CUDA C++ twins.
+//! - [`cli`]: the flags `lab` takes, which xtask checks before running it.
 
 pub mod cdefs;
+pub mod cli;
 pub mod kernels;
 pub mod model;
 pub mod names;

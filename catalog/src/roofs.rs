@@ -406,92 +406,94 @@ impl Roofs {
         self.timed_launch_s.or(self.launch_s)
     }
 
-    /// One line per roof for the bench table (`sm_count` turns the shared-memory rate into
-    /// wavefronts per SM per cycle at `sm_clock_hz`).
-    pub fn describe(&self, sm_count: u32) -> Vec<String> {
+    /// One (roof, value) pair per roof measured, in a fixed order, for the bench's roofs
+    /// table (`sm_count` turns the shared-memory rate into wavefronts per SM per cycle at
+    /// `sm_clock_hz`). The unit is in the roof's name, so a table can put several compilers'
+    /// values side by side.
+    pub fn table_rows(&self, sm_count: u32) -> Vec<(String, String)> {
         let giga = |x: f64| x / 1e9;
-        let mut out = vec![
-            format!("read stream {:.0} GB/s", giga(self.read_bytes_per_s)),
-            format!(
-                "D2D copy {:.0} GB/s (read + written)",
-                giga(self.copy_bytes_per_s)
+        let mut out: Vec<(String, String)> = vec![
+            (
+                "read stream, GB/s".into(),
+                format!("{:.0}", giga(self.read_bytes_per_s)),
             ),
-            format!("FP32 FMA {:.1} TFLOP/s", self.fma_flop_per_s / 1e12),
+            (
+                "D2D copy (read + written), GB/s".into(),
+                format!("{:.0}", giga(self.copy_bytes_per_s)),
+            ),
+            (
+                "FP32 FMA, TFLOP/s".into(),
+                format!("{:.1}", self.fma_flop_per_s / 1e12),
+            ),
         ];
-        if let Some(ns) = self.atomic_same_ns {
-            let at = self
-                .atomic_same_slot
-                .as_deref()
-                .unwrap_or("slot not stated");
-            let looped = self.atomic_same_looped_ns.map_or(String::new(), |l| {
-                format!("; {l:.3} ns when one wave of blocks loops")
-            });
-            out.push(format!(
-                "same-address red: {ns:.3} ns each, one per block ({at}){looped}"
-            ));
+        let mut push = |name: &str, value: Option<String>| {
+            if let Some(v) = value {
+                out.push((name.to_string(), v));
+            }
+        };
+        push(
+            "same-address red, ns each",
+            self.atomic_same_ns.map(|ns| format!("{ns:.3}")),
+        );
+        push(
+            "same-address red, one wave looping, ns each",
+            self.atomic_same_looped_ns.map(|ns| format!("{ns:.3}")),
+        );
+        push(
+            "same-address red.s32, ns each",
+            self.atomic_same_i32_ns.map(|ns| format!("{ns:.3}")),
+        );
+        push(
+            "spread reds, G/s",
+            self.atomic_spread_per_s.map(|r| format!("{:.1}", giga(r))),
+        );
+        push(
+            "shared memory, G wavefronts/s",
+            self.shared_wavefronts_per_s.map(|w| {
+                let per_cycle = match (self.sm_clock_hz, sm_count) {
+                    (Some(hz), n) if n > 0 => format!(
+                        " ({:.2} per SM per cycle at {:.0} MHz)",
+                        w / n as f64 / hz,
+                        hz / 1e6
+                    ),
+                    _ => String::new(),
+                };
+                format!("{:.1}{per_cycle}", giga(w))
+            }),
+        );
+        push(
+            "empty blocks, G/s",
+            self.blocks_per_s.map(|b| format!("{:.2}", giga(b))),
+        );
+        push(
+            "launch, back to back, µs",
+            self.launch_s.map(|s| format!("{:.2}", s * 1e6)),
+        );
+        push(
+            "launch, one timed alone, µs",
+            self.timed_launch_s.map(|s| format!("{:.2}", s * 1e6)),
+        );
+        push(
+            "scattered stores, G sectors/s",
+            self.scattered_store_sectors_per_s
+                .map(|s| format!("{:.1}", giga(s))),
+        );
+        for (entry, ns) in &self.tree_ns {
+            push(
+                &format!("{entry} alone, ns per block"),
+                Some(format!("{ns:.3}")),
+            );
         }
-        if let Some(ns) = self.atomic_same_i32_ns {
-            out.push(format!(
-                "same-address red.s32: {ns:.3} ns each, one per block"
-            ));
-        }
-        if let Some(r) = self.atomic_spread_per_s {
-            out.push(format!("spread reds: {:.1} G/s", giga(r)));
-        }
-        if let Some(w) = self.shared_wavefronts_per_s {
-            let per_cycle = match (self.sm_clock_hz, sm_count) {
-                (Some(hz), n) if n > 0 => format!(
-                    " ({:.2} per SM per cycle at {:.0} MHz)",
-                    w / n as f64 / hz,
-                    hz / 1e6
-                ),
-                _ => String::new(),
-            };
-            out.push(format!(
-                "shared memory: {:.1} G wavefronts/s{per_cycle}",
-                giga(w)
-            ));
-        }
-        if let Some(b) = self.blocks_per_s {
-            out.push(format!(
-                "empty blocks: {:.2} G/s ({:.3} ns each)",
-                giga(b),
-                1e9 / b
-            ));
-        }
-        if let Some(s) = self.launch_s {
-            out.push(format!("launch, back to back: {:.2} µs", s * 1e6));
-        }
-        if let Some(s) = self.timed_launch_s {
-            out.push(format!("launch, one timed alone: {:.2} µs", s * 1e6));
-        }
-        if let Some(s) = self.scattered_store_sectors_per_s {
-            out.push(format!("scattered stores: {:.1} G sectors/s", giga(s)));
-        }
-        if !self.tree_ns.is_empty() {
-            let each: Vec<String> = self
-                .tree_ns
-                .iter()
-                .map(|(entry, ns)| format!("{entry} {ns:.3}"))
-                .collect();
-            out.push(format!("trees alone, ns per block: {}", each.join(", ")));
-        }
-        if let Some(b) = self.tile_copy_bytes_per_s {
-            out.push(format!(
-                "32x32 tile order: {:.0} GB/s (read + written)",
-                giga(b)
-            ));
-        }
-        if let Some(w) = self.load_wait {
-            out.push(format!(
-                "a block's load holds its slot {:.0} ns ({:.3} ns per block with it, {:.3} \
-                 without, at {} per SM)",
-                w.slot_ns(sm_count),
-                w.load_ns,
-                w.base_ns,
-                w.resident
-            ));
-        }
+        push(
+            "32x32 tile order (read + written), GB/s",
+            self.tile_copy_bytes_per_s
+                .map(|b| format!("{:.0}", giga(b))),
+        );
+        push(
+            "a block's load holds its slot, ns",
+            self.load_wait
+                .map(|w| format!("{:.0}", w.slot_ns(sm_count))),
+        );
         out
     }
 }

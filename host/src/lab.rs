@@ -59,8 +59,11 @@ impl Lab {
     }
 
     /// The backends this binary launches: every compiler's PTX is always embedded.
+    pub const BACKENDS: [Backend; 3] = Backend::ALL;
+
+    /// [`Lab::BACKENDS`], as a list.
     pub fn backends(&self) -> Vec<Backend> {
-        Backend::ALL.to_vec()
+        Self::BACKENDS.to_vec()
     }
 
     /// Free and total device memory, in bytes.

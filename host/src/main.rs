@@ -103,6 +103,7 @@ struct RunArgs {
 }
 
 fn main() {
+    end_quietly_on_a_closed_pipe();
     if let Err(e) = run(Cmd::parse()) {
         eprintln!("error: {e:#}");
         std::process::exit(1);
@@ -163,4 +164,15 @@ fn run(cmd: Cmd) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A closed pipe (`| head`, a pager that quits) ends the program as it ends any Unix filter:
+/// quietly, by SIGPIPE, instead of a panic on the next print. Rust's runtime ignores SIGPIPE;
+/// this restores the default.
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: called first in `main`, before any other thread exists; `signal` with the
+    // default disposition has no other precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }

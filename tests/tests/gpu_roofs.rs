@@ -359,6 +359,7 @@ fn a_bench_run_measures_every_roof() {
         warmup: 1,
         cache: Default::default(),
         format: Format::Json,
+        roof_rows: false,
         out: None,
         seed: 4,
         quiet: true,

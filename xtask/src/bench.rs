@@ -11,8 +11,9 @@
 use crate::experiment_log::{self, Entry, parse_record};
 use crate::{plot, util};
 use anyhow::{Context, Result, bail};
-use catalog::Family;
+use catalog::cli::bench::{Args as BenchArgs, Plan as BenchPlan};
 use catalog::records::{Report, Status};
+use catalog::{Backend, Family};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -20,10 +21,17 @@ use std::process::Command;
 pub const RESULTS_DIR: &str = "results/bench";
 
 /// Runs `lab bench` with `args` (lab's flags and xtask's own); `quiet`: xtask's global
-/// `--quiet`, handed on to lab.
+/// `--quiet`, handed on to lab. Every flag, kernel name and size is checked here first, so a
+/// mistake ends in one line on any machine, before lab (which needs the CUDA driver to start)
+/// runs.
 pub fn run(args: &[String], quiet: bool) -> Result<()> {
     let root = util::root();
     let (own, lab_args) = take_own(args)?;
+    if lab_args.iter().any(|a| a == "--help" || a == "-h") {
+        print!("{}{}", lab_help(), own_flags_help());
+        return Ok(());
+    }
+    check_lab_flags(&lab_args)?;
     if own.predict.is_some() && own.record.is_none() {
         bail!(
             "--predict goes with --record \"change; hypothesis\": the prediction is stored with the experiment"
@@ -35,16 +43,11 @@ pub fn run(args: &[String], quiet: bool) -> Result<()> {
     if quiet && !lab_args.iter().any(|a| a == "--quiet") {
         cmd.arg("--quiet");
     }
-    let help = lab_args.iter().any(|a| a == "--help" || a == "-h");
-    if !help && !has_out(&lab_args) {
+    if !has_out(&lab_args) {
         cmd.arg("--out").arg(root.join(RESULTS_DIR));
     }
-    if help || (own.record.is_none() && own.plot.is_none()) {
-        crate::process::run(&mut cmd)?;
-        if help {
-            print!("{}", own_flags_help());
-        }
-        return Ok(());
+    if own.record.is_none() && own.plot.is_none() {
+        return crate::process::run(&mut cmd);
     }
     let stderr = crate::process::run_keeping_stderr(&mut cmd)?;
     let file = results_file(&stderr, &root)?;
@@ -61,6 +64,47 @@ pub fn run(args: &[String], quiet: bool) -> Result<()> {
         eprintln!("recorded {} row(s) in {}", entries.len(), log.display());
     }
     Ok(())
+}
+
+/// `lab bench`'s flags as lab reads them ([`catalog::cli::bench`]), for checking here.
+#[derive(clap::Parser)]
+#[command(
+    name = "cargo xtask bench",
+    about = "Measure every kernel against CUB and the ceilings measured in the same run, plus \
+             the launch-gap demo; verify every result (runs `lab bench`)"
+)]
+struct LabBench {
+    #[command(flatten)]
+    args: BenchArgs,
+}
+
+/// Checks lab's flags the way lab will read them, and resolves the kernels and sizes they
+/// name: a mistake is one line (clap's first, or the plan's), the valid names listed.
+pub fn check_lab_flags(lab_args: &[String]) -> Result<()> {
+    use clap::Parser;
+    let parsed = LabBench::try_parse_from(
+        std::iter::once("bench".to_string()).chain(lab_args.iter().cloned()),
+    )
+    .map_err(|e| anyhow::anyhow!("{}", first_line(&e.to_string())))?;
+    BenchPlan::new(&parsed.args, &Backend::ALL).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
+/// lab bench's help, as lab prints it.
+fn lab_help() -> String {
+    use clap::CommandFactory;
+    LabBench::command().render_long_help().to_string()
+}
+
+/// A clap message's first line, without its `error: ` (main adds it back).
+fn first_line(message: &str) -> String {
+    message
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(message)
+        .trim_start_matches("error: ")
+        .trim()
+        .to_string()
 }
 
 /// `--record`'s (change, hypothesis).

@@ -136,6 +136,7 @@ enum Command {
 }
 
 fn main() {
+    end_quietly_on_a_closed_pipe();
     let cli = Cli::parse();
     if cli.quiet {
         // Read by the profilers' progress line (`profiler::progress`) here and in children.
@@ -159,7 +160,24 @@ fn main() {
         Command::Dist(args) => commands::dist::run(&args),
     };
     if let Err(e) = result {
+        // A child that failed has said why: end with its code, one error line in all.
+        if let Some(child) = e.downcast_ref::<xtask::process::ChildFailed>()
+            && e.chain().count() == 1
+        {
+            std::process::exit(child.code());
+        }
         eprintln!("error: {e:#}");
         std::process::exit(1);
+    }
+}
+
+/// A closed pipe (`| head`, a pager that quits) ends the program as it ends any Unix filter:
+/// quietly, by SIGPIPE, instead of a panic on the next print. Rust's runtime ignores SIGPIPE;
+/// this restores the default.
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: called first in `main`, before any other thread exists; `signal` with the
+    // default disposition has no other precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -33,14 +33,45 @@ pub fn show(cmd: &Command) -> String {
     s
 }
 
-/// Runs `cmd`, echoing it first; fails with the command line and exit status.
+/// A child that failed after starting: it has printed why, so `main` ends with its exit code
+/// and adds no line of its own (unless a caller gave the failure context).
+#[derive(Debug)]
+pub struct ChildFailed {
+    pub command: String,
+    pub status: ExitStatus,
+}
+
+impl ChildFailed {
+    /// The exit code to end with: the child's, or 128 + the signal that ended it.
+    pub fn code(&self) -> i32 {
+        use std::os::unix::process::ExitStatusExt;
+        self.status
+            .code()
+            .or(self.status.signal().map(|s| 128 + s))
+            .unwrap_or(1)
+    }
+}
+
+impl std::fmt::Display for ChildFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "'{}' failed ({})", self.command, self.status)
+    }
+}
+
+impl std::error::Error for ChildFailed {}
+
+/// Runs `cmd`, echoing it first; fails with [`ChildFailed`].
 pub fn run(cmd: &mut Command) -> Result<()> {
     eprintln!("+ {}", show(cmd));
     let status = cmd
         .status()
         .with_context(|| format!("could not start '{}'", show(cmd)))?;
     if !status.success() {
-        bail!("'{}' failed ({status})", show(cmd));
+        return Err(ChildFailed {
+            command: show(cmd),
+            status,
+        }
+        .into());
     }
     Ok(())
 }
@@ -72,7 +103,11 @@ pub fn run_keeping_stderr(cmd: &mut Command) -> Result<String> {
         .wait()
         .with_context(|| format!("waiting for '{}'", show(cmd)))?;
     if !status.success() {
-        bail!("'{}' failed ({status})", show(cmd));
+        return Err(ChildFailed {
+            command: show(cmd),
+            status,
+        }
+        .into());
     }
     Ok(String::from_utf8_lossy(&kept).into_owned())
 }

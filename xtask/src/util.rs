@@ -93,10 +93,32 @@ pub fn tool_version(tool: &Path) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// Fails with one line when this machine has no CUDA driver: `libcuda.so.1`, which `lab` (and
+/// every CUDA program) loads before it starts, does not load.
+pub fn require_cuda_driver() -> Result<()> {
+    // SAFETY: dlopen takes a NUL-terminated name and returns a handle or null; the handle is
+    // only closed again, never used.
+    let handle =
+        unsafe { libc::dlopen(c"libcuda.so.1".as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL) };
+    if handle.is_null() {
+        bail!(
+            "no CUDA driver on this machine (libcuda.so.1 does not load): this command runs on \
+             an NVIDIA GPU; build dist/ here (cargo xtask dist), copy the repository with dist/ \
+             to a GPU machine and run the same command there as dist/xtask, or read committed \
+             results here (cargo xtask compare A.json B.json, cargo xtask profile --from DIR)"
+        );
+    }
+    // SAFETY: `handle` came from dlopen above and is closed once.
+    unsafe { libc::dlclose(handle) };
+    Ok(())
+}
+
 /// The `lab` binary: `explicit` (`--lab PATH`), else the one beside this executable. Under
 /// `cargo xtask` in a source tree (cargo sets `CARGO`) it is rebuilt first so it is never
-/// stale; from a copied `dist/` it is used as it is.
+/// stale; from a copied `dist/` it is used as it is. lab cannot start without the CUDA driver,
+/// so a machine without one is refused here first ([`require_cuda_driver`]).
 pub fn lab_binary(explicit: Option<&Path>) -> Result<PathBuf> {
+    require_cuda_driver()?;
     let root = root();
     if explicit.is_none()
         && let Some(cargo) = std::env::var_os("CARGO")

@@ -547,11 +547,14 @@ fn a_wrong_kernel_name_lists_the_valid_ones() {
         &["profile", "--kernel", "nope", "--lab", &sb.lab()],
     );
     assert!(!o.status.success());
+    // The catalogue's rule, checked here before lab (or the GPU) is involved.
     let line = last_stderr_line(&o);
     assert!(
-        line.contains("'nope' matches no kernel; valid names: all, reductions"),
+        line.starts_with("error: --kernel: 'nope' matches no kernel; valid: all, ceiling, reduce"),
         "{line}"
     );
+    assert!(line.contains("reduce_v3"), "{line}");
+    assert_eq!(String::from_utf8_lossy(&o.stderr).lines().count(), 1);
 }
 
 #[test]

@@ -79,15 +79,29 @@ fn each_roof_is_its_fastest_row_and_the_ceilings_their_largest_size() {
         (Some(1.98e9), None)
     );
 
-    let lines = r.describe(132).join("\n");
-    assert!(lines.contains("same-address red: 1.812 ns each"), "{lines}");
-    assert!(lines.contains("1.717 ns when one wave"), "{lines}");
-    // 2e9 wavefronts/s over 132 SMs at 1.98 GHz.
-    assert!(
-        lines.contains("0.01 per SM per cycle at 1980 MHz"),
-        "{lines}"
+    let rows = r.table_rows(132);
+    let value = |name: &str| {
+        rows.iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    assert_eq!(
+        value("same-address red, ns each"),
+        Some("1.812"),
+        "{rows:?}"
     );
-    assert!(lines.contains("launch, back to back: 3.50 µs"), "{lines}");
+    assert_eq!(
+        value("same-address red, one wave looping, ns each"),
+        Some("1.717"),
+        "{rows:?}"
+    );
+    // 2e9 wavefronts/s over 132 SMs at 1.98 GHz.
+    assert_eq!(
+        value("shared memory, G wavefronts/s"),
+        Some("2.0 (0.01 per SM per cycle at 1980 MHz)"),
+        "{rows:?}"
+    );
+    assert_eq!(value("launch, back to back, µs"), Some("3.50"), "{rows:?}");
 }
 
 #[test]
@@ -129,10 +143,10 @@ fn the_timed_launch_is_the_empty_launch_row_else_the_smallest_read_streams() {
         from["timed_launch_s"].starts_with("empty_launch [nvvm]"),
         "{from:?}"
     );
-    assert!(
-        r.describe(132)
-            .contains(&"launch, one timed alone: 5.70 µs".to_string())
-    );
+    assert!(r.table_rows(132).contains(&(
+        "launch, one timed alone, µs".to_string(),
+        "5.70".to_string()
+    )));
     assert_eq!(
         rate(&row(EMPTY_LAUNCH, "nvvm", 1, 5.7)).as_deref(),
         Some("5.70 µs per timed launch")
@@ -232,7 +246,7 @@ fn without_the_three_ceilings_there_are_no_roofs() {
     // Ceilings alone: every other roof unmeasured.
     let r = Roofs::from_rows(&rows, Cache::Hot, None).unwrap();
     assert_eq!(r.atomic_same_ns, None);
-    assert_eq!(r.describe(132).len(), 4);
+    assert_eq!(r.table_rows(132).len(), 4);
 }
 
 #[test]
@@ -320,11 +334,10 @@ fn each_red_type_has_its_own_chain_and_the_tile_order_its_own_size() {
     let at = roofs.at_size(&rows, Cache::Hot, small / 2, small);
     let own = small as f64 / (37.3e-6 - 5e-6);
     assert!((at.tile_copy_bytes_per_s.unwrap() / own - 1.0).abs() < 1e-9);
-    assert!(
-        r.describe(132)
-            .iter()
-            .any(|l| l == "same-address red.s32: 0.737 ns each, one per block")
-    );
+    assert!(r.table_rows(132).contains(&(
+        "same-address red.s32, ns each".to_string(),
+        "0.737".to_string()
+    )));
     assert_eq!(rate(&tile(4096, 37.3)).as_deref(), Some("3598 GB/s moved"));
 }
 

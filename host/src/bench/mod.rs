@@ -1,7 +1,8 @@
 //! `lab bench`: every kernel against CUB and the ceilings measured in the same run, plus the
 //! launch-gap demo, in one process.
 //!
-//! - `args`: the flags and the plan they resolve to.
+//! - `args`: the flags and the plan they resolve to (`catalog::cli::bench`, which xtask reads
+//!   too).
 //! - `measure`: the measurements (ceilings, reductions + CUB, transposes + copy, launch gap),
 //!   each phase in an NVTX range, each result verified after timing; what each row launches
 //!   and checks is its family's case (`crate::cases`), the same `lab run` drives.
@@ -18,12 +19,12 @@
 //! shows its percentage of the matching ceiling (reductions: the read stream; transposes: the
 //! copy of the same bytes) and its ratio to the reference (CUB; the copy).
 
-pub mod args;
 pub mod env;
 pub mod measure;
 pub mod progress;
 pub mod report;
-pub mod size;
+
+pub use catalog::cli::{bench as args, size};
 
 pub use args::{Args, Dtype, Format, Plan};
 pub use report::{Report, Row, Status};
@@ -56,15 +57,16 @@ pub fn run(args: &Args) -> Result<Outcome> {
             ),
         })?;
     }
+    // Before the GPU too: a wrong kernel name or size is refused on any machine.
+    let plan = Plan::new(args, &Lab::BACKENDS).map_err(|detail| HostError::Invalid {
+        what: "lab bench flags",
+        detail,
+    })?;
     let date = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let lab = {
         let _r = range("setup: CUDA context and modules");
         Lab::new()?
     };
-    let plan = Plan::new(args, &lab.backends()).map_err(|detail| HostError::Invalid {
-        what: "lab bench flags",
-        detail,
-    })?;
     let monitor = env::Monitor::new(&lab);
     let clocks_before = monitor.clocks();
 
@@ -109,7 +111,17 @@ pub fn run(args: &Args) -> Result<Outcome> {
     report::finish(&mut report);
 
     match args.format {
-        Format::Table => print!("{}", report::table(&report)),
+        Format::Table => print!(
+            "{}",
+            report::table(
+                &report,
+                if args.roof_rows {
+                    report::RoofRows::All
+                } else {
+                    report::RoofRows::Summary
+                }
+            )
+        ),
         Format::Json => println!("{}", report::json(&report)),
         Format::Csv => print!("{}", report::csv(&report)),
     }

@@ -34,8 +34,8 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<()> {
     sanitize::check_tools(&args.tool)?;
-    let sanitizer = SANITIZER.find()?;
     let lab = util::lab_binary(args.lab.as_deref())?;
+    let sanitizer = SANITIZER.find()?;
     let root = util::root();
     let out = root.join(&args.output);
     std::fs::create_dir_all(&out)?;

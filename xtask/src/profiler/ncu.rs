@@ -140,6 +140,8 @@ impl NcuOptions {
             (None, Select::Nvtx) => "fast",
             (None, Select::LaunchSkip) => "first",
         };
+        // The names first, on any machine: a wrong one lists the valid ones.
+        catalog::select(kernels).map_err(|e| anyhow::anyhow!("--kernel: {e}"))?;
         let mut size_args = size_args;
         size_args.extend(["--placement".to_string(), placement.to_string()]);
         let lab = util::lab_binary(self.lab.as_deref())?;

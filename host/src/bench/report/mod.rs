@@ -22,7 +22,7 @@ pub use catalog::records::results::{
 };
 pub use file::write_results;
 pub use headline::{LAUNCH_DOMINATED_US, headline};
-pub use print::{csv, fmt_gbps, fmt_us, json, table};
+pub use print::{RoofRows, csv, fmt_gbps, fmt_us, json, table};
 
 use crate::timing::Samples;
 

@@ -207,7 +207,7 @@ mod tests {
             (None, None)
         );
 
-        let t = table(&r);
+        let t = table(&r, super::super::RoofRows::All);
         assert!(t.contains(" bound |") && t.contains("% of bound |"), "{t}");
         assert!(t.contains("89.5!"), "{t}");
         assert!(
@@ -269,7 +269,7 @@ mod tests {
     fn a_run_without_roofs_predicts_nothing_and_says_nothing() {
         let r = report(vec![reduce("reduce_v3", "f32", 1 << 28, 2000.0)], None);
         assert_eq!(r.rows[0].predicted_us, None);
-        assert!(!table(&r).contains("model:"));
+        assert!(!table(&r, super::super::RoofRows::All).contains("model:"));
         assert!(!r.headline.iter().any(|h| h.starts_with("model")));
     }
 }

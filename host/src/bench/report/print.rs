@@ -14,8 +14,59 @@ fn title(f: Family) -> &'static str {
     }
 }
 
-/// Fixed-width (markdown) tables: the device header, one table per section, the headline.
-pub fn table(r: &Report) -> String {
+/// How much of the ceilings' and roofs' rows a table shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoofRows {
+    /// One line per roof, one column per compiler (the fastest row of each).
+    Summary,
+    /// The summary, then every ceiling and roof row.
+    All,
+}
+
+/// Fixed-width (markdown) tables, the answer first: the device header, the headline, one
+/// table per section of kernels, then the ceilings and roofs they are measured against (a
+/// summary, or every row with [`RoofRows::All`]).
+pub fn table(r: &Report, roof_rows: RoofRows) -> String {
+    let mut s = header(r);
+    if !r.headline.is_empty() {
+        let _ = writeln!(s, "\n## Headline\n");
+        for h in &r.headline {
+            let _ = writeln!(s, "- {h}");
+        }
+    }
+    for section in Family::ALL.into_iter().filter(|&f| f != Family::Ceiling) {
+        sections(&mut s, r, section);
+    }
+    if let Some(t) = roofs_table(r) {
+        let _ = writeln!(
+            s,
+            "\n## Ceilings and roofs, {} (the fastest row of each, per compiler)\n",
+            r.caches().first().copied().unwrap_or_default().label()
+        );
+        let _ = writeln!(s, "{t}");
+        let rows = r
+            .rows
+            .iter()
+            .filter(|x| x.section == Family::Ceiling)
+            .count();
+        if roof_rows == RoofRows::Summary {
+            let _ = writeln!(
+                s,
+                "\n{rows} ceiling and roof rows: `--roof-rows` prints them; the results file holds them"
+            );
+        }
+    }
+    if roof_rows == RoofRows::All {
+        sections(&mut s, r, Family::Ceiling);
+    }
+    if r.failed > 0 {
+        let _ = writeln!(s, "\n{} row(s) FAILED verification or launch", r.failed);
+    }
+    s
+}
+
+/// The device, the run's settings and the model's rule.
+fn header(r: &Report) -> String {
     let mut s = String::new();
     let d = &r.device;
     let _ = writeln!(
@@ -60,38 +111,76 @@ pub fn table(r: &Report) -> String {
             catalog::model::RULE
         );
     }
-    for section in Family::ALL {
-        for cache in r.caches() {
-            let rows: Vec<&Row> = r
-                .rows
-                .iter()
-                .filter(|x| x.section == section && x.cache == cache)
-                .collect();
-            if rows.is_empty() {
-                continue;
-            }
-            let _ = writeln!(s, "\n## {}, {}\n", title(section), cache.label());
-            let _ = writeln!(s, "{}", section_table(section, &rows));
-            // The roofs come from the first cache's rows: stated under its ceilings.
-            let here = section == Family::Ceiling && r.caches().first() == Some(&cache);
-            if let Some(roofs) = r.roofs.as_ref().filter(|_| here) {
-                let _ = writeln!(s, "\nRoofs (the fastest row of each):");
-                for line in roofs.describe(r.device.sm_count) {
-                    let _ = writeln!(s, "- {line}");
-                }
-            }
-        }
-    }
-    if !r.headline.is_empty() {
-        let _ = writeln!(s, "\n## Headline\n");
-        for h in &r.headline {
-            let _ = writeln!(s, "- {h}");
-        }
-    }
-    if r.failed > 0 {
-        let _ = writeln!(s, "\n{} row(s) FAILED verification or launch", r.failed);
-    }
     s
+}
+
+/// `section`'s tables, one per cache.
+fn sections(s: &mut String, r: &Report, section: Family) {
+    for cache in r.caches() {
+        let rows: Vec<&Row> = r
+            .rows
+            .iter()
+            .filter(|x| x.section == section && x.cache == cache)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "\n## {}, {}\n", title(section), cache.label());
+        let _ = writeln!(s, "{}", section_table(section, &rows));
+    }
+}
+
+/// The roofs of each compiler side by side: one line per roof, its fastest row on that
+/// compiler (the driver's copy, which belongs to no compiler, in every column). None when the
+/// run measured no ceilings.
+fn roofs_table(r: &Report) -> Option<comfy_table::Table> {
+    use comfy_table::{CellAlignment, Table, presets::ASCII_MARKDOWN};
+    let cache = r.caches().first().copied().unwrap_or_default();
+    let hz = r.roofs.as_ref().and_then(|x| x.sm_clock_hz);
+    let mut columns: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for backend in &r.config.backends {
+        let rows: Vec<Row> = r
+            .rows
+            .iter()
+            .filter(|x| &x.backend == backend || !r.config.backends.contains(&x.backend))
+            .cloned()
+            .collect();
+        if let Some(roofs) = catalog::Roofs::from_rows(&rows, cache, hz) {
+            columns.push((backend.clone(), roofs.table_rows(r.device.sm_count)));
+        }
+    }
+    if columns.is_empty() {
+        return None;
+    }
+    let mut names: Vec<String> = Vec::new();
+    for (_, rows) in &columns {
+        for (name, _) in rows {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    let mut t = Table::new();
+    let mut head = vec!["roof".to_string()];
+    head.extend(columns.iter().map(|(b, _)| b.clone()));
+    t.load_style(ASCII_MARKDOWN).set_header(head);
+    for name in &names {
+        let mut cells = vec![name.clone()];
+        for (_, rows) in &columns {
+            cells.push(
+                rows.iter()
+                    .find(|(n, _)| n == name)
+                    .map_or("-".to_string(), |(_, v)| v.clone()),
+            );
+        }
+        t.add_row(cells);
+    }
+    for i in 1..=columns.len() {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    Some(t)
 }
 
 /// The header's line on the L2: what hot and cold mean in this run, and the flush's size.

@@ -154,22 +154,24 @@ fn report() -> Report {
 fn the_table_has_the_header_then_sections_and_never_a_speed_for_a_failed_row() {
     let r = report();
     assert_eq!(r.failed, 1);
-    let t = table(&r);
+    let t = table(&r, RoofRows::All);
     assert!(
         t.starts_with("# lab bench: NVIDIA H200 (sm_90, 132 SMs, L2 60.0 MiB"),
         "{t}"
     );
     assert!(t.contains("driver 580.159.04 (CUDA 13.0)"));
-    let ceil = t.find("## Ceilings").unwrap();
+    // The answer first: the headline, the kernels, then what they are measured against.
+    let headline = t.find("## Headline").unwrap();
     let red = t.find("## Reductions").unwrap();
-    assert!(ceil < red);
+    let ceil = t.find("## Ceilings").unwrap();
+    assert!(headline < red && red < ceil, "{t}");
     let failed = t.lines().find(|l| l.contains("| i32")).unwrap();
     assert!(failed.contains("FAILED: sum 3"), "{failed}");
     assert!(
         !failed.contains("1074"),
         "a failed row shows no speed: {failed}"
     );
-    let v6 = t
+    let v6 = t[red..]
         .lines()
         .find(|l| l.contains("reduce_v6") && l.contains("f32"))
         .unwrap();
@@ -180,7 +182,11 @@ fn the_table_has_the_header_then_sections_and_never_a_speed_for_a_failed_row() {
     assert!(t.contains("1 row(s) FAILED"));
     assert!(t.contains("## Headline"));
     // Fixed width: every line of a table has the same width.
-    let widths: Vec<usize> = t[red..]
+    let reductions = &t[red..];
+    let end = reductions[1..]
+        .find("\n## ")
+        .map_or(reductions.len(), |i| i + 1);
+    let widths: Vec<usize> = reductions[..end]
         .lines()
         .filter(|l| l.starts_with('|'))
         .map(|l| l.chars().count())
@@ -432,7 +438,7 @@ fn results_are_written_whole_under_a_stable_name() {
     let back: Report = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(back.rows.len(), r.rows.len());
     let txt = std::fs::read_to_string(path.with_extension("txt")).unwrap();
-    assert_eq!(txt, table(&r));
+    assert_eq!(txt, table(&r, RoofRows::All));
     let names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -562,7 +568,7 @@ fn both_report() -> Report {
 
 #[test]
 fn every_table_header_says_its_cache() {
-    let t = table(&report());
+    let t = table(&report(), RoofRows::All);
     assert!(
         t.contains("\nhot L2: repeated launches on the same data"),
         "{t}"
@@ -570,7 +576,7 @@ fn every_table_header_says_its_cache() {
     assert!(t.contains("## Reductions, hot L2"), "{t}");
     assert!(!t.contains("cold"), "{t}");
 
-    let t = table(&both_report());
+    let t = table(&both_report(), RoofRows::All);
     assert!(
         t.contains(
             "\neach row hot L2, then cold L2; hot: repeated launches on the same data (an input \
@@ -582,13 +588,13 @@ fn every_table_header_says_its_cache() {
         "{t}"
     );
     let at = |h: &str| t.find(h).unwrap_or_else(|| panic!("{h} missing:\n{t}"));
-    // Each section hot, then cold, before the next section.
+    // Each section hot, then cold, before the next section; the ceilings' rows last.
+    assert!(at("## Reductions, hot L2") < at("## Reductions, cold L2"));
+    assert!(at("## Reductions, cold L2") < at("## Ceilings (measured in this run), hot L2"));
     assert!(
         at("## Ceilings (measured in this run), hot L2")
             < at("## Ceilings (measured in this run), cold L2")
     );
-    assert!(at("## Ceilings (measured in this run), cold L2") < at("## Reductions, hot L2"));
-    assert!(at("## Reductions, hot L2") < at("## Reductions, cold L2"));
     // The cold v6 row: 1.5 ms, 16.7 % of the cold read stream's 0.25 ms, 0.267 x cold CUB's
     // 0.4 ms.
     let cold = &t[at("## Reductions, cold L2")..];
@@ -647,10 +653,11 @@ fn csv_and_json_carry_each_rows_cache() {
     assert!(v["config"].get("l2_flush_bytes").is_none());
 }
 
-/// The roofs in the table: each roof row's rate in its note, the roofs' lines under the
-/// ceilings; in the JSON: the `roofs` record, absent when no roof was measured.
+/// The roofs in the table: each roof row's rate in its note; after the kernels, one line per
+/// roof with a column per compiler (every row with `--roof-rows`); in the JSON: the `roofs`
+/// record, absent when no roof was measured.
 #[test]
-fn the_roofs_show_under_the_ceilings_and_in_the_json() {
+fn the_roofs_follow_the_kernels_one_column_per_compiler_and_are_in_the_json() {
     let mut r = report();
     let atomic = Row::new(
         Family::Ceiling,
@@ -664,10 +671,40 @@ fn the_roofs_show_under_the_ceilings_and_in_the_json() {
     .passed(&samples(&[1.9]), "word = 1048576 exactly");
     assert_eq!(note(&atomic), "1.812 ns per red; word = 1048576 exactly");
     r.rows.push(atomic);
-    let text = table(&r);
-    assert!(!text.contains("Roofs ("), "{text}");
+    // Without the copy and the FMA peak there are no roofs to summarise.
+    let text = table(&r, RoofRows::Summary);
+    assert!(!text.contains("## Ceilings and roofs"), "{text}");
     assert!(!json(&r).contains("\"roofs\""));
 
+    let n = 1u64 << 28;
+    r.rows.push(
+        Row::new(
+            Family::Ceiling,
+            catalog::roofs::D2D_COPY,
+            "driver",
+            "f32",
+            n,
+            "2^28".into(),
+            2 * n * 4,
+        )
+        .passed(&samples(&[0.5]), "exact"),
+    );
+    for backend in ["llvm", "nvvm"] {
+        r.rows.push(
+            Row::new(
+                Family::Ceiling,
+                catalog::roofs::FMA_PEAK,
+                backend,
+                "f32",
+                2112 * 256,
+                "2112x256".into(),
+                0,
+            )
+            .with_flops(65 << 30)
+            .passed(&samples(&[1.0]), "no store"),
+        );
+    }
+    r.config.backends = vec!["llvm".into(), "nvvm".into()];
     r.roofs = Some(catalog::Roofs {
         read_bytes_per_s: 4.5e12,
         copy_bytes_per_s: 4.2e12,
@@ -676,14 +713,51 @@ fn the_roofs_show_under_the_ceilings_and_in_the_json() {
         atomic_same_slot: Some("slot 3 of 64".into()),
         ..Default::default()
     });
-    let text = table(&r);
-    let roofs = text.find("Roofs (the fastest row of each):").expect(&text);
-    let ceilings = text.find("## Ceilings").expect(&text);
+    let text = table(&r, RoofRows::Summary);
     let reductions = text.find("## Reductions").expect(&text);
-    assert!(ceilings < roofs && roofs < reductions, "{text}");
+    let roofs = text
+        .find("## Ceilings and roofs, hot L2 (the fastest row of each, per compiler)")
+        .expect(&text);
+    assert!(reductions < roofs, "{text}");
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("| {name} ")))
+            .unwrap_or_else(|| panic!("no {name} line:\n{text}"))
+            .to_string()
+    };
+    let head = text
+        .lines()
+        .find(|l| l.starts_with("| roof "))
+        .expect(&text);
     assert!(
-        text.contains("- same-address red: 1.812 ns each, one per block (slot 3 of 64)"),
+        head.contains("llvm |") && head.ends_with("nvvm |"),
+        "{head}"
+    );
+    // llvm's read stream 0.25 ms, nvvm's 0.5 ms: 4295 and 2147 GB/s; the driver's copy in both.
+    let read = line("read stream, GB/s");
+    assert!(read.contains("4295") && read.contains("2147"), "{read}");
+    assert_eq!(
+        line("D2D copy (read + written), GB/s")
+            .matches("4295")
+            .count(),
+        2
+    );
+    let red = line("same-address red, ns each");
+    assert!(red.contains("1.812") && red.contains(" - "), "{red}");
+    // The rows themselves only on request.
+    assert!(
+        !text.contains("## Ceilings (measured in this run)"),
         "{text}"
+    );
+    assert!(
+        text.contains("ceiling and roof rows: `--roof-rows` prints them"),
+        "{text}"
+    );
+    let all = table(&r, RoofRows::All);
+    assert!(
+        all.find("## Ceilings (measured in this run), hot L2")
+            .expect(&all)
+            > roofs
     );
     let back: Report = serde_json::from_str(&json(&r)).unwrap();
     assert_eq!(back.roofs, r.roofs);

@@ -1,8 +1,8 @@
-//! `lab bench` flags (clap derive), and the plan they resolve to once the GPU is known.
+//! `lab bench` flags (clap derive), and the plan they resolve to.
 
 use super::size;
-pub use catalog::records::CacheMode;
-pub use catalog::{Backend, Dtype, Format};
+pub use crate::records::CacheMode;
+pub use crate::{Backend, Dtype, Format};
 use std::path::PathBuf;
 
 /// Measure every kernel against CUB and the measured ceilings, plus the launch-gap demo.
@@ -51,6 +51,10 @@ pub struct Args {
     /// What to print on stdout
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also print every ceiling and roof row after their summary (the results file always
+    /// holds them)
+    #[arg(long)]
+    pub roof_rows: bool,
     /// Also write the results (JSON, and the table as printed) into this folder
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -129,7 +133,7 @@ impl Plan {
         let selected = if kernel_filter.is_empty() {
             Vec::new()
         } else {
-            catalog::select(&kernel_filter.join(","))
+            crate::select(&kernel_filter.join(","))
                 .map_err(|e| format!("--kernel: {e}"))?
                 .iter()
                 .map(|s| s.kernel.name)

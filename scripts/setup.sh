@@ -65,7 +65,7 @@ fi
 # 4. CUDA 13.0 tools from NVIDIA's PyPI wheels (unzipped, not pip-installed): nvcc + cicc + crt
 #    for CUB, ptxas/cuobjdump/nvdisasm for `xtask asm`, cuda.h and cudart, CCCL (CUB).
 #    13.0 to match the GPU machine's driver (580) and nvcc (13.0.88).
-CUDA_WHEELS=(nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-crt==13.0.88
+CUDA_WHEELS=(nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-cuda-profiler-api==13.0.85
              nvidia-cuda-runtime==13.0.96 nvidia-cuda-cccl==13.0.85
              nvidia-cuda-cuobjdump==13.2.86 nvidia-cuda-nvdisasm==13.2.86)
 stamp=$TOOLS/cuda/.wheels

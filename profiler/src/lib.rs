@@ -3,10 +3,20 @@
 //!
 //! - [`ncu`]: ncu's raw page read into launches; the metrics the rules read.
 //! - [`diagnose`]: the rules, what each fault costs, and one ranked verdict per kernel.
+//! - [`nsys`]: a program traced under nsys (or its tables read back), and the verdict per NVTX
+//!   range: is the time even inside a kernel?
+//! - [`tools`]: finding ncu and nsys, their known failures, files written whole.
+//! - [`process`], [`progress`]: a profiler run with its output forwarded, and its unfinished
+//!   progress lines shown as a bar on a terminal.
 //! - [`names`]: kernel names as a person reads them.
-//! - [`fmt`]: numbers as the reports print them.
+//! - [`fmt`], [`table`]: numbers and fixed-width tables as the reports print them.
 
 pub mod diagnose;
 pub mod fmt;
 pub mod names;
 pub mod ncu;
+pub mod nsys;
+pub mod process;
+pub mod progress;
+pub mod table;
+pub mod tools;

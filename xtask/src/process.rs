@@ -6,11 +6,11 @@
 //! - [`run_keeping_stderr`]: as [`run`], and returns what the child printed on stderr.
 //! - [`capture`]: output captured and returned; a failure carries the tail of its stderr.
 //! - [`run_tee`]: output forwarded as it comes (with a progress bar for ncu and nsys on a
-//!   terminal) and returned with the status, for callers that read the status themselves.
+//!   terminal) and returned with the status, for callers that read the status themselves
+//!   (the profiler crate's, which runs ncu and nsys).
 //! - [`output`]: not echoed (a version query, a listing); returns stdout.
 //! - [`run_parallel`], [`output_within`]: several runs at once, each within a time limit.
 
-use crate::profiler::progress::{Piece, Splitter, Status};
 use anyhow::{Context, Result, bail};
 use std::io::{ErrorKind, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -18,20 +18,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// A command line as a user would type it (arguments with spaces quoted).
-pub fn show(cmd: &Command) -> String {
-    let mut s = cmd.get_program().to_string_lossy().into_owned();
-    for a in cmd.get_args() {
-        let a = a.to_string_lossy();
-        s.push(' ');
-        if a.contains(' ') || a.is_empty() {
-            s += &format!("'{a}'");
-        } else {
-            s += &a;
-        }
-    }
-    s
-}
+pub use profiler::process::{run_tee, show};
 
 /// A child that failed after starting: it has printed why, so `main` ends with its exit code
 /// and adds no line of its own (unless a caller gave the failure context).
@@ -140,72 +127,6 @@ pub fn capture(cmd: &mut Command) -> Result<Captured> {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr,
     })
-}
-
-/// Runs `cmd`, echoing its command line, forwarding its stdout and stderr to our stderr as
-/// they come, and returning its status with everything it printed (its lines, as
-/// `BufRead::lines` yields them, stdout's then stderr's, each ended by `\n`).
-///
-/// On a terminal (and without `LAB_QUIET`) the line being written shows as a progress bar
-/// when it is ncu's replay progress or nsys's report generation (see [`crate::profiler::progress`]).
-pub fn run_tee(cmd: &mut Command) -> Result<(ExitStatus, String)> {
-    eprintln!("+ {}", show(cmd));
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("could not start '{}'", show(cmd)))?;
-    let out = child.stdout.take().expect("piped");
-    let err = child.stderr.take().expect("piped");
-    let bar = Status::for_stderr();
-    let bar = &bar;
-    std::thread::scope(|s| {
-        let a = s.spawn(move || forward(out, 0, bar));
-        let b = s.spawn(move || forward(err, 1, bar));
-        let status = child.wait().context("waiting for the profiler");
-        let text = a.join().unwrap_or_default() + &b.join().unwrap_or_default();
-        Ok((status?, text))
-    })
-}
-
-/// Reads `r` as it comes (ncu and nsys print progress without a newline), forwards each
-/// line as `  {line}` and returns the lines.
-fn forward(mut r: impl Read, stream: usize, bar: &Status) -> String {
-    let mut text = String::new();
-    let mut emit = |piece: Piece| match piece {
-        Piece::Line { text: line, show } => {
-            bar.end_line(stream);
-            if !bar.is_on() {
-                // Off a terminal: every line exactly as before.
-                let _ = writeln!(std::io::stderr().lock(), "  {line}");
-            } else if let Some(show) = show {
-                bar.print(&show);
-            }
-            text += &line;
-            text.push('\n');
-        }
-        Piece::Segment(seg) if bar.is_on() => bar.print(&seg),
-        Piece::Segment(_) => {}
-    };
-    let mut lines = Splitter::default();
-    let mut buf = [0u8; 8192];
-    loop {
-        match r.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                lines.push(&buf[..n], &mut emit);
-                if bar.is_on()
-                    && let Some(p) = lines.progress()
-                {
-                    bar.update(stream, p);
-                }
-            }
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
-    }
-    lines.finish(&mut emit);
-    text
 }
 
 /// Runs `cmd` quietly and returns its stdout; on failure, an error with its stderr.

@@ -117,7 +117,10 @@ fn a_closed_pipe_ends_the_command_quietly() {
             .output()
             .expect("run sh");
         let err = stderr(&o);
-        assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{err}"
+        );
         assert!(o.status.success(), "{err}");
     }
 }

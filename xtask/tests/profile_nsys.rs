@@ -13,8 +13,8 @@
 //! CUB at 2^28) with the three event lists, and what nsys, its importer and `xtask nsys`
 //! printed on a machine without `libdw.so.1`.
 
+use profiler::nsys::csv::{self as nsys_csv, StatsTable, TABLES};
 use std::path::{Path, PathBuf};
-use xtask::profiler::nsys_csv::{self, StatsTable, TABLES};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nsys")
@@ -305,12 +305,12 @@ fn a_skipped_report_is_an_empty_table_that_says_why() {
 
 // ---- Where the time goes: the verdicts on the 2026-11-30 capture --------------------------
 
+use profiler::nsys::csv::{ApiCall, GpuOp, NvtxRange};
+use profiler::nsys::{self, verdict};
+use profiler::tools;
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Output};
 use verdict::{Kind, RangeVerdict, Timeline};
-use xtask::profiler::nsys::{self, verdict};
-use xtask::profiler::nsys_csv::{ApiCall, GpuOp, NvtxRange};
-use xtask::profiler::tools;
 
 fn capture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/capture-20261130")

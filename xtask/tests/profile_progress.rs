@@ -3,10 +3,10 @@
 //! nsys's `\r`-separated report chunks), the byte splitter against `BufRead::lines`, and
 //! `run_tee` on a small script that prints like they do. The bar itself: `progress.rs`'s tests.
 
+use profiler::progress::{Piece, Progress, Splitter, parse};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use xtask::profiler::progress::{Piece, Progress, Splitter, parse};
 
 fn logs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/profile")

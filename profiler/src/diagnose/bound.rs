@@ -56,7 +56,14 @@ pub(super) fn regime(c: &dyn Counters) -> Option<Verdict> {
     let in_dram = dram.is_some_and(|d| d >= DRAM_SHARE * memory);
     let (verdict, fix) = match (compute >= HIGH_PCT, memory >= HIGH_PCT) {
         (true, false) => (
-            format!("compute-bound (SM {})", fmt::pct(compute)),
+            match super::busiest_pipe(c) {
+                Some((pipe, p)) => format!(
+                    "compute-bound (SM {}, {pipe} pipe {})",
+                    fmt::pct(compute),
+                    fmt::pct(p)
+                ),
+                None => format!("compute-bound (SM {})", fmt::pct(compute)),
+            },
             "busy computing: check that the work is needed and on the right pipe (tensor cores \
              for matrix products)",
         ),

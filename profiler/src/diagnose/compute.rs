@@ -29,44 +29,52 @@ pub fn gemm_name(name: &str) -> bool {
 }
 
 pub(super) fn tensor_cores(c: &dyn Counters) -> Outcome {
-    let (Some(fma), Some(tensor), Some(ffma), Some(all)) = (
-        c.m(m::PIPE_FMA),
-        c.m(m::PIPE_TENSOR),
-        c.m(m::FFMA_THREAD_INST),
-        c.m(m::THREAD_INST),
-    ) else {
+    let (Some(fma), Some(tensor)) = (c.m(m::PIPE_FMA), c.m(m::PIPE_TENSOR)) else {
         return Outcome::Silent;
     };
-    if all <= 0.0 {
+    if fma < GEMM_FMA_PCT || tensor >= TENSOR_IDLE_PCT {
         return Outcome::Clean;
     }
-    let ffma_share = ffma / all;
-    // Warp-level FFMA per warp-level shared load: a register-blocked tile reuses each operand
-    // it loads from shared memory in several FFMA.
-    let reuse = c
-        .m(m::SH_LD_INST)
-        .filter(|l| *l > 0.0)
-        .map(|l| ffma / 32.0 / l);
+    // The shape: FFMA-heavy and reusing each operand it loads from shared memory in several
+    // FFMA (a register-blocked tile), or a name that says GEMM.
+    let ffma = c.m(m::FFMA_THREAD_INST);
+    let ffma_share = ffma
+        .zip(c.m(m::THREAD_INST).filter(|t| *t > 0.0))
+        .map(|(f, t)| f / t);
+    let reuse = ffma
+        .zip(c.m(m::SH_LD_INST).filter(|l| *l > 0.0))
+        .map(|(f, l)| f / 32.0 / l);
     let named = c.name().is_some_and(gemm_name);
-    let shaped = ffma_share >= GEMM_FFMA_SHARE
-        && (reuse.is_some_and(|r| r >= GEMM_FFMA_PER_SHARED_LOAD) || named);
-    if !shaped || fma < GEMM_FMA_PCT || tensor >= TENSOR_IDLE_PCT {
-        return Outcome::Clean;
+    let counted = ffma_share.is_some_and(|s| s >= GEMM_FFMA_SHARE)
+        && reuse.is_some_and(|r| r >= GEMM_FFMA_PER_SHARED_LOAD);
+    if !named && !counted {
+        return if ffma_share.is_none() {
+            Outcome::Silent
+        } else {
+            Outcome::Clean
+        };
+    }
+    let mut shape = Vec::new();
+    if let Some(s) = ffma_share {
+        shape.push(format!(
+            "FFMA is {} of the thread instructions",
+            fmt::share(s)
+        ));
+    }
+    if let Some(r) = reuse {
+        shape.push(format!(
+            "{} FFMA per shared load (operands reused from a tile)",
+            fmt::value(r)
+        ));
+    }
+    if named {
+        shape.push("the name says GEMM".into());
     }
     Outcome::Found(Verdict::fault(
         "tensor cores unused: a matrix product on the FMA pipe".into(),
         format!(
-            "FFMA is {} of the thread instructions{}{}; FMA pipe {} busy, tensor pipe {}",
-            fmt::share(ffma_share),
-            reuse.map_or(String::new(), |r| format!(
-                ", {} FFMA per shared load (operands reused from a tile)",
-                fmt::value(r)
-            )),
-            if named {
-                ", and the name says GEMM"
-            } else {
-                ""
-            },
+            "{}; FMA pipe {} busy, tensor pipe {}",
+            shape.join(", "),
             fmt::pct(fma),
             fmt::pct(tensor)
         ),

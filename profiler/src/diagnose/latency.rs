@@ -4,7 +4,7 @@
 
 use super::bound::{ATOMIC_BOUND_SHARE, atomic_chain};
 use super::compute::throttled_pipe;
-use super::{HIGH_PCT, Kind, Outcome, Verdict, busiest_pipe, idle_issue};
+use super::{HIGH_PCT, Kind, Outcome, Verdict, busiest_pipe, headroom};
 use crate::fmt;
 use crate::ncu::metrics::{self as m, Counters};
 
@@ -41,7 +41,7 @@ pub(super) fn atomics(c: &dyn Counters) -> Outcome {
 }
 
 pub(super) fn barrier(c: &dyn Counters) -> Outcome {
-    let (Some(share), Some(idle)) = (c.stall_share("barrier"), idle_issue(c)) else {
+    let (Some(share), Some(room)) = (c.stall_share("barrier"), headroom(c)) else {
         return Outcome::Silent;
     };
     if share < BARRIER_SHARE {
@@ -50,18 +50,17 @@ pub(super) fn barrier(c: &dyn Counters) -> Outcome {
     Outcome::Found(Verdict::fault(
         "barrier-bound: warps wait at __syncthreads".into(),
         format!(
-            "barrier waits are {} of the warps' stalled states; the schedulers leave {} of their \
-             issue slots idle",
+            "barrier waits are {} of the warps' stalled states, with {} left in the busiest unit",
             fmt::share(share),
-            fmt::share(idle)
+            fmt::share(room)
         ),
-        idle * share,
+        room * share,
     ))
 }
 
 pub(super) fn memory_latency(c: &dyn Counters) -> Outcome {
-    let (Some((reason, _, share)), Some(mem), Some(idle)) =
-        (c.dominant_stall(), c.m(m::MEM_PCT), idle_issue(c))
+    let (Some((reason, _, share)), Some(mem), Some(room)) =
+        (c.dominant_stall(), c.m(m::MEM_PCT), headroom(c))
     else {
         return Outcome::Silent;
     };
@@ -73,25 +72,32 @@ pub(super) fn memory_latency(c: &dyn Counters) -> Outcome {
     {
         return Outcome::Clean;
     }
+    // Local memory waits on the same scoreboard: that share is the spills rule's.
+    let global = super::memory::global_share(c);
     Outcome::Found(Verdict::fault(
         "memory latency not hidden: too few loads in flight".into(),
         format!(
-            "long_scoreboard holds {} of the stalls while the memory SOL is only {}; {} of the \
-             issue slots idle{}",
+            "long_scoreboard holds {} of the stalls while the memory SOL is only {}, {} left in \
+             the busiest unit{}{}",
             fmt::share(share),
             fmt::pct(mem),
-            fmt::share(idle),
+            fmt::share(room),
             c.m(m::ACHIEVED_OCC).map_or(String::new(), |o| format!(
                 "; achieved occupancy {}",
                 fmt::pct(o)
-            ))
+            )),
+            if global < 1.0 {
+                format!("; {} of the L1's bytes are global", fmt::share(global))
+            } else {
+                String::new()
+            }
         ),
-        idle * share * (1.0 - mem / 100.0),
+        room * share * (1.0 - mem / 100.0) * global,
     ))
 }
 
 pub(super) fn occupancy(c: &dyn Counters) -> Outcome {
-    let (Some(achieved), Some(idle)) = (c.m(m::ACHIEVED_OCC), idle_issue(c)) else {
+    let (Some(achieved), Some(room)) = (c.m(m::ACHIEVED_OCC), headroom(c)) else {
         return Outcome::Silent;
     };
     let theoretical = c.m(m::THEORETICAL_OCC);
@@ -130,7 +136,7 @@ pub(super) fn occupancy(c: &dyn Counters) -> Outcome {
     if let Some(regs) = c.m(m::REGISTERS) {
         evidence += &format!("; {} registers/thread", fmt::value(regs));
     }
-    evidence += &format!("; {} of the issue slots idle", fmt::share(idle));
+    evidence += &format!("; {} left in the busiest unit", fmt::share(room));
     let (verdict, fix) = if low_theoretical {
         let (what, fix) = match limiter.map(|l| l.0) {
             Some("registers") => (
@@ -160,7 +166,7 @@ pub(super) fn occupancy(c: &dyn Counters) -> Outcome {
     };
     let cost = match &saturated {
         Some(_) => 0.0,
-        None => idle * (1.0 - achieved / 100.0),
+        None => room * (1.0 - achieved / 100.0),
     };
     if let Some(s) = saturated {
         evidence += &format!("; but {s}: more warps would not help");

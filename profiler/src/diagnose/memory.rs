@@ -1,7 +1,7 @@
 //! The memory faults: bytes fetched and not used, bank conflicts, local memory, asynchronous
 //! copies with too few stages; and the note on an L2-resident working set.
 
-use super::{Kind, Outcome, Verdict, idle_issue, memory_busy};
+use super::{Kind, Outcome, Verdict, headroom, memory_busy};
 use crate::fmt;
 use crate::ncu::metrics::{self as m, Counters};
 
@@ -15,10 +15,11 @@ pub const MAX_CONFLICTS_PER_REQUEST: f64 = 0.5;
 pub const MAX_WAVEFRONTS_PER_REQUEST: f64 = 1.5;
 /// Asynchronous copies are short of stages only while the memory SOL stays below this (%).
 pub const ASYNC_MEMORY_PCT: f64 = 60.0;
-/// L2-resident: L2 reads at least this many times the DRAM reads ...
-pub const L2_REUSE: f64 = 4.0;
-/// ... with at least this share of them hits (%).
-pub const L2_HIT_PCT: f64 = 75.0;
+/// Cache-resident: the warps read at least this many times what DRAM supplied ...
+pub const CACHE_REUSE: f64 = 4.0;
+/// ... in a kernel whose memory system is at least this busy (%): a kernel that computes
+/// gains little from where its bytes come from.
+pub const RESIDENT_MEMORY_PCT: f64 = 50.0;
 
 pub(super) fn coalescing(c: &dyn Counters) -> Outcome {
     let (Some(ld), Some(st)) = (c.m(m::GLD_SECTORS), c.m(m::GST_SECTORS)) else {
@@ -172,8 +173,8 @@ pub(super) fn async_stages(c: &dyn Counters) -> Outcome {
     if copies <= 0.0 {
         return Outcome::Clean;
     }
-    let (Some(mem), Some((reason, _, share)), Some(idle)) =
-        (c.m(m::MEM_PCT), c.dominant_stall(), idle_issue(c))
+    let (Some(mem), Some((reason, _, share)), Some(room)) =
+        (c.m(m::MEM_PCT), c.dominant_stall(), headroom(c))
     else {
         return Outcome::Silent;
     };
@@ -190,32 +191,49 @@ pub(super) fn async_stages(c: &dyn Counters) -> Outcome {
             fmt::pct(mem),
             fmt::share(share)
         ),
-        idle * share * (1.0 - mem / 100.0),
+        room * share * (1.0 - mem / 100.0),
     ))
 }
 
+/// The global accesses' share of the bytes the L1 moved for global and local memory (1 when
+/// there is no local traffic, or it was not collected).
+pub(super) fn global_share(c: &dyn Counters) -> f64 {
+    let local = c.m(m::LOCAL_LD_BYTES).unwrap_or(0.0) + c.m(m::LOCAL_ST_BYTES).unwrap_or(0.0);
+    let global = 32.0 * (c.m(m::GLD_SECTORS).unwrap_or(0.0) + c.m(m::GST_SECTORS).unwrap_or(0.0));
+    if local + global <= 0.0 {
+        1.0
+    } else {
+        global / (local + global)
+    }
+}
+
 pub(super) fn l2_resident(c: &dyn Counters) -> Outcome {
-    let (Some(sectors), Some(hit), Some(dram)) = (
-        c.m(m::L2_READ_SECTORS),
-        c.m(m::L2_READ_HIT_PCT),
+    let (Some(sectors), Some(dram), Some(mem)) = (
+        c.m(m::GLD_SECTORS),
         c.m(m::DRAM_READ_BYTES),
+        c.m(m::MEM_PCT),
     ) else {
         return Outcome::Silent;
     };
-    let l2_read = sectors * 32.0;
+    // What the warps asked for, and what DRAM had to supply: the rest were re-reads the
+    // caches served (ncu flushed them before this pass, so none came from an earlier kernel).
+    let requested = sectors * 32.0;
     let fits = c.m(m::L2_BYTES).is_none_or(|l2| dram < l2);
-    if !(l2_read >= L2_REUSE * dram.max(1.0) && hit >= L2_HIT_PCT && fits) {
+    if !(requested >= CACHE_REUSE * dram.max(1.0) && fits && mem >= RESIDENT_MEMORY_PCT) {
         return Outcome::Clean;
     }
     Outcome::Found(Verdict {
         kind: Kind::Note,
-        verdict: "L2-resident working set: fast here, slower where neighbours evict it".into(),
+        verdict: "cache-resident working set: fast here, slower where neighbours evict it".into(),
         evidence: format!(
-            "{} MB read from the L2, {} MB from DRAM ({:.1}x), {} of L2 reads hit{}",
-            fmt::value(l2_read / 1e6),
+            "the warps read {} MB, DRAM supplied {} MB ({:.1}x re-read from L1/L2){}{}",
+            fmt::value(requested / 1e6),
             fmt::value(dram / 1e6),
-            l2_read / dram.max(1.0),
-            fmt::pct(hit),
+            requested / dram.max(1.0),
+            c.m(m::L2_READ_HIT_PCT).map_or(String::new(), |h| format!(
+                ", {} of L2 reads hit",
+                fmt::pct(h)
+            )),
             c.m(m::L2_BYTES).map_or(String::new(), |l2| format!(
                 "; the DRAM reads fit in the {} MB L2",
                 fmt::value(l2 / 1e6)

@@ -436,10 +436,19 @@ fn busiest_pipe(c: &dyn Counters) -> Option<(&'static str, f64)> {
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
-/// The share (0–1) of issue slots the schedulers left idle.
-fn idle_issue(c: &dyn Counters) -> Option<f64> {
-    c.m(m::ISSUE_ACTIVE)
-        .map(|p| (1.0 - p / 100.0).clamp(0.0, 1.0))
+/// What is left of the busiest unit (0–1): 1 − the largest of the SM's and the memory's SOL
+/// and every pipe's busy share. Waiting costs time only where nothing is saturated: a
+/// tensor-core GEMM issues few instructions while its tensor pipe is full.
+fn headroom(c: &dyn Counters) -> Option<f64> {
+    let busiest = [
+        c.m(m::SM_PCT),
+        c.m(m::MEM_PCT),
+        busiest_pipe(c).map(|(_, p)| p),
+    ]
+    .into_iter()
+    .flatten()
+    .fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.max(x))))?;
+    Some((1.0 - busiest / 100.0).clamp(0.0, 1.0))
 }
 
 /// The memory SOL as a share (0–1).

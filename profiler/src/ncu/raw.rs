@@ -51,6 +51,64 @@ impl Launch {
     }
 }
 
+/// The diagnosis's metrics that plain `--set full` does not collect by these names, each
+/// with the equivalent it does collect and how to get one from the other: a report made by
+/// plain ncu (another machine, the GUI) still gets every rule its sections can feed.
+const EQUIVALENTS: [(&str, &str, f64); 6] = [
+    (
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+        1.0,
+    ),
+    (
+        "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio",
+        "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
+        1.0,
+    ),
+    (
+        "smsp__inst_executed_op_shared_ld.sum",
+        "smsp__sass_inst_executed_op_shared_ld.sum",
+        1.0,
+    ),
+    (
+        "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+        32.0,
+    ),
+    (
+        "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+        32.0,
+    ),
+    ("sm__ctas_launched.sum", "launch__grid_size", 1.0),
+];
+
+/// Fills in [`EQUIVALENTS`] where the page has the equivalent but not the name, and the
+/// thread-level instruction count from the warp-level one and the lanes per instruction.
+fn complete(p: &mut Launch) {
+    for (name, from, scale) in EQUIVALENTS {
+        if p.metrics.contains_key(name) {
+            continue;
+        }
+        if let Some(x) = p.num(from) {
+            p.metrics.insert(name.to_string(), Value::Num(x * scale));
+            let unit = p.units.get(from).cloned().unwrap_or_default();
+            p.units.insert(name.to_string(), unit);
+        }
+    }
+    const THREAD_INST: &str = "smsp__thread_inst_executed_pred_on.sum";
+    if !p.metrics.contains_key(THREAD_INST)
+        && let (Some(inst), Some(lanes)) = (
+            p.num("smsp__inst_executed.sum"),
+            p.num("smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio"),
+        )
+    {
+        p.metrics
+            .insert(THREAD_INST.to_string(), Value::Num(inst * lanes));
+        p.units.insert(THREAD_INST.to_string(), "inst".into());
+    }
+}
+
 /// A column is a metric when its name has ncu's `unit__counter` shape; the others identify
 /// the launch.
 fn is_metric(header: &str) -> bool {
@@ -136,6 +194,7 @@ pub fn parse_raw(text: &str) -> Result<Vec<Launch>> {
             p.metrics.insert(name.clone(), value);
             p.units.insert(name.clone(), unit);
         }
+        complete(&mut p);
         out.push(p);
     }
     Ok(out)

@@ -3,11 +3,11 @@
 //! kernel-bound (see [`crate::profiler::nsys`]).
 
 use crate::profiler::ncu::emit;
-use crate::profiler::nsys;
-use crate::profiler::tools::NSYS;
 use crate::util;
 use anyhow::{Context, Result};
 use catalog::Format;
+use profiler::nsys;
+use profiler::tools::NSYS;
 use std::path::PathBuf;
 
 /// Which program to trace.
@@ -71,7 +71,9 @@ pub fn run(args: &Args) -> Result<()> {
         }
         let mut traces = Vec::new();
         for (name, lab_args) in targets {
-            traces.push(nsys::trace(&nsys, &lab, &out_dir, name, lab_args)?);
+            let args: Vec<std::ffi::OsString> =
+                lab_args.split_whitespace().map(Into::into).collect();
+            traces.push(nsys::trace(&nsys, &out_dir, name, lab.as_os_str(), &args)?);
         }
         traces
     } else {

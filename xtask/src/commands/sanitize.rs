@@ -5,10 +5,10 @@
 //! First, each tool must flag its canary (`lab canary <tool>`, a kernel that is wrong on
 //! purpose), or the command fails before anything else: see [`crate::sanitize`].
 
-use crate::profiler::tools::{self, SANITIZER};
 use crate::sanitize::{self, TOOLS};
 use crate::util;
 use anyhow::{Result, bail};
+use profiler::tools::{self, SANITIZER};
 use serde::Serialize;
 use std::path::PathBuf;
 

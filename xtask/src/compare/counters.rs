@@ -251,7 +251,7 @@ pub(super) fn profiled_rows(
         ));
         return (None, None);
     };
-    if let Err(e) = crate::profiler::tools::NCU.find() {
+    if let Err(e) = profiler::tools::NCU.find() {
         notes.push(format!("counters: not measured: {e}"));
         return (None, None);
     }

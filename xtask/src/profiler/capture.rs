@@ -18,8 +18,8 @@
 
 use super::metrics::{Row, function_name};
 use super::ncu_csv::{self, Launch};
-use super::tools::{self, write_atomic};
 use anyhow::{Context, Result, bail};
+use profiler::tools::{self, write_atomic};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

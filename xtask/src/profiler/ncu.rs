@@ -4,10 +4,10 @@
 
 use super::capture::{self, Collect, Select, Settings};
 use super::metrics::Row;
-use super::tools::{self, NCU};
 use crate::util;
 use anyhow::{Result, bail};
 use catalog::{Backend, Format, Which};
+use profiler::tools::{self, NCU};
 use std::path::{Path, PathBuf};
 
 /// ncu's `--clock-control`.

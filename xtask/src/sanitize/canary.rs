@@ -6,8 +6,8 @@
 use super::findings::{headline, is_host_side, last_line, parse_findings, parse_summary};
 use super::sanitizer_cmd;
 use crate::process::{Outcome, TimedOut, run_parallel};
-use crate::profiler::tools;
 use anyhow::{Result, bail};
+use profiler::tools;
 use std::path::Path;
 use std::time::Duration;
 

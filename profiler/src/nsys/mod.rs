@@ -10,10 +10,11 @@
 //! appear one by one. nsys neither replays kernels nor locks clocks: these times are the
 //! program's own (with a little tracing overhead per API call).
 
+pub mod csv;
 pub mod verdict;
 
-use super::nsys_csv::{self, GZIPPED, REPORTS, StatsTable, TABLES, TRACES};
-use super::tools;
+use crate::nsys::csv::{self as nsys_csv, GZIPPED, REPORTS, StatsTable, TABLES, TRACES};
+use crate::tools;
 use anyhow::{Context, Result, bail};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -64,7 +65,7 @@ pub fn render(traces: &[Trace]) -> Result<(String, String, String)> {
     let mut csv = String::new();
     for t in traces {
         for table in &t.tables {
-            let mut w = csv::Writer::from_writer(Vec::new());
+            let mut w = ::csv::Writer::from_writer(Vec::new());
             let mut header = vec!["trace".to_string(), "report".to_string()];
             header.extend(table.headers.iter().cloned());
             w.write_record(&header)?;
@@ -76,7 +77,7 @@ pub fn render(traces: &[Trace]) -> Result<(String, String, String)> {
             csv += &String::from_utf8(w.into_inner()?)?;
         }
         if !t.verdicts.is_empty() {
-            let mut w = csv::Writer::from_writer(Vec::new());
+            let mut w = ::csv::Writer::from_writer(Vec::new());
             w.write_record([
                 "trace",
                 "report",
@@ -194,8 +195,14 @@ pub fn verdicts(prefix: &Path) -> Result<(Vec<RangeVerdict>, Option<String>)> {
     Ok((Timeline::new(ranges, ops, names, calls).verdicts(), None))
 }
 
-/// `nsys profile` of `lab <lab_args>`, then `nsys stats` into `<name>_<report>.csv`.
-pub fn trace(nsys: &Path, lab: &Path, dir: &Path, name: &str, lab_args: &str) -> Result<Trace> {
+/// `nsys profile` of `program args…`, then `nsys stats` into `<name>_<report>.csv`.
+pub fn trace(
+    nsys: &Path,
+    dir: &Path,
+    name: &str,
+    program: &std::ffi::OsStr,
+    args: &[std::ffi::OsString],
+) -> Result<Trace> {
     let stem = format!(".{name}.tmp{}", std::process::id());
     let _cleanup = TempFiles {
         dir: dir.to_path_buf(),
@@ -218,8 +225,11 @@ pub fn trace(nsys: &Path, lab: &Path, dir: &Path, name: &str, lab_args: &str) ->
         "--output",
     ])
     .arg(&stem_tmp)
-    .arg(lab)
-    .args(lab_args.split_whitespace());
+    .arg(program)
+    .args(args);
+    let mut traced = Command::new(program);
+    traced.args(args);
+    let traced = crate::process::show(&traced);
     let (status, console) = crate::process::run_tee(&mut cmd)?;
     let logged = format!("+ {}\n{console}", crate::process::show(&cmd));
     tools::write_atomic(&dir.join(format!("{name}.nsys.log")), logged.as_bytes())?;
@@ -239,7 +249,7 @@ pub fn trace(nsys: &Path, lab: &Path, dir: &Path, name: &str, lab_args: &str) ->
         );
     }
     if !status.success() {
-        eprintln!("warning: `lab {lab_args}` failed under nsys ({status}); its timeline is kept");
+        eprintln!("warning: `{traced}` failed under nsys ({status}); its timeline is kept");
     }
     tools::commit(&rep_tmp, &rep)?;
 
@@ -292,7 +302,7 @@ pub fn trace(nsys: &Path, lab: &Path, dir: &Path, name: &str, lab_args: &str) ->
     let (verdicts, verdict_note) = verdicts(&dir.join(name))?;
     Ok(Trace {
         name: name.to_string(),
-        command: format!("lab {lab_args}"),
+        command: traced,
         tables,
         verdicts,
         verdict_note,

@@ -17,8 +17,8 @@
 //!
 //! nsys may print notices before the table; an empty report prints `SKIPPED: …` instead.
 
-use super::ncu_csv::parse_number;
-use super::predict::fmt_value;
+use crate::fmt::value as fmt_value;
+use crate::ncu::raw::parse_number;
 use anyhow::{Context, Result, bail};
 
 /// The tables `cargo xtask nsys` prints, in order.
@@ -98,7 +98,7 @@ impl StatsTable {
                     .collect()
             })
             .collect();
-        super::report::render_table(&headers, &rows)
+        crate::table::render(&headers, &rows)
     }
 }
 

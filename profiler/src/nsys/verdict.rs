@@ -16,7 +16,7 @@
 //! time before the first and after the last operation is not a gap between kernels). The
 //! thresholds are the constants below, printed with the table ([`rules_text`]).
 
-use crate::profiler::nsys_csv::{ApiCall, GpuOp, NvtxRange};
+use crate::nsys::csv::{ApiCall, GpuOp, NvtxRange};
 use std::collections::HashSet;
 
 /// Kernel-bound when GPU work covers at least this share of the range's wall time: then
@@ -132,7 +132,7 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// `ops` sorted by start, as [`crate::profiler::nsys_csv::parse_gpu_trace`] returns them.
+    /// `ops` sorted by start, as [`crate::nsys::csv::parse_gpu_trace`] returns them.
     pub fn new(
         mut ranges: Vec<NvtxRange>,
         ops: Vec<GpuOp>,
@@ -435,7 +435,7 @@ pub fn render(verdicts: &[RangeVerdict]) -> String {
             ]
         })
         .collect();
-    let table = crate::profiler::report::render_table(&headers, &rows);
+    let table = crate::table::render(&headers, &rows);
     let mut out = String::new();
     for (i, line) in table.lines().enumerate() {
         // The header, render_table's rule under it, then one line per verdict.

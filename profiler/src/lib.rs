@@ -3,6 +3,8 @@
 //!
 //! - [`ncu`]: ncu's raw page read into launches; the metrics the rules read.
 //! - [`diagnose`]: the rules, what each fault costs, and one ranked verdict per kernel.
+//! - [`program`], [`report`]: any program's kernels diagnosed, and one kernel's profile as
+//!   text, the verdict first.
 //! - [`nsys`]: a program traced under nsys (or its tables read back), and the verdict per NVTX
 //!   range: is the time even inside a kernel?
 //! - [`tools`]: finding ncu and nsys, their known failures, files written whole.
@@ -17,6 +19,8 @@ pub mod names;
 pub mod ncu;
 pub mod nsys;
 pub mod process;
+pub mod program;
 pub mod progress;
+pub mod report;
 pub mod table;
 pub mod tools;

@@ -2,6 +2,11 @@
 
 /// Fixed-width text: first column left-aligned, the others right-aligned.
 pub fn render(headers: &[String], rows: &[Vec<String>]) -> String {
+    render_aligned(headers, rows, &[])
+}
+
+/// [`render`], with the columns `left` names left-aligned too (text, not numbers).
+pub fn render_aligned(headers: &[String], rows: &[Vec<String>], left: &[usize]) -> String {
     let cols = headers.len();
     let width = |c: usize| {
         rows.iter()
@@ -20,7 +25,7 @@ pub fn render(headers: &[String], rows: &[Vec<String>]) -> String {
             if c > 0 {
                 s += "  ";
             }
-            if c == 0 {
+            if c == 0 || left.contains(&c) {
                 s += cell;
                 s += &" ".repeat(pad);
             } else {

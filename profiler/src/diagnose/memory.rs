@@ -88,10 +88,13 @@ pub(super) fn bank_conflicts(c: &dyn Counters) -> Outcome {
             m::SH_ST_CONFLICTS,
         ),
     ] {
+        // Requests counted (none, in a kernel without shared memory) is a measurement.
+        if c.m(requests).is_some() {
+            measured = true;
+        }
         let Some(w) = c.ratio(wavefronts, requests) else {
             continue;
         };
-        measured = true;
         // ncu counts as conflicts the wavefronts beyond what the access needs at best (1 for
         // 4-byte lanes, 4 for 16-byte ones), so conflicts per request judge vector accesses
         // too; wavefronts per request only stand in when the counter was not collected.

@@ -53,7 +53,7 @@ pub(super) fn source_stem(stems: &[PathBuf], row: &Row) -> Option<(PathBuf, Stri
     let function = catalog::kernels::find(&row.kernel)?.entry(Dtype::from_name(&row.dtype)?);
     let stem = stems.iter().find(|s| {
         capture::stem(&source::file(s, "raw.csv")).1 == row.backend
-            && std::fs::read_to_string(source::file(s, source::SASS_PAGE))
+            && source::read_file(s, source::SASS_PAGE)
                 .is_ok_and(|t| t.contains(&format!("\"Kernel Name\",\"{function}\"")))
     })?;
     Some((stem.clone(), function))

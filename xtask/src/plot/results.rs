@@ -8,10 +8,9 @@ use catalog::Family;
 use catalog::records::{Report, Row, SCHEMA_VERSION, Status};
 use std::path::Path;
 
-/// Reads and checks a results file.
+/// Reads and checks a results file (`.json`, or `.json.gz` gunzipped).
 pub fn read(path: &Path) -> Result<Report> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = crate::profiler::capture::read_text(path)?;
     parse(&text).with_context(|| format!("parsing {}", path.display()))
 }
 
@@ -137,4 +136,35 @@ pub fn file_label(size: &str) -> String {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A results file kept gzipped (`….json.gz`, as the large ones under `results/bench/` are)
+    /// reads as the same report as the plain file.
+    #[test]
+    fn a_gzipped_results_file_reads_the_same() {
+        let plain = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../results/bench/nvidia-h200-custom-20261129T134514Z.json");
+        let dir = std::env::temp_dir().join(format!("xtask-results-gz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let packed = dir.join("nvidia-h200-custom-20261129T134514Z.json.gz");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&std::fs::read(&plain).unwrap()).unwrap();
+        std::fs::write(&packed, gz.finish().unwrap()).unwrap();
+        let (a, b) = (read(&plain).unwrap(), read(&packed).unwrap());
+        assert!(!a.rows.is_empty());
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap()
+        );
+        // Not gzip at all: named as what it is.
+        std::fs::write(&packed, b"{}").unwrap();
+        let e = format!("{:#}", read(&packed).unwrap_err());
+        assert!(e.contains("gunzipping"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -41,9 +41,9 @@ pub struct LineMap {
 }
 
 impl LineMap {
+    /// Reads `path` (gunzipped when its name ends in `.gz`).
     pub fn read(path: &Path) -> Result<LineMap> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = crate::profiler::capture::read_text(path)?;
         serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
     }
 

@@ -17,7 +17,8 @@
 //! A capture's files, beside its raw page `<stem>.raw.csv`: `<stem>.source-sass.csv` and
 //! `<stem>.source-cuda-sass.csv` (the two pages), and `<stem>.source-lines.json` (the line
 //! map, [`lines::LineMap`], written when the capture is made so that reading it back later
-//! does not depend on the PTX of the day).
+//! does not depend on the PTX of the day). Each may also be kept gzipped (`<name>.gz`, as the
+//! raw page may): [`read_file`].
 
 pub mod lines;
 pub mod page;
@@ -45,6 +46,26 @@ pub const LINE_MAP: &str = "source-lines.json";
 /// `<stem>.<suffix>`.
 pub fn file(stem: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(format!("{}.{suffix}", stem.display()))
+}
+
+/// `<stem>.<suffix>` if it is there, else `<stem>.<suffix>.gz`: the file a capture holds, or
+/// None when it holds neither.
+pub fn found(stem: &Path, suffix: &str) -> Option<PathBuf> {
+    let plain = file(stem, suffix);
+    if plain.is_file() {
+        return Some(plain);
+    }
+    let packed = file(stem, &format!("{suffix}.gz"));
+    packed.is_file().then_some(packed)
+}
+
+/// The text of `<stem>.<suffix>`, or of `<stem>.<suffix>.gz` unpacked (a capture kept
+/// gzipped); an error when there is neither.
+pub fn read_file(stem: &Path, suffix: &str) -> Result<String> {
+    match found(stem, suffix) {
+        Some(p) => super::capture::read_text(&p),
+        None => bail!("no {} (nor .gz)", file(stem, suffix).display()),
+    }
 }
 
 /// A source line as shown.
@@ -188,7 +209,7 @@ impl KernelSource {
 /// `<stem>.source-lines.json` when `save`).
 pub fn read(stem: &Path, backend: &str, save: bool) -> Result<Vec<KernelSource>> {
     let sass = file(stem, SASS_PAGE);
-    let text = std::fs::read_to_string(&sass).with_context(|| {
+    let text = read_file(stem, SASS_PAGE).with_context(|| {
         format!(
             "no source page {}: profile with --source to collect it",
             sass.display()
@@ -198,7 +219,7 @@ pub fn read(stem: &Path, backend: &str, save: bool) -> Result<Vec<KernelSource>>
     if kernels.is_empty() {
         bail!("{} holds no kernel", sass.display());
     }
-    let (ncu, no_lines) = match std::fs::read_to_string(file(stem, CUDA_PAGE)) {
+    let (ncu, no_lines) = match read_file(stem, CUDA_PAGE) {
         Ok(t) => page::parse_cuda_sass(&t)
             .with_context(|| format!("parsing {}", file(stem, CUDA_PAGE).display()))?,
         Err(_) => (Vec::new(), Vec::new()),
@@ -238,8 +259,8 @@ fn line_map(
     save: bool,
 ) -> Result<(LineMap, bool), String> {
     let saved = file(stem, LINE_MAP);
-    if saved.is_file() {
-        return LineMap::read(&saved)
+    if let Some(kept) = found(stem, LINE_MAP) {
+        return LineMap::read(&kept)
             .map(|m| (m, true))
             .map_err(|e| format!("{e:#}"));
     }
@@ -502,6 +523,32 @@ fn charge(insts: &[page::Inst], chains: &[Vec<Frame>], texts: &mut Texts) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A capture's files are read plain or gzipped, the plain one first.
+    #[test]
+    fn a_page_is_read_plain_or_gzipped() {
+        use std::io::Write;
+        let dir = std::env::temp_dir().join(format!("xtask-source-gz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let stem = dir.join("profile-reduce_v3-llvm");
+        assert!(found(&stem, SASS_PAGE).is_none());
+        let e = format!("{:#}", read_file(&stem, SASS_PAGE).unwrap_err());
+        assert!(
+            e.contains("profile-reduce_v3-llvm.source-sass.csv (nor .gz)"),
+            "{e}"
+        );
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(b"packed\n").unwrap();
+        std::fs::write(file(&stem, "source-sass.csv.gz"), gz.finish().unwrap()).unwrap();
+        assert_eq!(
+            found(&stem, SASS_PAGE),
+            Some(file(&stem, "source-sass.csv.gz"))
+        );
+        assert_eq!(read_file(&stem, SASS_PAGE).unwrap(), "packed\n");
+        std::fs::write(file(&stem, SASS_PAGE), "plain\n").unwrap();
+        assert_eq!(read_file(&stem, SASS_PAGE).unwrap(), "plain\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     fn inst(opcode: &str, samples: u64, barrier: u64) -> page::Inst {
         page::Inst {

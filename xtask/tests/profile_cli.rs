@@ -57,7 +57,7 @@ for ((i = 0; i < ${#app[@]}; i++)); do
 done
 [ "$k" = "cub" ] && b=cub
 # The "report" is the raw page ncu exported from the real one; --import hands it back.
-cp "$FAKE_DIR/$FAKE_BASE-$b.raw.csv" "$out.ncu-rep"
+gzip -dc "$FAKE_DIR/$FAKE_BASE-$b.raw.csv.gz" > "$out.ncu-rep"
 echo "==PROF== Report: $out.ncu-rep"
 "#;
 
@@ -356,7 +356,7 @@ fn launch_skip_runs_one_ncu_per_kernel() {
 #[test]
 fn csv_and_json_formats_come_from_the_same_report() {
     let sb = Sandbox::new("formats");
-    let csv = fixtures().join("ncu/ncu-transpose-llvm.raw.csv");
+    let csv = fixtures().join("ncu/ncu-transpose-llvm.raw.csv.gz");
     let o = sb.xtask(
         "x",
         "{}",
@@ -413,7 +413,7 @@ fn ncu_transpose_reads_back_the_committed_table() {
         .iter()
         .map(|b| {
             fixtures()
-                .join(format!("ncu/ncu-transpose-{b}.raw.csv"))
+                .join(format!("ncu/ncu-transpose-{b}.raw.csv.gz"))
                 .display()
                 .to_string()
         })
@@ -658,7 +658,7 @@ fn profile_summarises_the_full_reports() {
     let sb = Sandbox::new("profile");
     let csv = |b: &str| {
         fixtures()
-            .join(format!("ncu/profile-reduce_v3-{b}.raw.csv"))
+            .join(format!("ncu/profile-reduce_v3-{b}.raw.csv.gz"))
             .display()
             .to_string()
     };

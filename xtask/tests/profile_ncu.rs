@@ -5,8 +5,9 @@
 //!
 //! Fixtures in `tests/fixtures/ncu/` (see its README): `ncu-table-{llvm,nvvm,cub,nvcc}`,
 //! `ncu-transpose-{llvm,nvvm}` and `profile-reduce_v3-{llvm,nvvm}` (`--set full`), each a raw
-//! CSV page with the `lab run` manifest beside it; `profile-2p28-{llvm,cub}` (`--set full` at
-//! 2^28, an older capture); `metrics-gh100.txt` (`ncu --query-metrics --chip gh100`); one
+//! CSV page (gzipped) with the `lab run` manifest beside it; `profile-2p28-{llvm,cub}` (`--set
+//! full` at 2^28, an older capture); `metrics-gh100.txt.gz` (`ncu --query-metrics --chip
+//! gh100`); one
 //! `synthetic-*` page for the edges the real capture lacks. The tests assert facts read off
 //! the capture, so a new capture that changes them fails here first.
 
@@ -30,7 +31,7 @@ fn results() -> PathBuf {
 fn read(names: &[&str]) -> Vec<Row> {
     let paths: Vec<PathBuf> = names
         .iter()
-        .map(|n| fixtures().join(format!("{n}.raw.csv")))
+        .map(|n| fixtures().join(format!("{n}.raw.csv.gz")))
         .collect();
     capture::read_capture(&paths).unwrap()
 }
@@ -405,7 +406,7 @@ fn real_reports_match_the_plans_lab_ran() {
         let jobs = capture::jobs(base, &plan.launches, capture::Select::Nvtx);
         assert_eq!(jobs.len(), 1, "{name}");
         assert_eq!(jobs[0].name, name);
-        let text = std::fs::read_to_string(fixtures().join(format!("{name}.raw.csv"))).unwrap();
+        let text = capture::read_text(&fixtures().join(format!("{name}.raw.csv.gz"))).unwrap();
         let profiled = ncu_csv::parse_raw(&text).unwrap();
         let rows = capture::match_rows(&jobs[0], profiled.clone(), Some(&launched.launches))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -772,8 +773,8 @@ fn tolerances_are_applied_as_stated() {
     assert_eq!(status(pred(80.0, Tol::Rel(0.1))), Status::Off);
 }
 
-/// The committed `results/profile/ncu-table.{txt,csv,json}` are what this code prints from this
-/// capture: the table, every check and the diagnosis lines.
+/// The committed `results/profile/ncu-table.{txt,csv}` (and its JSON, kept with the fixtures)
+/// are what this code prints from this capture: the table, every check and the diagnosis lines.
 #[test]
 fn committed_ncu_table_is_reproduced_from_the_capture() {
     let committed = std::fs::read_to_string(results().join("ncu-table.txt")).unwrap();
@@ -803,7 +804,7 @@ fn committed_ncu_table_is_reproduced_from_the_capture() {
     assert_eq!(csv.trim_end(), committed_csv.trim_end());
     let json: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
     let committed_json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(results().join("ncu-table.json")).unwrap())
+        serde_json::from_str(&capture::read_text(&fixtures().join("ncu-table.json.gz")).unwrap())
             .unwrap();
     assert_eq!(json["rows"], committed_json["rows"]);
     assert_eq!(json["rows"].as_array().unwrap().len(), 16);
@@ -1398,12 +1399,12 @@ fn rules_table_is_in_reading_order_and_complete() {
 // ---------------------------------------------------------------------------------------------
 // Metric names
 
-/// Every name passed to `--metrics` exists for the H200: `metrics-gh100.txt` is the output of
+/// Every name passed to `--metrics` exists for the H200: `metrics-gh100.txt.gz` is the output of
 /// `ncu --query-metrics --chip gh100` (ncu 2025.3.1).
 #[test]
 fn requested_metrics_exist_on_gh100() {
-    let path = fixtures().join("metrics-gh100.txt");
-    let list = std::fs::read_to_string(&path).unwrap();
+    let path = fixtures().join("metrics-gh100.txt.gz");
+    let list = capture::read_text(&path).unwrap();
     assert_eq!(list.lines().next(), Some("Chip gh100"));
     // First column; some names carry a `Unit.Config.` prefix.
     let known: std::collections::HashSet<&str> = list

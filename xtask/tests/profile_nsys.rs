@@ -8,7 +8,7 @@
 //! which the real capture does not contain).
 //!
 //! The verdicts ("where the time goes", per NVTX range) and the importer check run on the
-//! later H200 capture in `results/capture-20261130/` (its README: commit cd42150, nsys
+//! later H200 capture in `tests/fixtures/nsys/capture/` (its README: commit cd42150, nsys
 //! 2025.3.1): `nsys-launchgap_*` and `nsys-bench_*` (the bench of reduce_v6, reduce_v7 and
 //! CUB at 2^28) with the three event lists, and what nsys, its importer and `xtask nsys`
 //! printed on a machine without `libdw.so.1`.
@@ -312,11 +312,58 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Output};
 use verdict::{Kind, RangeVerdict, Timeline};
 
+/// The capture as `xtask nsys` keeps it: `tests/fixtures/nsys/capture/` copied once per run of
+/// these tests into a folder of their own, each trace kept there in parts under 1 MB
+/// (`<report>.partN.csv.gz`, see its README) joined back into `<report>.csv.gz` (gzip members in
+/// a row are one stream).
 fn capture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/capture-20261130")
+    static JOINED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    JOINED
+        .get_or_init(|| {
+            let kept = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nsys/capture");
+            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nsys-capture");
+            let _ = std::fs::remove_dir_all(&dir);
+            copy_joined(&kept, &dir);
+            dir
+        })
+        .clone()
 }
 
-/// The verdicts of `results/capture-20261130/<prefix>_*`, as `xtask nsys --from` computes them.
+fn copy_joined(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(from)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    for p in names {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if p.is_dir() {
+            copy_joined(&p, &to.join(&name));
+            continue;
+        }
+        let joined = name.split_once(".part").and_then(|(report, rest)| {
+            let n = rest.strip_suffix(".csv.gz")?;
+            n.parse::<u32>().ok().map(|_| format!("{report}.csv.gz"))
+        });
+        match joined {
+            Some(whole) => {
+                use std::io::Write;
+                let mut out = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(to.join(whole))
+                    .unwrap();
+                out.write_all(&std::fs::read(&p).unwrap()).unwrap();
+            }
+            None => {
+                std::fs::copy(&p, to.join(&name)).unwrap();
+            }
+        }
+    }
+}
+
+/// The verdicts of the capture's `<prefix>_*`, as `xtask nsys --from` computes them.
 fn verdicts(prefix: &str) -> Vec<RangeVerdict> {
     let t = nsys::read_back(&capture().join(prefix)).unwrap();
     assert_eq!(t.verdict_note, None);

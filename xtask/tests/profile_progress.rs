@@ -1,6 +1,7 @@
 //! Progress of ncu and nsys while they run (`profiler::progress`, `process::run_tee`): the
-//! parser on the real H200 console logs (`results/profile/*.log`: ncu's replay progress,
-//! nsys's `\r`-separated report chunks), the byte splitter against `BufRead::lines`, and
+//! parser on the real H200 console logs (`tests/fixtures/ncu/*.ncu.log`,
+//! `tests/fixtures/nsys/*.nsys.log` and `tests/fixtures/progress/*.log.gz`: ncu's replay
+//! progress, nsys's `\r`-separated report chunks), the byte splitter against `BufRead::lines`, and
 //! `run_tee` on a small script that prints like they do. The bar itself: `progress.rs`'s tests.
 
 use profiler::progress::{Piece, Progress, Splitter, parse};
@@ -8,22 +9,34 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-fn logs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/profile")
+/// The folders of the logs: the c7486e2 capture's ncu and nsys consoles, and gpu/profile.sh's
+/// own logs of the first capture (gzipped).
+fn logs() -> Vec<PathBuf> {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    ["ncu", "nsys", "progress"]
+        .iter()
+        .map(|d| fixtures.join(d))
+        .collect()
 }
 
 fn log(name: &str) -> String {
-    let path = logs().join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let path = logs()
+        .iter()
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("no log {name}"));
+    xtask::profiler::capture::read_text(&path)
+        .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()))
 }
 
-/// Every `*.log` of the capture, by name.
+/// Every `*.log` (or `*.log.gz`) of the capture, by name.
 fn all_logs() -> Vec<(String, String)> {
-    let mut names: Vec<String> = std::fs::read_dir(logs())
-        .unwrap()
+    let mut names: Vec<String> = logs()
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap())
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".log"))
+        .filter(|n| n.ends_with(".log") || n.ends_with(".log.gz"))
         .collect();
     names.sort();
     assert!(names.len() >= 9, "{names:?}");

@@ -1,10 +1,10 @@
-//! `profile --source` on the real H200 capture (`results/capture-20261130/`, see its README:
+//! `profile --source` on the real H200 capture (`tests/fixtures/ncu/capture/`, see its README:
 //! ncu 2025.3.1 `--set full --import-source yes` of reduce_v3, reduce_v6 and transpose_tiled on
 //! llvm, nvcc and nvvm, exported as Source pages): the page parsers, the line map, the lines
 //! each instruction is charged to, the diagnosis pointed at a line, and the command read back
-//! with `--from`.
+//! with `--from`. The capture is kept gzipped, as `profile --source --from` reads it too.
 //!
-//! The line maps in `tests/fixtures/ncu/source/` are what `profile --source` writes beside a
+//! The line maps beside the pages (`src-<backend>.source-lines.json.gz`) are what `profile --source` writes beside a
 //! capture (`<stem>.source-lines.json`), made from the PTX of the capture's commit (cd42150):
 //! `ptxas -arch=sm_90 -lineinfo` and `nvdisasm -c -gi`, call-site files from the PTX. Numbers
 //! the tests expect are read off the CSV pages here, by other means than the code under test.
@@ -18,11 +18,12 @@ use xtask::profiler::ncu_csv::{Launch, Value};
 use xtask::profiler::source::{self, KernelSource, Origin, lines, page};
 
 fn capture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/capture-20261130")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ncu/capture")
 }
 
-fn maps() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ncu/source")
+/// One of the capture's files (`src-<backend>.<page>`, kept as `.gz`), unpacked.
+fn page_text(name: &str) -> String {
+    xtask::profiler::capture::read_text(&capture().join(format!("{name}.gz"))).unwrap()
 }
 
 /// A folder holding one backend's capture as `profile --source` leaves it: the raw page, the
@@ -36,19 +37,20 @@ fn staged(backend: &str, map: Option<&str>) -> PathBuf {
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    for suffix in ["raw.csv.gz", "source-sass.csv", "source-cuda-sass.csv"] {
+    for suffix in [
+        "raw.csv.gz",
+        "source-sass.csv.gz",
+        "source-cuda-sass.csv.gz",
+    ] {
         let name = format!("src-{backend}.{suffix}");
         std::fs::copy(capture().join(&name), dir.join(&name)).unwrap();
     }
-    let json = dir.join(format!("src-{backend}.source-lines.json"));
+    let json = format!("src-{backend}.source-lines.json");
     match map {
-        Some(m) => std::fs::write(&json, m).unwrap(),
+        Some(m) => std::fs::write(dir.join(&json), m).unwrap(),
         None => {
-            std::fs::copy(
-                maps().join(format!("src-{backend}.source-lines.json")),
-                &json,
-            )
-            .unwrap();
+            let packed = format!("{json}.gz");
+            std::fs::copy(capture().join(&packed), dir.join(&packed)).unwrap();
         }
     }
     dir
@@ -61,6 +63,31 @@ fn read(backend: &str) -> Vec<KernelSource> {
     ks
 }
 
+/// The capture reads the same gzipped (as kept here) and unpacked (as `profile --source`
+/// writes it): pages, line map and the raw page.
+#[test]
+fn a_gzipped_capture_reads_as_the_unpacked_one() {
+    let packed = staged("nvcc", None);
+    let plain = packed.with_extension("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    for e in std::fs::read_dir(&packed).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy();
+        let text = xtask::profiler::capture::read_text(&p).unwrap();
+        std::fs::write(plain.join(name.strip_suffix(".gz").unwrap()), text).unwrap();
+    }
+    let a = source::read(&packed.join("src-nvcc"), "nvcc", false).unwrap();
+    let b = source::read(&plain.join("src-nvcc"), "nvcc", false).unwrap();
+    assert_eq!(a, b);
+    assert!(
+        matches!(a[0].origin, Origin::Chains { .. }),
+        "{:?}",
+        a[0].origin
+    );
+    let _ = std::fs::remove_dir_all(&packed);
+    let _ = std::fs::remove_dir_all(&plain);
+}
+
 fn kernel<'a>(ks: &'a [KernelSource], function: &str) -> &'a KernelSource {
     ks.iter().find(|k| k.function == function).unwrap()
 }
@@ -68,8 +95,7 @@ fn kernel<'a>(ks: &'a [KernelSource], function: &str) -> &'a KernelSource {
 /// The `sass` page's first block for `function`, as (offset → column → cell), read with the csv
 /// crate alone.
 fn by_hand(backend: &str, function: &str) -> BTreeMap<u64, BTreeMap<String, String>> {
-    let text =
-        std::fs::read_to_string(capture().join(format!("src-{backend}.source-sass.csv"))).unwrap();
+    let text = page_text(&format!("src-{backend}.source-sass.csv"));
     let mut r = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -112,7 +138,7 @@ fn all(rows: &BTreeMap<u64, BTreeMap<String, String>>) -> Vec<u64> {
 
 #[test]
 fn sass_page_holds_each_kernel_once_with_every_instruction() {
-    let text = std::fs::read_to_string(capture().join("src-llvm.source-sass.csv")).unwrap();
+    let text = page_text("src-llvm.source-sass.csv");
     let kernels = page::parse_sass(&text).unwrap();
     let names: Vec<&str> = kernels.iter().map(|k| k.function.as_str()).collect();
     // ncu prints every kernel twice; one copy is kept.
@@ -148,7 +174,7 @@ fn sass_page_holds_each_kernel_once_with_every_instruction() {
 
 #[test]
 fn cuda_sass_page_gives_lines_and_captured_text() {
-    let text = std::fs::read_to_string(capture().join("src-llvm.source-cuda-sass.csv")).unwrap();
+    let text = page_text("src-llvm.source-cuda-sass.csv");
     let (lines, no_lines) = page::parse_cuda_sass(&text).unwrap();
     assert!(no_lines.is_empty());
     let v3 = lines
@@ -173,7 +199,7 @@ fn cuda_sass_page_gives_lines_and_captured_text() {
         [device("llvm.rs", 49), device("mod.rs", 57), (reduce, 86)]
     );
     assert_eq!(v3.at[&(base + 0x140)], [device("mod.rs", 63)]);
-    let nvvm = std::fs::read_to_string(capture().join("src-nvvm.source-cuda-sass.csv")).unwrap();
+    let nvvm = page_text("src-nvvm.source-cuda-sass.csv");
     let (lines, no_lines) = page::parse_cuda_sass(&nvvm).unwrap();
     assert!(lines.is_empty());
     assert_eq!(
@@ -357,10 +383,8 @@ fn nvvm_has_no_lines_and_shows_hot_instructions() {
 /// each instruction goes to a line ncu lists it under, and the block says why.
 #[test]
 fn a_line_map_that_disagrees_falls_back_to_ncus_lines() {
-    let mut map: lines::LineMap = serde_json::from_str(
-        &std::fs::read_to_string(maps().join("src-llvm.source-lines.json")).unwrap(),
-    )
-    .unwrap();
+    let mut map: lines::LineMap =
+        serde_json::from_str(&page_text("src-llvm.source-lines.json")).unwrap();
     map.kernels.get_mut("reduce_v3_f32").unwrap()[3].opcode = "NOP".into();
     let dir = staged("llvm", Some(&map.json()));
     let ks = source::read(&dir.join("src-llvm"), "llvm", false).unwrap();
@@ -450,7 +474,7 @@ fn profile_source_from_a_capture_folder() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), before.len());
 
     // Without the Source pages, one line says how to collect them.
-    std::fs::remove_file(dir.join("src-nvcc.source-sass.csv")).unwrap();
+    std::fs::remove_file(dir.join("src-nvcc.source-sass.csv.gz")).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(["profile", "--source", "--backend", "nvcc", "--from"])
         .arg(dir.join("src-nvcc.raw.csv.gz"))
@@ -545,8 +569,8 @@ if [ "$1" = "--version" ]; then echo "Version 2025.3.1.0 (fake)"; exit 0; fi
 if [ "$1" = "--import" ]; then
   b=$(cat "$2")
   case "$*" in
-    *"--print-source sass"*) cat "$FAKE_CAPTURE/src-$b.source-sass.csv";;
-    *"--print-source cuda,sass"*) cat "$FAKE_CAPTURE/src-$b.source-cuda-sass.csv";;
+    *"--print-source sass"*) gzip -dc "$FAKE_CAPTURE/src-$b.source-sass.csv.gz";;
+    *"--print-source cuda,sass"*) gzip -dc "$FAKE_CAPTURE/src-$b.source-cuda-sass.csv.gz";;
     *) gzip -dc "$FAKE_CAPTURE/src-$b.raw.csv.gz";;
   esac
   exit 0
@@ -625,7 +649,7 @@ fn profile_source_captures_the_source_pages() {
         for page in [source::SASS_PAGE, source::CUDA_PAGE] {
             let got =
                 std::fs::read_to_string(out.join(format!("profile-reduce_v3-{b}.{page}"))).unwrap();
-            let want = std::fs::read_to_string(capture().join(format!("src-{b}.{page}"))).unwrap();
+            let want = page_text(&format!("src-{b}.{page}"));
             assert_eq!(got, want, "{b} {page}");
         }
         let block = &text[text.find(&format!("== reduce_v3 [{b}]")).unwrap()..];

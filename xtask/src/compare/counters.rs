@@ -303,8 +303,8 @@ mod tests {
     fn ncu_table_rows() -> Vec<Launch> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ncu");
         crate::profiler::capture::read_capture(&[
-            dir.join("ncu-table-llvm.raw.csv"),
-            dir.join("ncu-table-nvcc.raw.csv"),
+            dir.join("ncu-table-llvm.raw.csv.gz"),
+            dir.join("ncu-table-nvcc.raw.csv.gz"),
         ])
         .unwrap()
     }

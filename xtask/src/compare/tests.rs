@@ -4,10 +4,16 @@
 use super::*;
 use crate::compare::verdict::Verdict;
 
+/// A committed results file: `results/bench/<name>`, or, for the runs only these tests read,
+/// `tests/fixtures/bench/<name>.gz`.
 fn bench(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../results/bench")
-        .join(name)
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let kept = root.join("../results/bench").join(name);
+    if kept.is_file() || !name.starts_with("nvidia-h200-") {
+        return kept.display().to_string();
+    }
+    root.join("tests/fixtures/bench")
+        .join(format!("{name}.gz"))
         .display()
         .to_string()
 }
@@ -161,7 +167,7 @@ fn results_files_carry_their_commits_into_the_header() {
     let text = render::text(&r);
     assert!(
         text.contains(
-            "# A: results/bench/nvidia-h200-default-20261130T090757Z.json (commit 22f8d1012a"
+            "# A: xtask/tests/fixtures/bench/nvidia-h200-default-20261130T090757Z.json.gz (commit 22f8d1012a"
         ),
         "{text}"
     );
@@ -247,7 +253,7 @@ fn counters_from_the_h200_capture_check_a_prediction() {
     q.from = vec![PathBuf::from(bench(NEWEST))];
     q.backends = vec![Backend::Llvm];
     q.dtypes = vec![Dtype::F32];
-    q.ncu_from = vec![ncu_fixture("ncu-table-llvm.raw.csv")];
+    q.ncu_from = vec![ncu_fixture("ncu-table-llvm.raw.csv.gz")];
     q.predict = Some(
         "inst down, smsp__inst_executed_op_shared_ld_pred_on_any.sum down 50%, blocks down 80%, \
          dram__bytes_read.sum down, time same"
@@ -524,13 +530,13 @@ fn the_model_predicts_each_pairs_change_beside_the_measured_one() {
 /// its twin (`kernels.cu`), each with its text, in the text, JSON and CSV alike.
 #[test]
 fn hot_lines_from_the_h200_source_capture() {
-    let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/profile/source");
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ncu/profile-source");
     let mut q = req("reduce_v3", None);
     q.backends = vec![Backend::Llvm, Backend::Nvcc];
     q.dtypes = vec![Dtype::F32];
     q.from = vec![PathBuf::from(bench(BEFORE))];
     q.ncu_from = ["llvm", "nvcc"]
-        .map(|b| capture.join(format!("profile-reduce_v3-{b}.raw.csv")))
+        .map(|b| capture.join(format!("profile-reduce_v3-{b}.raw.csv.gz")))
         .to_vec();
     let r = compare(&q).unwrap().report;
     assert_eq!(r.hot_lines.len(), 1, "{:?}", r.notes);
@@ -579,7 +585,7 @@ fn hot_lines_say_why_without_a_source_page() {
     q.from = vec![PathBuf::from(bench(NEWEST))];
     q.backends = vec![Backend::Llvm];
     q.dtypes = vec![Dtype::F32];
-    q.ncu_from = vec![ncu_fixture("ncu-table-llvm.raw.csv")];
+    q.ncu_from = vec![ncu_fixture("ncu-table-llvm.raw.csv.gz")];
     let r = compare(&q).unwrap().report;
     assert!(r.hot_lines.is_empty());
     let note = r.notes.iter().find(|n| n.starts_with("hot lines")).unwrap();

@@ -3,7 +3,7 @@
 //! Names follow ncu's grammar `unit__counter.rollup.suffix` (`dram__throughput` over all DRAM
 //! channels, `.avg`, `.pct_of_peak_sustained_elapsed`). Every name passed to `--metrics` here
 //! exists for the H200 in `ncu --query-metrics --chip gh100` (checked by a test against
-//! `xtask/tests/fixtures/ncu/metrics-gh100.txt`). The `launch__*` and
+//! `xtask/tests/fixtures/ncu/metrics-gh100.txt.gz`). The `launch__*` and
 //! `sm__maximum_warps_per_active_cycle_pct` values come from ncu's LaunchStats and Occupancy
 //! sections, not from `--metrics`.
 

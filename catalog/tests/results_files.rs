@@ -1,4 +1,6 @@
-//! Every bench results file kept under `results/` reads through `catalog::records::Report`, and
+//! Every bench results file kept under `results/` (and the tests' copies under
+//! `xtask/tests/fixtures/bench/`; `.json`, or `.json.gz` gunzipped) reads through
+//! `catalog::records::Report`, and
 //! one written after the last field was added comes out byte for byte as it went in: the
 //! records are the schema the files were written with (a file from before `cache` existed
 //! gains that field, one from before the model's prediction its three row fields, one from
@@ -13,10 +15,24 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.unwrap().path();
         if p.is_dir() {
             json_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "json") {
+        } else if p.to_string_lossy().ends_with(".json")
+            || p.to_string_lossy().ends_with(".json.gz")
+        {
             out.push(p);
         }
     }
+}
+
+/// A file's text, gunzipped when it ends in `.gz`.
+fn text_of(f: &Path) -> String {
+    let bytes = std::fs::read(f).unwrap();
+    if f.extension().is_some_and(|x| x == "gz") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+            .unwrap();
+        return text;
+    }
+    String::from_utf8(bytes).unwrap()
 }
 
 #[test]
@@ -24,9 +40,13 @@ fn every_kept_results_file_reads_and_the_newest_write_back_unchanged() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
     let mut files = Vec::new();
     json_files(&root, &mut files);
+    json_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../xtask/tests/fixtures/bench"),
+        &mut files,
+    );
     let (mut read, mut identical) = (0, 0);
     for f in files {
-        let text = std::fs::read_to_string(&f).unwrap();
+        let text = text_of(&f);
         let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
             continue;
         };

@@ -79,7 +79,7 @@ enum Command {
   cargo xtask profile --kernel all --backend llvm
   dist/xtask profile --kernel transpose_tiled --clock-control base
   dist/xtask profile --kernel reduce_v3 --source --backend llvm,nvcc
-  cargo xtask profile --kernel reduce_v3 --source --from results/capture-20261130")]
+  cargo xtask profile --kernel reduce_v3 --source --from xtask/tests/fixtures/ncu/capture")]
     Profile(commands::profile::Args),
     /// The chapter's key ncu metrics for every reduction, beside the chapter's predictions
     ///
@@ -112,7 +112,7 @@ enum Command {
     /// measure, printed as assumed.
     #[command(after_help = "Examples:
   cargo xtask model-check results/bench/nvidia-h200-default-20261130T092735Z.json
-  cargo xtask model-check results/bench/nvidia-h200-sweep-20261130T084720Z.json --assume results/model-check-20261130/assumed-roofs.json")]
+  cargo xtask model-check results/bench/nvidia-h200-sweep-20261130T084720Z.json.gz --assume results/model-check/assumed-roofs.json")]
     ModelCheck(commands::model_check::Args),
     /// The experiment log: every `--record "change; hypothesis"` row, as a table
     #[command(after_help = "Examples:
@@ -124,8 +124,8 @@ enum Command {
     /// Bandwidth per kernel as bars with the measured ceilings; the size sweep with the L2 size
     /// marked (from a --sweep file); the roofline under the measured bandwidth and compute roofs.
     #[command(after_help = "Examples:
-  cargo xtask plot results/bench/nvidia-h200-default-20261129T120000Z.json
-  cargo xtask plot results/bench/nvidia-h200-sweep-20261129T121500Z.json --out docs/plots
+  cargo xtask plot results/bench/nvidia-h200-default-20261130T110804Z.json
+  cargo xtask plot results/bench/nvidia-h200-sweep-20261130T084720Z.json.gz --out docs/plots
   cargo xtask bench --plot docs/plots          (bench, then plot its results)")]
     Plot(commands::plot::Args),
     /// Build lab, xtask and the test binaries into dist/ to run on a GPU machine without cargo

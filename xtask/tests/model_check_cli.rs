@@ -14,7 +14,7 @@ fn root() -> PathBuf {
 
 #[test]
 fn the_committed_h200_check_reproduces_from_its_results_file() {
-    let results = "results/bench/nvidia-h200-custom-20261130T135724Z.json";
+    let results = "results/bench/nvidia-h200-custom-20261130T135724Z.json.gz";
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .current_dir(root())
         .args(["model-check", results])
@@ -27,8 +27,7 @@ fn the_committed_h200_check_reproduces_from_its_results_file() {
     );
     let got = String::from_utf8(out.stdout).unwrap();
     let want =
-        std::fs::read_to_string(root().join("results/model-check-20261130/h200-5804b21.txt"))
-            .unwrap();
+        std::fs::read_to_string(root().join("results/model-check/h200-5804b21.txt")).unwrap();
     let tail = |s: &str| s.lines().skip(1).map(String::from).collect::<Vec<_>>();
     assert_eq!(tail(&got), tail(&want));
     assert!(

@@ -89,11 +89,12 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-fn committed(name: &str) -> String {
+/// A committed table, `results/<path>`: `profile/ncu-table.txt`, `nsys/c7486e2/nsys.txt`.
+fn committed(path: &str) -> String {
     std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../results/profile")
-            .join(name),
+            .join("../results")
+            .join(path),
     )
     .unwrap()
 }
@@ -240,7 +241,10 @@ fn ncu_table_runs_one_ncu_per_backend_and_prints_the_committed_table() {
         "{text}"
     );
     // The H200's table, checks and diagnosis, as committed.
-    assert_eq!(from_header(&text), from_header(&committed("ncu-table.txt")));
+    assert_eq!(
+        from_header(&text),
+        from_header(&committed("profile/ncu-table.txt"))
+    );
     for b in ["llvm", "nvvm", "cub"] {
         for ext in ["ncu-rep", "raw.csv", "launches.json", "ncu.log"] {
             assert!(
@@ -425,7 +429,7 @@ fn ncu_transpose_reads_back_the_committed_table() {
     let text = stdout(&o);
     assert_eq!(
         from_header(&text),
-        from_header(&committed("ncu-transpose.txt"))
+        from_header(&committed("profile/ncu-transpose.txt"))
     );
     assert!(text.contains("transpose_tiled [llvm]: memory-bound (L1/L2, DRAM well below); shared-memory bank conflicts"));
     assert!(text.contains("transpose_v4 [llvm]: latency-bound; dominant stall: long_scoreboard"));
@@ -588,9 +592,9 @@ fn nsys_traces_and_prints_the_committed_tables() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = stdout(&o);
-    // The launch-gap part of results/profile/nsys.txt, word for word, then the verdicts, which
+    // The launch-gap part of results/nsys/c7486e2/nsys.txt, word for word, then the verdicts, which
     // need the traces this stand-in does not hand back (profile_nsys.rs runs them end to end).
-    let committed = committed("nsys.txt");
+    let committed = committed("nsys/c7486e2/nsys.txt");
     let gap = &committed[..committed.find("\n== nsys-bench").unwrap()];
     assert!(text.starts_with(gap), "{text}");
     assert!(text[gap.len()..].contains("(no verdicts: "), "{text}");
@@ -666,7 +670,7 @@ fn profile_summarises_the_full_reports() {
     let o = sb.xtask("x", "{}", &["profile", "--from", &llvm, &nvvm]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = stdout(&o);
-    let committed = committed("profile-reduce_v3.txt");
+    let committed = committed("profile/profile-reduce_v3.txt");
     for want in [
         "== reduce_v3 [llvm]  (reduce_v3_f32: grid (65536, 1, 1), block (256, 1, 1), 16 registers/thread)",
         "  Speed of Light   compute (SM) 46.4 %  memory 50.3 %  DRAM 12.3 %  L1 53.3 %  L2 15.1 %",

@@ -250,7 +250,7 @@ fn cub_rows_keep_cubs_kernel_names_and_its_check() {
 fn function_names_are_cut_from_any_kernel_name_base() {
     assert_eq!(m::function_name("reduce_v3_f32"), "reduce_v3_f32");
     assert_eq!(m::function_name("reduce_v3_f32()"), "reduce_v3_f32");
-    // As nsys names CUB's kernel in the same run (results/profile/nsys-bench_cuda_gpu_kern_sum.csv).
+    // As nsys names CUB's kernel in the same run (tests/fixtures/nsys/nsys-bench_cuda_gpu_kern_sum.csv).
     assert_eq!(
         m::function_name(
             "void cub::CUB_300001_SM_900::detail::reduce::DeviceReduceKernel<cub::CUB_300001_SM_900::detail::reduce::policy_hub<float, unsigned long long, cuda::std::__4::plus<void>>::Policy1000, const float *, unsigned long long, cuda::std::__4::plus<void>, float, cuda::std::__4::__identity>(T2, T5 *, T3, cub::CUB_300001_SM_900::GridEvenShare<T3>, T4, T6)"
@@ -1325,7 +1325,7 @@ fn spills_and_divergence() {
 
 #[test]
 fn same_address_atomics_are_named_not_called_latency() {
-    // v1 and v4 at 2^28 f32 on the H200, result word in a fast slot (results/profile/atomics).
+    // v1 and v4 at 2^28 f32 on the H200, result word in a fast slot (results/experiments/trust/atomics).
     let v1 = row(&[
         (m::SM_PCT, 40.0),
         (m::MEM_PCT, 45.0),

@@ -251,7 +251,7 @@ fn bench_kernel_and_api_tables() {
 #[test]
 fn render_shows_microseconds_and_matches_the_committed_text() {
     let committed = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/profile/nsys.txt"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/nsys/c7486e2/nsys.txt"),
     )
     .unwrap();
     for prefix in ["nsys-launch-gap", "nsys-bench"] {
@@ -259,7 +259,7 @@ fn render_shows_microseconds_and_matches_the_committed_text() {
             let rendered = table(prefix, report).render();
             assert!(
                 committed.contains(&rendered),
-                "{prefix} {report} not in results/profile/nsys.txt:\n{rendered}"
+                "{prefix} {report} not in results/nsys/c7486e2/nsys.txt:\n{rendered}"
             );
         }
     }

@@ -4,7 +4,7 @@
 //!
 //! The stand-in's flagged reports are the H200's, one fixture file per tool
 //! (`tests/fixtures/sanitize/`, whose README says where they come from); its clean closing
-//! lines are the H200's too (results/sanitize/sanitize.log).
+//! lines are the H200's too (results/sanitize/54d9599/sanitize.log.gz).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;

@@ -125,7 +125,7 @@ mod tests {
         )
         .unwrap();
         let (text, checked) = file(
-            &repo("results/bench/nvidia-h200-sweep-20261130T084720Z.json"),
+            &repo("results/bench/nvidia-h200-sweep-20261130T084720Z.json.gz"),
             &assumed,
         )
         .unwrap();
@@ -156,7 +156,7 @@ mod tests {
         let bad: Assumed =
             serde_json::from_str(r#"{"dram_latency_s": {"value": 1e-6, "source": "x"}}"#).unwrap();
         let e = file(
-            &repo("results/bench/nvidia-h200-sweep-20261130T084720Z.json"),
+            &repo("results/bench/nvidia-h200-sweep-20261130T084720Z.json.gz"),
             &bad,
         )
         .unwrap_err();

@@ -46,8 +46,10 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     lab: Option<PathBuf>,
     /// Re-read stats CSVs captured earlier: PREFIX as in PREFIX_nvtx_sum.csv (e.g.
-    /// results/profile/nsys-launch-gap; PREFIX_<report>.csv.gz is read too); the verdicts
-    /// need the three traces beside the tables; nothing is written unless --output is given
+    /// results/profile/nsys-launch-gap after `cargo xtask nsys`, or the committed
+    /// xtask/tests/fixtures/nsys/capture/nsys-bench; PREFIX_<report>.csv.gz is read too); the
+    /// verdicts need the three traces beside the tables; nothing is written unless --output is
+    /// given
     #[arg(long = "from", value_name = "PREFIX", num_args = 1..)]
     from: Vec<PathBuf>,
 }

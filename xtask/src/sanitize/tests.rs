@@ -45,7 +45,7 @@ fn memcheck_error_is_attributed_to_its_kernel() {
 }
 
 /// Clean runs' output as compute-sanitizer printed it on the H200 (CUDA 13.0), lines taken
-/// from results/sanitize/sanitize.log: memcheck adds a leak summary, racecheck closes with
+/// from results/sanitize/54d9599/sanitize.log.gz: memcheck adds a leak summary, racecheck closes with
 /// its own summary instead of `ERROR SUMMARY`.
 const CLEAN_MEMCHECK: &str = "========= COMPUTE-SANITIZER\n\
     bump [nvcc]              grid 1×1  block 256×1  smem 0 B  ok (0 of 1 elements are not start + 1)\n\
@@ -188,12 +188,12 @@ fn a_clean_canary_fails_sanitize_and_is_named() {
         judge_canary(&barrier, &ran(0, CLEAN_SYNCCHECK_CANARY)),
         judge_canary(canary("initcheck"), &ran(86, FLAGGED_INITCHECK)),
     ];
-    let e = check_canaries(&rows, Path::new("results/sanitize/canaries.log"))
+    let e = check_canaries(&rows, Path::new("results/sanitize/f34100d/canaries.log.gz"))
         .unwrap_err()
         .to_string();
     assert_eq!(
         e,
-        "canary synccheck came back clean: synccheck did not flag canary_divergent_barrier (a barrier in divergent code), so its clean results would prove nothing (see results/sanitize/canaries.log)"
+        "canary synccheck came back clean: synccheck did not flag canary_divergent_barrier (a barrier in divergent code), so its clean results would prove nothing (see results/sanitize/f34100d/canaries.log.gz)"
     );
     assert!(check_canaries(&rows[..2], Path::new("x")).is_ok());
 }

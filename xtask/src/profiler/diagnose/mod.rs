@@ -47,7 +47,7 @@ pub const ONE_SLICE_SHARE: f64 = 0.9;
 /// L2 cycles between two `red`s to one address when nothing else holds them back: v1 at 2^28
 /// f32 on the H200 with the result word in a fast slot (1,048,576 `red`s on one slice, one
 /// atomic-unit input cycle each, that unit busy 32.3 % of the kernel: 3.1 cycles per `red`;
-/// 3.3 in a slow slot). `results/profile/atomics/`.
+/// 3.3 in a slow slot). `results/experiments/trust/atomics/`.
 pub const SAME_ADDRESS_RED_CYCLES: f64 = 3.1;
 /// Paced by same-address atomics when that chain alone, at [`SAME_ADDRESS_RED_CYCLES`], fills
 /// at least this share of the kernel ...

@@ -36,11 +36,25 @@ pub fn short(name: &str) -> String {
     non_blank(&cut(&shown, SHORT_MAX), name)
 }
 
-/// `name` with the return type and the parameter list removed, anonymous namespaces dropped.
+/// The casts nsys's demangler writes before template values (`<(int)128, (int)2>`).
+const CASTS: [&str; 6] = [
+    "(int)",
+    "(unsigned int)",
+    "(long)",
+    "(unsigned long)",
+    "(bool)",
+    "(char)",
+];
+
+/// `name` with the return type and the parameter list removed, anonymous namespaces and
+/// casts on template values dropped.
 fn qualified(name: &str) -> String {
     let mut s = name.trim().to_string();
     for anon in ANONYMOUS {
         s = s.replace(&format!("{anon}::"), "").replace(anon, "");
+    }
+    for cast in CASTS {
+        s = s.replace(cast, "");
     }
     // The parameter list: the last top-level parenthesised group (`(T3 *, const T1 *, T5)`,
     // possibly followed by qualifiers such as `const`).
@@ -250,6 +264,16 @@ mod tests {
             "{s}"
         );
         assert!(s.ends_with(", …>"), "{s}");
+    }
+
+    #[test]
+    fn nsys_casts_on_template_values_go() {
+        let n = "void at::native::<unnamed>::cunn_SoftMaxForwardReg<float, float, float, \
+                 at::native::<unnamed>::SoftMaxForwardEpilogue, long, (int)4>(T3 *, const T1 *, T5)";
+        assert_eq!(
+            short(n),
+            "cunn_SoftMaxForwardReg<float, float, float, SoftMaxForwardEpilogue, long, 4>"
+        );
     }
 
     #[test]

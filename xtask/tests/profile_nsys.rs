@@ -554,14 +554,16 @@ fn one_range_by_hand() {
 /// As `xtask nsys` prints them: the table after the three tables and the launch summary,
 /// with the thresholds (from the constants) under it.
 #[test]
-fn verdict_table_is_printed_after_the_tables_with_its_thresholds() {
+fn verdict_table_is_printed_first_with_its_thresholds_then_the_kernels_and_tables() {
     let t = nsys::read_back(&capture().join("nsys-bench")).unwrap();
-    let (text, json, csv) = nsys::render(&[t]).unwrap();
+    let (text, json, csv) = nsys::render(&[t], None).unwrap();
     let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("no {s} in\n{text}"));
-    assert!(at("cuda_gpu_kern_sum:") < at("Launch overhead at a glance"));
-    assert!(at("Launch overhead at a glance") < at("Where the time goes"));
+    // The answer first: the verdicts, then the kernels worth opening, then nsys's tables.
+    assert!(at("Where the time goes") < at("Top kernels by GPU time"));
+    assert!(at("Top kernels by GPU time") < at("Launch overhead at a glance"));
+    assert!(at("Launch overhead at a glance") < at("cuda_gpu_kern_sum:"));
     let rules = verdict::rules_text();
-    assert!(text.ends_with(&rules));
+    assert!(at(&rules) < at("Top kernels by GPU time"));
     let busy = format!("≥ {:.0} %", 100.0 * verdict::KERNEL_BOUND_BUSY);
     let gap = format!("≤ {} µs", verdict::DISPATCH_GAP_NS / 1000);
     assert!(rules.contains(&busy) && rules.contains(&gap), "{rules}");
@@ -604,7 +606,7 @@ fn tables_without_traces_say_why_there_are_no_verdicts() {
         note.contains("nsys-launch-gap_nvtx_pushpop_trace.csv (or .csv.gz) is missing"),
         "{note}"
     );
-    let (text, _, _) = nsys::render(&[t]).unwrap();
+    let (text, _, _) = nsys::render(&[t], None).unwrap();
     assert!(text.contains(&format!("  ({note})\n")));
 }
 

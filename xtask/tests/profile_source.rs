@@ -9,10 +9,10 @@
 //! `ptxas -arch=sm_90 -lineinfo` and `nvdisasm -c -gi`, call-site files from the PTX. Numbers
 //! the tests expect are read off the CSV pages here, by other means than the code under test.
 
+use profiler::diagnose;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xtask::profiler::diagnose;
 use xtask::profiler::metrics::{Row, stall_metric};
 use xtask::profiler::ncu_csv::{Launch, Value};
 use xtask::profiler::source::{self, KernelSource, Origin, lines, page};
@@ -306,9 +306,9 @@ fn llvm_reduce_v3_barrier_stalls_are_charged_to_sync_threads() {
         p.metrics.insert(stall_metric(reason), Value::Num(v));
     }
     let row = Row::new(p, "llvm");
-    let mut findings = diagnose::diagnose(&row);
-    diagnose::lines::locate(&row, &mut findings, v3);
-    let stall = findings.iter().find(|f| f.rule == "stall").unwrap();
+    let mut d = diagnose::diagnose(&row);
+    xtask::profiler::lines::locate(&row, &mut d, v3);
+    let stall = d.get("stall").unwrap();
     assert_eq!(
         stall.at.as_deref(),
         Some(format!(
@@ -702,12 +702,9 @@ fn bank_conflicts_point_at_the_column_read_of_the_tile() {
         p.metrics.insert(name.into(), Value::Num(v));
     }
     let row = Row::new(p, "llvm");
-    let mut findings = diagnose::diagnose(&row);
-    diagnose::lines::locate(&row, &mut findings, t);
-    let bank = findings
-        .iter()
-        .find(|f| f.rule == "bank-conflicts")
-        .unwrap();
+    let mut d = diagnose::diagnose(&row);
+    xtask::profiler::lines::locate(&row, &mut d, t);
+    let bank = d.get("bank-conflicts").unwrap();
     let at = bank.at.as_deref().unwrap();
     assert!(
         at.starts_with("extra shared wavefronts: 100 % at transpose.rs:73 (`*output.add("),

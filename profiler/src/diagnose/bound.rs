@@ -23,15 +23,21 @@ pub(super) fn rule(c: &dyn Counters) -> Outcome {
 /// `compute-bound (SM 85 %)`, `memory-bound (DRAM 91 %)`, …: what the kernel is busy with.
 pub(super) fn regime(c: &dyn Counters) -> Option<Verdict> {
     let compute = c.m(m::SM_PCT)?;
-    if let Some((share, evidence)) = atomic_chain(c)
+    if let Some((share, _)) = atomic_chain(c)
         && share >= ATOMIC_BOUND_SHARE
     {
         // Neither SOL number is high when one address's chain of atomics sets the pace: name
-        // it instead of calling the kernel latency-bound.
+        // it instead of calling the kernel latency-bound (the atomics finding has the numbers).
         return Some(Verdict {
             kind: Kind::Bound,
             verdict: "atomic-bound (one result word)".into(),
-            evidence,
+            evidence: format!(
+                "compute (SM) {}, memory {}: neither is high, the chain of `red`s to one \
+                 address fills {} of the kernel",
+                fmt::pct(compute),
+                c.m(m::MEM_PCT).map_or("n/a".into(), fmt::pct),
+                fmt::share(share)
+            ),
             fix: None,
             cost: None,
         });
@@ -119,7 +125,7 @@ pub(super) fn atomic_chain(c: &dyn Counters) -> Option<(f64, String)> {
     // One atomic-unit input cycle per `red` (measured): its busy % is the `red`s' rate.
     let busy = c.m(m::ATOMIC_UNIT_PCT).filter(|p| *p > 0.0)?;
     let cycles = 100.0 / busy;
-    let share = (SAME_ADDRESS_RED_CYCLES / cycles).min(1.0);
+    let share = SAME_ADDRESS_RED_CYCLES / cycles;
     let ns = c
         .m(m::DURATION)
         .map_or(String::new(), |d| format!(", {:.2} ns each", d / reds));

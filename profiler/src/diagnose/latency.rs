@@ -35,7 +35,7 @@ pub(super) fn atomics(c: &dyn Counters) -> Outcome {
             } else {
                 "same-address atomics pace most of the kernel"
             };
-            Verdict::fault(verdict.into(), evidence, share)
+            Verdict::fault(verdict.into(), evidence, share.min(1.0))
         })
         .into()
 }

@@ -366,7 +366,11 @@ fn rank(found: Vec<Finding>, silent: Vec<&'static str>) -> Diagnosis {
         .filter(|f| f.kind == Kind::Context)
         .cloned()
         .collect();
-    let headline = headline(bound.as_ref(), kept.first().or(notes.first()));
+    let headline = headline(
+        bound.as_ref(),
+        kept.first().or(notes.first()),
+        context.iter().find(|f| f.rule == "stall"),
+    );
     let verdict = kept.first().or(notes.first()).map(|f| f.rule);
     let mut findings: Vec<Finding> = bound.into_iter().collect();
     findings.extend(kept);
@@ -381,9 +385,10 @@ fn rank(found: Vec<Finding>, silent: Vec<&'static str>) -> Diagnosis {
     }
 }
 
-/// `memory-bound (DRAM 91 % of peak); uncoalesced global access costs ~79 %: … → fix`, or the
-/// bound and why it is healthy.
-fn headline(bound: Option<&Finding>, first: Option<&Finding>) -> String {
+/// `memory-bound (DRAM 91.2 %); first fix: uncoalesced global access (~79 % of its time): …`,
+/// or the bound and why it is healthy; a latency-bound kernel without a fault says what its
+/// warps wait for most.
+fn headline(bound: Option<&Finding>, first: Option<&Finding>, stall: Option<&Finding>) -> String {
     let what = bound.map_or("regime unknown (no Speed of Light)".to_string(), |b| {
         b.verdict.clone()
     });
@@ -395,6 +400,15 @@ fn headline(bound: Option<&Finding>, first: Option<&Finding>) -> String {
             short_fix(&f.fix)
         ),
         Some(f) => format!("{what}; note: {}", f.verdict),
+        None if what.starts_with("latency-bound") => format!(
+            "{what}: no fault costs {} or more{}",
+            fmt::share(MIN_COST),
+            stall.map_or(String::new(), |s| format!(
+                "; {}",
+                s.verdict
+                    .replacen("dominant stall: ", "the warps wait most on ", 1)
+            ))
+        ),
         None => match bound {
             Some(b) if !b.fix.is_empty() => format!("{what}: {}", short_fix(&b.fix)),
             _ => what,

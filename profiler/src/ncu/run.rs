@@ -15,13 +15,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 
 /// ncu's section sets (`--set`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Set {
-    /// Every section: what the diagnosis wants.
+    /// Every section: what the diagnosis wants
     Full,
+    /// The Speed of Light, the memory and compute workloads, the launch and occupancy
     Detailed,
+    /// Speed of Light, launch, occupancy, workload distribution: enough to classify
     Basic,
+    /// The roofline charts
     Roofline,
 }
 
@@ -49,13 +52,13 @@ impl std::str::FromStr for Set {
 }
 
 /// ncu's `--clock-control`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ClockControl {
-    /// Leave the clocks to the GPU, as in the benchmarks.
+    /// Leave the clocks to the GPU, as in the benchmarks
     None,
-    /// Lock them to the base clock.
+    /// Lock them to the base clock
     Base,
-    /// Lock them to the boost clock (Nsight Compute 2026.1 and later).
+    /// Lock them to the boost clock (Nsight Compute 2026.1 and later)
     Boost,
 }
 
@@ -70,11 +73,11 @@ impl ClockControl {
 }
 
 /// ncu's `--cache-control`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum CacheControl {
-    /// Flush every cache before each replay pass (every pass starts cold).
+    /// Flush every cache before each replay pass (every pass starts cold)
     All,
-    /// Keep what the previous pass left in the caches.
+    /// Keep what the previous pass left in the caches
     None,
 }
 

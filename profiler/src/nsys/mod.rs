@@ -1,5 +1,6 @@
-//! Nsight Systems timelines (`cargo xtask nsys`) of the launch-gap demo and of the bench, then
-//! the three tables the chapter reads, printed as text and kept as CSV:
+//! Nsight Systems timelines of any program (`cargo xtask nsys` traces the lab's launch-gap
+//! demo and bench, or `-- PROGRAM`): the verdict per NVTX range first, the kernels worth
+//! opening, then the three tables the chapter reads, printed as text and kept as CSV:
 //! `nvtx_sum` (time per NVTX range), `cuda_api_sum` (calls and CPU time per CUDA API
 //! function), `cuda_gpu_kern_sum` (GPU time per kernel); and, from three event lists
 //! (`nvtx_pushpop_trace`, `cuda_gpu_trace`, `cuda_api_trace`), where the time goes per NVTX
@@ -33,25 +34,96 @@ pub struct Trace {
     pub verdict_note: Option<String>,
 }
 
-/// The traces as text, JSON and CSV.
-pub fn render(traces: &[Trace]) -> Result<(String, String, String)> {
+/// The kernels that took the most GPU time, from `cuda_gpu_kern_sum`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TopKernel {
+    /// As nsys names it (demangled).
+    pub name: String,
+    /// Share of all kernels' GPU time, %.
+    pub share_pct: f64,
+    pub total_ns: f64,
+    pub instances: f64,
+}
+
+/// The `n` kernels with the most GPU time, largest first.
+pub fn top_kernels(tables: &[StatsTable], n: usize) -> Vec<TopKernel> {
+    let Some(k) = tables.iter().find(|t| t.report == "cuda_gpu_kern_sum") else {
+        return Vec::new();
+    };
+    let (Some(pct), Some(total), Some(inst)) = (
+        k.column("Time (%)"),
+        k.column("Total Time"),
+        k.column("Instances"),
+    ) else {
+        return Vec::new();
+    };
+    let mut out: Vec<TopKernel> = (0..k.rows.len())
+        .filter_map(|i| {
+            Some(TopKernel {
+                name: k.rows[i].last()?.clone(),
+                share_pct: k.num(i, pct)?,
+                total_ns: k.num(i, total)?,
+                instances: k.num(i, inst)?,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| b.total_ns.total_cmp(&a.total_ns));
+    out.truncate(n);
+    out
+}
+
+/// The kernels to look at first, and the `profile` line that opens the one that dominates
+/// (`program` is the traced command line; None for the lab's own traces, whose kernels
+/// `profile --kernel` names).
+pub fn top_kernels_text(t: &Trace, program: Option<&str>) -> String {
+    let top = top_kernels(&t.tables, 5);
+    if top.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nTop kernels by GPU time (Amdahl decides where effort pays):\n");
+    for k in &top {
+        out += &format!(
+            "  {:>5.1} %  {:>10.1} µs  {:>6} launches  {}\n",
+            k.share_pct,
+            k.total_ns / 1e3,
+            crate::fmt::value(k.instances),
+            crate::names::short(&k.name)
+        );
+    }
+    if let Some(program) = program {
+        let function = crate::names::function(&top[0].name);
+        out += &format!(
+            "Next: the dominant kernel under ncu, one launch of it:\n  cargo xtask profile \
+             --kernel-name '{}' --launch-count 1 -- {program}\n",
+            regex_escape(&function)
+        );
+    }
+    out
+}
+
+/// `name` as a regular expression that matches it literally.
+fn regex_escape(name: &str) -> String {
+    name.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$".contains(c);
+            special
+                .then_some('\\')
+                .into_iter()
+                .chain(std::iter::once(c))
+        })
+        .collect()
+}
+
+/// The traces as text (the verdicts first, then the kernels worth opening, then nsys's
+/// tables), JSON and CSV. `program`: the command line of a traced program (see
+/// [`top_kernels_text`]).
+pub fn render(traces: &[Trace], program: Option<&str>) -> Result<(String, String, String)> {
     let mut text = String::from(
         "nsys: CUDA and NVTX trace (--sample=none --cpuctxsw=none --cuda-graph-trace=node); \
          times in µs, not replayed, clocks not locked\n",
     );
     for t in traces {
         text += &format!("\n== {} ({})\n", t.name, t.command);
-        for table in &t.tables {
-            text += &format!("\n{}:\n", table.report);
-            text += &table.render();
-        }
-        let summary = nsys_csv::launch_summary(&t.tables);
-        if !summary.is_empty() {
-            text += "\nLaunch overhead at a glance:\n";
-            for line in summary {
-                text += &format!("  {line}\n");
-            }
-        }
         text += "\nWhere the time goes, per NVTX range (is the time even inside a kernel?):\n";
         match &t.verdict_note {
             Some(note) if t.verdicts.is_empty() => text += &format!("  ({note})\n"),
@@ -59,6 +131,18 @@ pub fn render(traces: &[Trace]) -> Result<(String, String, String)> {
                 text += &verdict::render(&t.verdicts);
                 text += &verdict::rules_text();
             }
+        }
+        text += &top_kernels_text(t, program);
+        let summary = nsys_csv::launch_summary(&t.tables);
+        if !summary.is_empty() {
+            text += "\nLaunch overhead at a glance:\n";
+            for line in summary {
+                text += &format!("  {line}\n");
+            }
+        }
+        for table in &t.tables {
+            text += &format!("\n{}:\n", table.report);
+            text += &table.render();
         }
     }
     let json = serde_json::to_string_pretty(traces)?;

@@ -1,6 +1,7 @@
-//! `cargo xtask nsys`: Nsight Systems timelines of the launch-gap demo and of the bench, the
-//! three tables the chapter reads, and per NVTX range whether the time is dispatch-, host- or
-//! kernel-bound (see [`crate::profiler::nsys`]).
+//! `cargo xtask nsys`: Nsight Systems timelines of the launch-gap demo and of the bench, or of
+//! any program (`-- PROGRAM ARGS…`): per NVTX range whether the time is dispatch-, host- or
+//! kernel-bound, the top kernels, and the three tables the chapter reads (see
+//! [`profiler::nsys`]).
 
 use crate::profiler::ncu::emit;
 use crate::util;
@@ -52,6 +53,11 @@ pub struct Args {
     /// given
     #[arg(long = "from", value_name = "PREFIX", num_args = 1..)]
     from: Vec<PathBuf>,
+    /// Any program instead of the lab's, after `--` (`-- python3 train.py --steps 3`): its
+    /// timeline, the verdict per NVTX range, its top kernels, and the `profile` line for the
+    /// one that dominates
+    #[arg(last = true, value_name = "PROGRAM")]
+    program: Vec<String>,
 }
 
 pub fn run(args: &Args) -> Result<()> {
@@ -59,6 +65,19 @@ pub fn run(args: &Args) -> Result<()> {
         .output
         .clone()
         .unwrap_or_else(|| util::root().join("results/profile"));
+    if let Some((exe, rest)) = args.program.split_first() {
+        util::require_cuda_driver()?;
+        let nsys = NSYS.find()?;
+        std::fs::create_dir_all(&out_dir)
+            .with_context(|| format!("creating {}", out_dir.display()))?;
+        let name =
+            crate::profiler::program::capture_name(&args.program).replacen("profile-", "nsys-", 1);
+        let rest: Vec<std::ffi::OsString> = rest.iter().map(Into::into).collect();
+        let trace = nsys::trace(&nsys, &out_dir, &name, exe.as_ref(), &rest)?;
+        let program = args.program.join(" ");
+        let (text, json, csv) = nsys::render(&[trace], Some(&program))?;
+        return emit(Some(&out_dir), &name, args.format, &text, &json, &csv);
+    }
     let traces = if args.from.is_empty() {
         let lab = util::lab_binary(args.lab.as_deref())?;
         let nsys = NSYS.find()?;
@@ -85,7 +104,7 @@ pub fn run(args: &Args) -> Result<()> {
             .collect::<Result<Vec<_>>>()?
     };
 
-    let (text, json, csv) = nsys::render(&traces)?;
+    let (text, json, csv) = nsys::render(&traces, None)?;
     let write = (args.from.is_empty() || args.output.is_some()).then_some(out_dir);
     emit(write.as_deref(), "nsys", args.format, &text, &json, &csv)
 }

@@ -7,9 +7,12 @@
 use crate::asm::parse_backends;
 use crate::profiler::ncu::NcuOptions;
 use crate::profiler::profile::{Request, profile};
+use crate::profiler::program::{self, Output};
 use anyhow::Result;
 use catalog::Backend;
 use clap::parser::ValueSource;
+use profiler::ncu::run::{Collect, Filter, Set, Settings};
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Flags {
@@ -18,8 +21,8 @@ pub struct Flags {
     #[arg(long, default_value = "reduce_v3")]
     pub kernel: String,
     /// ncu section set
-    #[arg(long, default_value = "full")]
-    pub set: String,
+    #[arg(long, value_enum, default_value_t = Set::Full)]
+    pub set: Set,
     /// Elements per reduction
     #[arg(long, default_value_t = 1 << 24)]
     pub size: u64,
@@ -42,8 +45,34 @@ pub struct Flags {
     /// With --source: every SASS instruction under its line, not just the hottest three
     #[arg(long, requires = "source")]
     pub sass: bool,
+    /// With `-- PROGRAM`: only kernels whose demangled name matches this regular expression
+    #[arg(long, value_name = "REGEX", requires = "program")]
+    pub kernel_name: Option<String>,
+    /// With `-- PROGRAM`: launches (of matching kernels) to let pass before profiling
+    #[arg(long, value_name = "N", requires = "program")]
+    pub launch_skip: Option<u64>,
+    /// With `-- PROGRAM`: launches to profile at most (0: every one; a long program can take
+    /// hours under --set full) [default: 20]
+    #[arg(long, value_name = "N", requires = "program")]
+    pub launch_count: Option<u64>,
+    /// With `-- PROGRAM`: only launches inside this NVTX range (ncu's syntax: `range/` for a
+    /// push/pop range, `domain@range/` in a domain); may be repeated
+    #[arg(long = "nvtx-range", value_name = "RANGE", requires = "program")]
+    pub nvtx_range: Vec<String>,
+    /// With `-- PROGRAM`: only launches between cudaProfilerStart and cudaProfilerStop
+    /// (`torch.cuda.cudart().cudaProfilerStart()`)
+    #[arg(long, requires = "program")]
+    pub cuda_profiler_range: bool,
+    /// A report made elsewhere (another machine, the GUI, a plain `ncu -o`): diagnose every
+    /// launch in it (reading it needs ncu on this machine)
+    #[arg(long, value_name = "FILE.ncu-rep", conflicts_with = "program")]
+    pub report: Option<PathBuf>,
     #[command(flatten)]
     pub ncu: NcuOptions,
+    /// Any program instead of the lab's kernels, after `--` (`-- python3 train.py`): ncu runs
+    /// it with --set full and the diagnosis metrics, and every profiled launch is diagnosed
+    #[arg(last = true, value_name = "PROGRAM")]
+    pub program: Vec<String>,
 }
 
 /// `profile`'s arguments: the flags, with `--backend` also kept as the list it was given
@@ -91,16 +120,58 @@ impl clap::Args for Args {
     }
 }
 
+/// Launches `-- PROGRAM` profiles without `--launch-count`: enough for the kernels of a step,
+/// few enough that `--set full` (dozens of replays each) ends in minutes.
+pub const PROGRAM_LAUNCHES: u64 = 20;
+
 pub fn run(args: &Args) -> Result<()> {
     let f = &args.flags;
     if f.rules {
-        print!("{}", crate::profiler::diagnose::rules_text());
+        print!("{}", profiler::diagnose::rules_text());
         return Ok(());
     }
+    let out = Output {
+        dir: f.ncu.write_dir(),
+        format: f.ncu.format,
+        source: f.source,
+        all_sass: f.sass,
+    };
+    if !f.program.is_empty() {
+        let settings = Settings {
+            ncu: profiler::tools::NCU.find()?,
+            clock_control: f.ncu.clock_control,
+            cache_control: f.ncu.cache_control,
+            collect: Collect {
+                set: Some(f.set),
+                sections: Vec::new(),
+                metrics: crate::profiler::metrics::diagnosis(),
+            },
+            filter: Filter {
+                kernel_regex: f.kernel_name.clone(),
+                launch_skip: f.launch_skip,
+                launch_count: match f.launch_count {
+                    None => Some(PROGRAM_LAUNCHES),
+                    Some(0) => None,
+                    Some(n) => Some(n),
+                },
+                nvtx_include: f.nvtx_range.clone(),
+                profiler_api_range: f.cuda_profiler_range,
+            },
+            source: f.source,
+        };
+        return program::profile_program(&settings, &f.program, &out);
+    }
+    if let Some(report) = &f.report {
+        return program::profile_report(report, &out);
+    }
     let reading_back = !f.ncu.from.is_empty();
+    // Raw pages that no lab capture wrote (`<name>-<backend>.raw.csv`): a program's.
+    if reading_back && !crate::profiler::capture::lab_pages(&f.ncu.from)? {
+        return program::profile_pages(&crate::profiler::capture::raw_pages(&f.ncu.from)?, &out);
+    }
     let request = Request {
         kernel: &f.kernel,
-        set: &f.set,
+        set: f.set,
         size: f.size,
         rows: f.rows,
         cols: f.cols,

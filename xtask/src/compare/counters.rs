@@ -12,6 +12,7 @@ use crate::profiler::metrics::{self, Column, Row as Launch, function_name};
 use crate::profiler::ncu::NcuOptions;
 use anyhow::Result;
 use catalog::{Backend, Family};
+use profiler::ncu::Counters;
 use serde::Serialize;
 use std::path::Path;
 

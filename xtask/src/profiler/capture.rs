@@ -410,6 +410,16 @@ pub fn raw_pages(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Whether every raw page `--from` names was written by a lab capture: its stem ends in a
+/// runner's name (`profile-reduce_v3-llvm.raw.csv`); a program's capture is named after the
+/// program.
+pub fn lab_pages(paths: &[PathBuf]) -> Result<bool> {
+    let runners = ["llvm", "nvvm", "nvcc", "cub"];
+    Ok(raw_pages(paths)?
+        .iter()
+        .all(|p| runners.contains(&stem(p).1.as_str())))
+}
+
 /// A raw page's stem (`dir/profile-reduce_v3-llvm` for `….raw.csv` or `….raw.csv.gz`, which
 /// the files beside it share) and its backend (the stem's last `-` part).
 pub fn stem(path: &Path) -> (PathBuf, String) {

@@ -7,111 +7,8 @@
 //! `sm__maximum_warps_per_active_cycle_pct` values come from ncu's LaunchStats and Occupancy
 //! sections, not from `--metrics`.
 
-use super::ncu_csv::Launch;
-
-// Speed of Light.
-/// Compute (SM) throughput, % of peak: the SOL section's "Compute (SM) Throughput".
-pub const SM_PCT: &str = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
-/// Memory throughput, % of peak (the busiest of DRAM, L2, L1): SOL's "Memory Throughput".
-pub const MEM_PCT: &str = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
-/// DRAM throughput, % of peak.
-pub const DRAM_PCT: &str = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
-pub const L1_PCT: &str = "l1tex__throughput.avg.pct_of_peak_sustained_active";
-pub const L2_PCT: &str = "lts__throughput.avg.pct_of_peak_sustained_elapsed";
-/// Kernel duration under ncu, ns (replayed, caches flushed: not a speed).
-pub const DURATION: &str = "gpu__time_duration.sum";
-
-// Launch and occupancy.
-/// Blocks (CTAs) launched: the divisor of every per-block number.
-pub const CTAS: &str = "sm__ctas_launched.sum";
-pub const WARPS: &str = "smsp__warps_launched.sum";
-/// Achieved occupancy, % of the SM's warp slots.
-pub const ACHIEVED_OCC: &str = "sm__warps_active.avg.pct_of_peak_sustained_active";
-/// Theoretical occupancy, % (Occupancy section).
-pub const THEORETICAL_OCC: &str = "sm__maximum_warps_per_active_cycle_pct";
-pub const WAVES: &str = "launch__waves_per_multiprocessor";
-pub const REGISTERS: &str = "launch__registers_per_thread";
-pub const SM_COUNT: &str = "device__attribute_multiprocessor_count";
-/// Blocks per SM each resource allows (Occupancy section); the smallest is the limiter.
-pub const OCC_LIMITS: [(&str, &str); 4] = [
-    ("registers", "launch__occupancy_limit_registers"),
-    ("shared memory", "launch__occupancy_limit_shared_mem"),
-    ("warps", "launch__occupancy_limit_warps"),
-    ("blocks", "launch__occupancy_limit_blocks"),
-];
-
-// Instructions.
-/// Warp-level instructions executed.
-pub const INST: &str = "smsp__inst_executed.sum";
-/// Average threads doing work (predicate on) per warp instruction, out of 32.
-pub const THREADS_PER_INST: &str =
-    "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio";
-
-// Shared memory.
-/// Shared loads with at least one lane on: the requests the chapter counts.
-pub const SH_LD_REQ: &str = "smsp__inst_executed_op_shared_ld_pred_on_any.sum";
-pub const SH_ST_REQ: &str = "smsp__inst_executed_op_shared_st_pred_on_any.sum";
-/// Shared load instructions executed, lanes on or not.
-pub const SH_LD_INST: &str = "smsp__inst_executed_op_shared_ld.sum";
-pub const SH_LD_CONFLICTS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
-pub const SH_ST_CONFLICTS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
-/// Passes through the banks: one per request without conflicts.
-pub const SH_LD_WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
-pub const SH_ST_WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
-
-// Global memory.
-pub const GLD_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
-pub const GLD_REQ: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
-pub const GST_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
-pub const GST_REQ: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
-/// Bytes the threads asked for per 32-byte sector moved (32 = every byte used).
-pub const GLD_BYTES_PER_SECTOR: &str =
-    "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio";
-pub const GST_BYTES_PER_SECTOR: &str =
-    "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio";
-
-// Same-address atomics: each reduction block ends with one `red.global.add` to the result.
-/// L2 requests for reductions (`red`), all slices.
-pub const RED_REQ: &str = "lts__t_requests_op_red.sum";
-/// The same on the busiest L2 slice: equal to [`RED_REQ`] when every `red` hits one address.
-pub const RED_REQ_MAX_SLICE: &str = "lts__t_requests_op_red.max";
-/// The busiest slice's atomic unit, % of its peak over the kernel.
-pub const ATOMIC_UNIT_PCT: &str =
-    "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed";
-/// L2 requests that arrived over the fabric between the two L2 partitions.
-pub const FABRIC_REQ: &str = "lts__t_requests_srcunit_ltcfabric.sum";
-
-// Local memory (register spills).
-pub const LOCAL_LD_BYTES: &str = "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum";
-pub const LOCAL_ST_BYTES: &str = "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum";
-
-/// Warp stall reasons, as in `smsp__average_warps_issue_stalled_<reason>_per_issue_active`.
-pub const STALL_REASONS: [&str; 19] = [
-    "barrier",
-    "branch_resolving",
-    "dispatch_stall",
-    "drain",
-    "gmma",
-    "imc_miss",
-    "lg_throttle",
-    "long_scoreboard",
-    "math_pipe_throttle",
-    "membar",
-    "mio_throttle",
-    "misc",
-    "no_instruction",
-    "not_selected",
-    "selected",
-    "short_scoreboard",
-    "sleeping",
-    "tex_throttle",
-    "wait",
-];
-
-/// Average warps stalled on `reason` per issued instruction.
-pub fn stall_metric(reason: &str) -> String {
-    format!("smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio")
-}
+use profiler::ncu::Launch;
+pub use profiler::ncu::metrics::*;
 
 /// Speed of Light and launch facts every table carries.
 const COMMON: [&str; 8] = [
@@ -175,7 +72,10 @@ pub fn transpose_table() -> Vec<String> {
 /// whatever the set's sections contain in this ncu version.
 pub fn diagnosis() -> Vec<String> {
     let mut m = reduction_table();
-    for x in transpose_table() {
+    for x in transpose_table()
+        .into_iter()
+        .chain(DIAGNOSIS.map(String::from))
+    {
         if !m.contains(&x) {
             m.push(x);
         }
@@ -216,64 +116,33 @@ impl Row {
             profiled,
         }
     }
+}
 
-    pub fn m(&self, name: &str) -> Option<f64> {
-        self.profiled.num(name)
+/// The rules read a lab row as its launch, with the grid `lab run` reported standing in for
+/// ncu's block count where ncu did not collect it.
+impl Counters for Row {
+    fn m(&self, name: &str) -> Option<f64> {
+        self.profiled
+            .num(name)
+            .or_else(|| (name == CTAS).then_some(self.manifest_blocks).flatten())
     }
 
-    /// Blocks launched: ncu's count, else the grid `lab run` reported.
-    pub fn blocks(&self) -> Option<f64> {
-        self.m(CTAS).or(self.manifest_blocks).filter(|b| *b > 0.0)
-    }
-
-    /// `x / blocks`.
-    pub fn per_block(&self, name: &str) -> Option<f64> {
-        Some(self.m(name)? / self.blocks()?)
-    }
-
-    /// `a / b`, None when b is missing or zero.
-    pub fn ratio(&self, a: &str, b: &str) -> Option<f64> {
-        let d = self.m(b)?;
-        (d > 0.0).then(|| self.m(a).map(|n| n / d)).flatten()
-    }
-
-    /// Stall reasons present, largest first: (reason, warps per issued instruction).
-    pub fn stalls(&self) -> Vec<(&'static str, f64)> {
-        let mut v: Vec<(&'static str, f64)> = STALL_REASONS
-            .iter()
-            .filter_map(|r| Some((*r, self.m(&stall_metric(r))?)))
-            .collect();
-        v.sort_by(|a, b| b.1.total_cmp(&a.1));
-        v
-    }
-
-    /// The largest stall reason and its share of all stalls.
-    pub fn dominant_stall(&self) -> Option<(&'static str, f64, f64)> {
-        let s = self.stalls();
-        let total: f64 = s
-            .iter()
-            .filter(|(r, _)| *r != "selected")
-            .map(|(_, v)| v)
-            .sum();
-        let (r, v) = *s.iter().find(|(r, _)| *r != "selected")?;
-        Some((r, v, if total > 0.0 { v / total } else { 0.0 }))
+    fn name(&self) -> Option<&str> {
+        Some(&self.profiled.kernel)
     }
 }
 
 /// The bare function name ncu reports, whatever its kernel-name base: `reduce_v3_f32`;
-/// `void cub::…::DeviceReduceKernel<…>(…)` → `DeviceReduceKernel`.
-pub fn function_name(ncu_name: &str) -> &str {
-    let s = ncu_name.trim();
-    let s = s.strip_prefix("void ").unwrap_or(s);
-    let s = s.split(['(', '<']).next().unwrap_or(s);
-    s.rsplit("::").next().unwrap_or(s).trim()
+/// `void cub::…::DeviceReduceKernel<…>(…)` → `DeviceReduceKernel` ([`profiler::names`]).
+pub fn function_name(ncu_name: &str) -> String {
+    profiler::names::function(ncu_name)
 }
 
 /// `reduce_v3_f32` → `reduce_v3`; `transpose_tiled_f32` → `transpose_tiled`; other names
 /// (`reduce_v3_i32`, CUB's kernels) keep their function name.
 pub fn kernel_name(ncu_name: &str) -> String {
     let f = function_name(ncu_name);
-    f.strip_suffix("_f32").unwrap_or(f).to_string()
+    f.strip_suffix("_f32").map_or(f.clone(), str::to_string)
 }
 
 /// A numeric column of a table: a header, a unit note, and how to get it from a row.

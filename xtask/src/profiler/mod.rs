@@ -19,12 +19,13 @@
 //! - `report`: text / JSON / CSV printers.
 
 pub mod capture;
-pub mod diagnose;
+pub mod lines;
 pub mod metrics;
 pub mod ncu;
 pub use profiler::ncu::raw as ncu_csv;
 pub mod predict;
 pub mod profile;
+pub mod program;
 pub mod report;
 pub mod source;
 pub mod tables;

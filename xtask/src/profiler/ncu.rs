@@ -7,28 +7,9 @@ use super::metrics::Row;
 use crate::util;
 use anyhow::{Result, bail};
 use catalog::{Backend, Format, Which};
+use profiler::ncu::run::{CacheControl, ClockControl};
 use profiler::tools::{self, NCU};
 use std::path::{Path, PathBuf};
-
-/// ncu's `--clock-control`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ClockControl {
-    /// Leave the clocks to the GPU, as in the benchmarks
-    None,
-    /// Lock them to the base clock
-    Base,
-    /// Lock them to the boost clock (Nsight Compute 2026.1 and later)
-    Boost,
-}
-
-/// ncu's `--cache-control`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum CacheControl {
-    /// Flush every cache before each replay pass (every pass starts cold)
-    All,
-    /// Keep what the previous pass left in the caches
-    None,
-}
 
 fn value_name<T: clap::ValueEnum>(v: T) -> String {
     v.to_possible_value()
@@ -163,8 +144,8 @@ impl NcuOptions {
         let settings = Settings {
             ncu: ncu.clone(),
             lab,
-            clock_control: value_name(self.clock_control),
-            cache_control: value_name(self.cache_control),
+            clock_control: self.clock_control.name().to_string(),
+            cache_control: self.cache_control.name().to_string(),
             select: self.select,
             out_dir: self.out_dir(),
             collect,

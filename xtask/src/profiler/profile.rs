@@ -8,16 +8,17 @@ use super::capture::{self, Collect};
 use super::metrics::{self, Row, function_name};
 use super::ncu::{NcuOptions, emit, fail_if_unverified};
 use super::source::{self, KernelSource};
-use super::{diagnose, report};
+use super::{lines, report};
 use anyhow::{Result, bail};
 use catalog::Backend;
+use profiler::diagnose;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// What `profile` profiles: the kernels (a `--kernel` list), the ncu section set, the sizes.
 pub struct Request<'a> {
     pub kernel: &'a str,
-    pub set: &'a str,
+    pub set: profiler::ncu::run::Set,
     pub size: u64,
     pub rows: u32,
     pub cols: u32,
@@ -34,13 +35,7 @@ pub struct Request<'a> {
 /// Profiles the requested kernels (or reads a capture back), then writes and prints the
 /// summary; fails after printing when a result was wrong under the profiler.
 pub fn profile(req: &Request, opts: &NcuOptions) -> Result<()> {
-    let set: &'static str = match req.set {
-        "full" => "full",
-        "detailed" => "detailed",
-        "basic" => "basic",
-        "roofline" => "roofline",
-        other => bail!("--set '{other}' is not one of full, detailed, basic, roofline"),
-    };
+    let set = req.set.name();
     let collect = Collect {
         set: Some(set),
         sections: Vec::new(),
@@ -107,7 +102,7 @@ pub fn profile(req: &Request, opts: &NcuOptions) -> Result<()> {
     struct Kernel<'a> {
         label: &'a str,
         verified: Option<bool>,
-        findings: Vec<diagnose::Finding>,
+        diagnosis: diagnose::Diagnosis,
         #[serde(skip_serializing_if = "Option::is_none")]
         source: Option<&'a KernelSource>,
         metrics: &'a BTreeMap<String, super::ncu_csv::Value>,
@@ -115,12 +110,12 @@ pub fn profile(req: &Request, opts: &NcuOptions) -> Result<()> {
     }
     let mut kernels: Vec<Kernel> = Vec::new();
     for (r, s) in rows.iter().zip(&sources) {
-        let mut findings = diagnose::diagnose(r);
+        let mut diagnosis = diagnose::diagnose(r);
         let ks = s.as_ref().and_then(|s| s.as_ref().ok());
         if let Some(ks) = ks {
-            diagnose::lines::locate(r, &mut findings, ks);
+            lines::locate(r, &mut diagnosis, ks);
         }
-        text += &report::profile_text_with(r, &findings);
+        text += &report::profile_text(r, &diagnosis);
         match s {
             Some(Ok(ks)) => text += &source::kernel_text(ks, req.all_sass),
             Some(Err(e)) => text += &format!("  Source lines     none: {e}\n"),
@@ -130,7 +125,7 @@ pub fn profile(req: &Request, opts: &NcuOptions) -> Result<()> {
         kernels.push(Kernel {
             label: &r.label,
             verified: r.verified,
-            findings,
+            diagnosis,
             source: ks,
             metrics: &r.profiled.metrics,
             units: &r.profiled.units,

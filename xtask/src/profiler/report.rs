@@ -1,10 +1,11 @@
 //! What the ncu subcommands print: one result struct per table, and one printer per format
 //! (fixed-width text, JSON, CSV), plus `profile`'s per-kernel summary.
 
-use super::diagnose::{self, Finding};
-use super::metrics::{self as m, Column, Row};
+use super::metrics::{Column, Row};
 use super::ncu_csv::Value;
 use super::predict::{self, Check, Expect, Prediction, Status, fmt_value};
+use profiler::diagnose::{self, Diagnosis};
+use profiler::ncu::Counters;
 use std::collections::BTreeMap;
 
 /// A column as the report keeps it.
@@ -26,7 +27,8 @@ pub struct TableRow {
     pub values: BTreeMap<&'static str, Option<f64>>,
     pub top_stall: Option<String>,
     pub regime: Option<String>,
-    pub findings: Vec<Finding>,
+    /// The headline, the ranked findings, the negligible and the silent rules.
+    pub diagnosis: Diagnosis,
     /// Every metric ncu reported for this launch.
     pub metrics: BTreeMap<String, Value>,
 }
@@ -74,7 +76,7 @@ impl TableReport {
                     values: columns.iter().map(|c| (c.key, (c.get)(r))).collect(),
                     top_stall: r.dominant_stall().map(|(s, _, _)| s.to_string()),
                     regime: diagnose::regime_of(r),
-                    findings: diagnose::diagnose(r),
+                    diagnosis: diagnose::diagnose(r),
                     metrics: r.profiled.metrics.clone(),
                 })
                 .collect(),
@@ -133,24 +135,9 @@ impl TableReport {
             .collect();
         out += &profiler::table::render(&headers, &rows);
         out += &checks_text(&self.checks);
-        out += "\nDiagnosis (regime, then each cause the rules found; `cargo xtask profile --kernel K` explains one kernel):\n";
+        out += "\nDiagnosis (what binds each kernel and the first fix; `cargo xtask profile --kernel K` explains one):\n";
         for r in &self.rows {
-            let causes: Vec<String> = r
-                .findings
-                .iter()
-                .filter(|f| f.rule != "regime")
-                .map(|f| f.verdict.clone())
-                .collect();
-            out += &format!(
-                "  {}: {}{}\n",
-                r.label,
-                r.regime.clone().unwrap_or_else(|| "regime n/a".into()),
-                if causes.is_empty() {
-                    String::new()
-                } else {
-                    format!("; {}", causes.join("; "))
-                }
-            );
+            out += &format!("  {}: {}\n", r.label, r.diagnosis.headline);
         }
         out
     }
@@ -275,113 +262,20 @@ pub fn checks_text(checks: &[Check]) -> String {
     out
 }
 
-/// `profile`'s summary of one kernel: SOL, occupancy, stalls, memory workload, launch, and
-/// the diagnosis.
-pub fn profile_text(row: &Row) -> String {
-    profile_text_with(row, &diagnose::diagnose(row))
-}
-
-/// [`profile_text`] with the diagnosis given (`profile --source` points its findings at lines).
-pub fn profile_text_with(row: &Row, findings: &[diagnose::Finding]) -> String {
-    let num = |name: &str| row.m(name);
-    let show =
-        |x: Option<f64>, unit: &str| x.map_or("n/a".into(), |v| format!("{}{unit}", fmt_value(v)));
-    let pct = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:.1} %"));
-    let mut out = format!(
-        "== {}{}  ({}: grid {}, block {}, {} registers/thread)\n",
-        row.label,
-        match row.verified {
-            Some(false) => " — result FAILED verification",
-            _ => "",
-        },
+/// `profile`'s summary of one lab kernel: the verdict first, then the numbers and the ranked
+/// findings (see [`profiler::report::kernel_text`]), marked when its result was wrong.
+pub fn profile_text(row: &Row, d: &Diagnosis) -> String {
+    let title = match row.verified {
+        Some(false) => format!("{} — result FAILED verification", row.label),
+        _ => row.label.clone(),
+    };
+    let launch = format!(
+        "{}: grid {}, block {}, {} registers/thread",
         row.profiled.kernel,
         row.profiled.grid,
         row.profiled.block,
-        show(num(m::REGISTERS), "")
+        row.m(profiler::ncu::metrics::REGISTERS)
+            .map_or("n/a".into(), fmt_value)
     );
-    out += &format!(
-        "  Speed of Light   compute (SM) {}  memory {}  DRAM {}  L1 {}  L2 {}\n",
-        pct(num(m::SM_PCT)),
-        pct(num(m::MEM_PCT)),
-        pct(num(m::DRAM_PCT)),
-        pct(num(m::L1_PCT)),
-        pct(num(m::L2_PCT))
-    );
-    let limits: Vec<(&str, f64)> = m::OCC_LIMITS
-        .iter()
-        .filter_map(|(w, n)| Some((*w, num(n)?)))
-        .collect();
-    let limiter = limits
-        .iter()
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map_or("n/a".to_string(), |(w, n)| {
-            format!("{w} ({} blocks/SM)", fmt_value(*n))
-        });
-    out += &format!(
-        "  Occupancy        achieved {} of theoretical {}; limiter: {}\n",
-        pct(num(m::ACHIEVED_OCC)),
-        pct(num(m::THEORETICAL_OCC)),
-        limiter
-    );
-    out += &format!(
-        "  Launch           {} blocks, {} waves per SM, {} SMs\n",
-        show(row.blocks(), ""),
-        show(num(m::WAVES), ""),
-        show(num(m::SM_COUNT), "")
-    );
-    let stalls: Vec<String> = row
-        .stalls()
-        .iter()
-        .filter(|(s, v)| *s != "selected" && *v > 0.0)
-        .take(4)
-        .map(|(s, v)| format!("{s} {v:.2}"))
-        .collect();
-    out += &format!(
-        "  Warp stalls      {} (warps stalled per issued instruction)\n",
-        if stalls.is_empty() {
-            "n/a".into()
-        } else {
-            stalls.join(", ")
-        }
-    );
-    out += &format!(
-        "  Global memory    loads {} sectors/request ({} of 32 B used per sector), stores {} sectors/request ({} B used)\n",
-        show(row.ratio(m::GLD_SECTORS, m::GLD_REQ), ""),
-        show(num(m::GLD_BYTES_PER_SECTOR), ""),
-        show(row.ratio(m::GST_SECTORS, m::GST_REQ), ""),
-        show(num(m::GST_BYTES_PER_SECTOR), "")
-    );
-    out += &format!(
-        "  Shared memory    loads {} requests, {} wavefronts/request, {} conflicts; stores {} requests, {} wavefronts/request, {} conflicts\n",
-        show(num(m::SH_LD_REQ), ""),
-        show(row.ratio(m::SH_LD_WAVEFRONTS, m::SH_LD_REQ), ""),
-        show(num(m::SH_LD_CONFLICTS), ""),
-        show(num(m::SH_ST_REQ), ""),
-        show(row.ratio(m::SH_ST_WAVEFRONTS, m::SH_ST_REQ), ""),
-        show(num(m::SH_ST_CONFLICTS), "")
-    );
-    let local = num(m::LOCAL_LD_BYTES).unwrap_or(0.0) + num(m::LOCAL_ST_BYTES).unwrap_or(0.0);
-    out += &format!(
-        "  Local memory     {} bytes (spills)\n",
-        if num(m::LOCAL_LD_BYTES).is_some() {
-            fmt_value(local)
-        } else {
-            "n/a".into()
-        }
-    );
-    out += &format!(
-        "  Time under ncu   {} µs (replayed with clock/cache control: compare kernels, not a speed)\n",
-        num(m::DURATION).map_or("n/a".into(), |ns| format!("{:.1}", ns / 1e3))
-    );
-    out += "  Diagnosis\n";
-    for f in findings {
-        out += &format!("    [{}] {}\n        {}\n", f.rule, f.verdict, f.evidence);
-        if let Some(at) = &f.at {
-            out += &format!("        at: {at}\n");
-        }
-        if !f.fix.is_empty() {
-            out += &format!("        fix: {}\n", f.fix);
-        }
-    }
-    out
+    profiler::report::kernel_text(&title, &launch, row, d)
 }

@@ -15,6 +15,7 @@ pub use reductions::reductions;
 pub use transposes::transposes;
 
 use super::metrics::{Column, Row};
+use profiler::ncu::Counters;
 
 /// How far a measurement may sit from a predicted number.
 #[derive(Clone, Copy, Debug, PartialEq)]

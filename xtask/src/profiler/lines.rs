@@ -2,29 +2,34 @@
 //! attributes to instructions says where most of it happens (`barrier stalls: 83 % at
 //! reduce.rs:86`), or, in a kernel without line tables, at which SASS instruction.
 
-use super::Finding;
 use crate::asm::counts::InstClass;
 use crate::asm::sass::classify;
-use crate::profiler::metrics::Row;
 use crate::profiler::source::{KernelSource, Origin, Totals};
+use profiler::diagnose::Diagnosis;
+use profiler::ncu::Counters;
 
-/// Fills each finding's `at` that this kernel's source lines can answer.
-pub fn locate(row: &Row, findings: &mut [Finding], k: &KernelSource) {
-    for f in findings.iter_mut() {
+/// Fills the `at` of each finding that this kernel's source lines can answer.
+pub fn locate(c: &dyn Counters, d: &mut Diagnosis, k: &KernelSource) {
+    for f in d.all_mut() {
+        let stall = |reason: &str| biggest(k, &format!("{reason} stalls"), |t| t.stall(reason));
         f.at = match f.rule {
-            "stall" => row.dominant_stall().and_then(|(reason, _, _)| {
-                biggest(k, &format!("{reason} stalls"), |t| t.stall(reason))
-            }),
+            "stall" => c.dominant_stall().and_then(|(reason, _, _)| stall(reason)),
+            "barrier" => stall("barrier"),
+            "latency" | "async-stages" | "occupancy" => stall("long_scoreboard"),
             "bank-conflicts" => biggest(k, "extra shared wavefronts", |t| {
                 t.shared_excess.unwrap_or(0)
             }),
             "coalescing" => biggest(k, "extra global sectors", |t| t.global_excess.unwrap_or(0)),
-            "atomics" => class_at(k, InstClass::Atomic, "the atomics"),
+            "atomics" => class_at(k, |op| classify(op) == InstClass::Atomic, "the atomics"),
             "regime" if f.verdict.starts_with("atomic-bound") => {
-                class_at(k, InstClass::Atomic, "the atomics")
+                class_at(k, |op| classify(op) == InstClass::Atomic, "the atomics")
             }
-            "spills" => class_at(k, InstClass::Local { load: true }, "local loads")
-                .or_else(|| class_at(k, InstClass::Local { load: false }, "local stores")),
+            "spills" => class_at(
+                k,
+                |op| matches!(classify(op), InstClass::Local { .. }),
+                "local loads and stores",
+            ),
+            "sfu" => class_at(k, |op| op.starts_with("MUFU"), "the special functions"),
             _ => None,
         };
     }
@@ -66,10 +71,10 @@ fn biggest(k: &KernelSource, what: &str, metric: impl Fn(&Totals) -> u64) -> Opt
 }
 
 /// `the atomics: REDG.E.ADD.F32.FTZ.RN.STRONG.GPU at reduce.rs:44 (`…`)`: where the
-/// instructions of `class` are (the first one, and how many more).
-fn class_at(k: &KernelSource, class: InstClass, what: &str) -> Option<String> {
+/// instructions `is` picks are (the first one, and how many more).
+fn class_at(k: &KernelSource, is: impl Fn(&str) -> bool, what: &str) -> Option<String> {
     let hits: Vec<usize> = (0..k.insts.len())
-        .filter(|&i| classify(&k.insts[i].opcode) == class)
+        .filter(|&i| is(&k.insts[i].opcode))
         .collect();
     let &first = hits.first()?;
     let inst = &k.insts[first];

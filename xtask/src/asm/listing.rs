@@ -1,9 +1,11 @@
 //! The default mode: a kernel's PTX or SASS; with `--source` the source lines in between (each
 //! charged to the kernel line that inlined it, see [`super::source`]); with `--live` the
-//! registers live at each SASS instruction, the kernel's peak and its instruction mix.
+//! registers live at each SASS instruction, the kernel's peak and its instruction mix. SASS
+//! rows carry their control bits ([`super::control`]), and a row that waits on a scoreboard
+//! names the instructions it waits for.
 
 use super::source::{Frame, Sources};
-use super::{Build, View, print_json, ptx, sass};
+use super::{Build, View, control, print_json, ptx, sass};
 use anyhow::{Result, bail};
 use catalog::{Backend, Format};
 use serde::Serialize;
@@ -22,6 +24,9 @@ struct Listing {
     /// With `--live`: the peak and the mix.
     #[serde(skip_serializing_if = "Option::is_none")]
     live: Option<LiveSummary>,
+    /// SASS: the stall cycles its instructions schedule, each counted once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stall_cycles: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -72,12 +77,12 @@ pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()
         }
         for name in b.kernels(patterns) {
             let backend = b.backend;
-            let (lines, live) = if sass_view {
+            let (lines, live, stall_cycles) = if sass_view {
                 let s = b.sass()?;
                 let Some(f) = s.function(&name) else {
                     bail!("'{name}' is missing from the {backend} SASS");
                 };
-                let lines = sass_lines(f, source, view.live, &mut sources);
+                let lines = sass_lines(f, source, view.live, true, &mut sources);
                 let live = view.live.then(|| {
                     let peak = f.peak();
                     let counts = f.counts();
@@ -98,10 +103,10 @@ pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()
                         mix: counts.mix(),
                     }
                 });
-                (lines, live)
+                (lines, live, Some(control::stall_cycles(f)))
             } else {
                 let f = b.module.entry(&name).expect("kernels() lists entries");
-                (ptx_lines(f, &b.module, source, &mut sources), None)
+                (ptx_lines(f, &b.module, source, &mut sources), None, None)
             };
             out.push(Listing {
                 kernel: name,
@@ -110,6 +115,7 @@ pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()
                 lines,
                 no_source,
                 live,
+                stall_cycles,
             });
         }
     }
@@ -134,8 +140,14 @@ pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()
                  instruction (nvdisasm --life-range-mode count)"
             );
         }
+        if l.stall_cycles.is_some() {
+            println!("{}", control::LEGEND);
+        }
         for line in &l.lines {
             println!("{line}");
+        }
+        if let Some(n) = l.stall_cycles {
+            println!("// stall cycles scheduled: {n} (each instruction once)");
         }
         if let Some(s) = &l.live {
             println!("{}", live_summary(s));
@@ -244,15 +256,18 @@ fn shown(chain: &[Frame]) -> &[Frame] {
 }
 
 /// nvdisasm-style lines: `/*0160*/  @!P0 LDS R3, [R9] ;`, labels flush left; with `live`, the
-/// registers live at the instruction after its address.
+/// registers live at the instruction after its address; with `control`, its control bits
+/// ([`control::Control::columns`]) and, where it waits on a scoreboard, what for.
 pub fn sass_lines(
     f: &sass::Function,
     source: bool,
     live: bool,
+    control: bool,
     sources: &mut Sources,
 ) -> Vec<String> {
     let mut out = Vec::new();
     let mut last: Option<&[Frame]> = None;
+    let schedule = if control { control::schedule(f) } else { None };
     for l in &f.lines {
         match l {
             sass::Line::Inst { addr, inst } => {
@@ -273,8 +288,17 @@ pub fn sass_lines(
                 } else {
                     String::new()
                 };
+                let bits = match f.control.get(addr) {
+                    Some(c) if control => format!(" {}", c.columns()),
+                    _ => String::new(),
+                };
+                let waits = schedule
+                    .as_ref()
+                    .and_then(|s| s.describe(*addr))
+                    .map(|w| format!("  // {w}"))
+                    .unwrap_or_default();
                 out.push(format!(
-                    "        /*{addr:04x}*/{regs} {guard:>6} {}{ops} ;",
+                    "        /*{addr:04x}*/{regs}{bits} {guard:>6} {}{ops} ;{waits}",
                     inst.opcode
                 ));
             }

@@ -220,7 +220,7 @@ fn stems(base: &str, rows: &[Row], opts: &NcuOptions) -> Result<Vec<Option<PathB
             candidates
                 .iter()
                 .find(|s| {
-                    std::fs::read_to_string(source::file(s, source::SASS_PAGE)).is_ok_and(|t| {
+                    source::read_page(s, source::SASS_PAGE).is_ok_and(|t| {
                         t.contains(&format!(
                             "\"Kernel Name\",\"{}\"",
                             function_name(&r.profiled.kernel)

@@ -15,9 +15,9 @@
 //!   barrier, none on one), which would charge `__syncthreads()`'s wait to the line after it.
 //!
 //! A capture's files, beside its raw page `<stem>.raw.csv`: `<stem>.source-sass.csv` and
-//! `<stem>.source-cuda-sass.csv` (the two pages), and `<stem>.source-lines.json` (the line
-//! map, [`lines::LineMap`], written when the capture is made so that reading it back later
-//! does not depend on the PTX of the day).
+//! `<stem>.source-cuda-sass.csv` (the two pages, each read gzipped too: `….csv.gz`), and
+//! `<stem>.source-lines.json` (the line map, [`lines::LineMap`], written when the capture is
+//! made so that reading it back later does not depend on the PTX of the day).
 
 pub mod lines;
 pub mod page;
@@ -45,6 +45,40 @@ pub const LINE_MAP: &str = "source-lines.json";
 /// `<stem>.<suffix>`.
 pub fn file(stem: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(format!("{}.{suffix}", stem.display()))
+}
+
+/// The text of `<stem>.<suffix>`, or of `<stem>.<suffix>.gz` gunzipped when only that exists.
+pub fn read_page(stem: &Path, suffix: &str) -> Result<String> {
+    let plain = file(stem, suffix);
+    let packed = file(stem, &format!("{suffix}.gz"));
+    if !plain.is_file() && packed.is_file() {
+        return super::capture::read_text(&packed);
+    }
+    super::capture::read_text(&plain)
+}
+
+/// One kernel's instructions as ncu sampled them, in address order: offset from the kernel's
+/// first instruction, opcode, warp-state samples by reason (barrier samples moved onto the
+/// barrier, see the module documentation). Reads the `sass` page alone (`<stem>.source-sass.csv`
+/// or `.csv.gz`), so needs no line map: what a page that heats each SASS instruction reads.
+pub fn instruction_samples(stem: &Path, function: &str) -> Result<Vec<page::Inst>> {
+    let text = read_page(stem, SASS_PAGE).with_context(|| {
+        format!(
+            "no source page {}: profile with --source to collect it",
+            file(stem, SASS_PAGE).display()
+        )
+    })?;
+    let kernels = page::parse_sass(&text)
+        .with_context(|| format!("parsing {}", file(stem, SASS_PAGE).display()))?;
+    let Some(k) = kernels.into_iter().find(|k| k.function == function) else {
+        bail!(
+            "{} has no kernel {function}",
+            file(stem, SASS_PAGE).display()
+        );
+    };
+    let mut insts = k.insts;
+    move_barrier_samples(&mut insts);
+    Ok(insts)
 }
 
 /// A source line as shown.
@@ -188,7 +222,7 @@ impl KernelSource {
 /// `<stem>.source-lines.json` when `save`).
 pub fn read(stem: &Path, backend: &str, save: bool) -> Result<Vec<KernelSource>> {
     let sass = file(stem, SASS_PAGE);
-    let text = std::fs::read_to_string(&sass).with_context(|| {
+    let text = read_page(stem, SASS_PAGE).with_context(|| {
         format!(
             "no source page {}: profile with --source to collect it",
             sass.display()
@@ -198,7 +232,7 @@ pub fn read(stem: &Path, backend: &str, save: bool) -> Result<Vec<KernelSource>>
     if kernels.is_empty() {
         bail!("{} holds no kernel", sass.display());
     }
-    let (ncu, no_lines) = match std::fs::read_to_string(file(stem, CUDA_PAGE)) {
+    let (ncu, no_lines) = match read_page(stem, CUDA_PAGE) {
         Ok(t) => page::parse_cuda_sass(&t)
             .with_context(|| format!("parsing {}", file(stem, CUDA_PAGE).display()))?,
         Err(_) => (Vec::new(), Vec::new()),
@@ -566,6 +600,29 @@ mod tests {
         assert!(texts.changed.is_empty());
         assert_eq!(texts.place(&frame(1)).text, "let a = 2;");
         assert_eq!(texts.changed.len(), 1);
+    }
+
+    /// A gzipped page reads like the plain one; barrier samples land on the barrier.
+    #[test]
+    fn instruction_samples_read_a_gzipped_page() {
+        use std::io::Write;
+        let page = "\"Kernel Name\",\"k\",\n\
+\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\",\"Instructions Executed\",\"stall_barrier\",\"stall_long_sb\"\n\
+\"0x7f0000001000\",\"      LDG.E R0, desc[UR6][R6.64]\",\"3\",\"32\",\"0\",\"0\"\n\
+\"0x7f0000001010\",\"      BAR.SYNC.DEFER_BLOCKING 0x0\",\"1\",\"32\",\"0\",\"0\"\n\
+\"0x7f0000001020\",\"      STS [R9], R0\",\"50\",\"32\",\"20\",\"30\"\n";
+        let dir = std::env::temp_dir().join(format!("xtask-gz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let stem = dir.join("src-llvm");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(page.as_bytes()).unwrap();
+        std::fs::write(file(&stem, "source-sass.csv.gz"), gz.finish().unwrap()).unwrap();
+        let insts = instruction_samples(&stem, "k").unwrap();
+        assert_eq!(insts.len(), 3);
+        assert_eq!((insts[2].offset, insts[2].opcode.as_str()), (0x20, "STS"));
+        assert_eq!((insts[1].counts.samples, insts[2].counts.samples), (21, 30));
+        assert!(instruction_samples(&stem, "other").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

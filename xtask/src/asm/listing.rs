@@ -179,6 +179,57 @@ fn live_summary(s: &LiveSummary) -> String {
 /// A PTX source position: `.file` number, line, column.
 type Position = (u32, u32, u32);
 
+/// One line of a function's PTX as listed (the `.loc` lines themselves are not).
+pub struct PtxRow<'a> {
+    pub text: &'a str,
+    /// An instruction (not a label, directive, brace or comment).
+    pub inst: bool,
+    /// A `$L__tmp`/`$L__func` label, which the line tables use and a reader does not.
+    pub debug_label: bool,
+    /// For an instruction, the inline chain of the `.loc` in effect (rebuilt from each
+    /// `.loc`'s `inlined_at`, innermost first); `None` before any `.loc` or after a line-0 one.
+    pub chain: Option<Vec<Frame>>,
+    /// A `.loc` came since the previous instruction.
+    pub fresh: bool,
+}
+
+/// The function's PTX lines with the source position of each instruction.
+pub fn ptx_rows<'a>(f: &'a ptx::Function, m: &ptx::Module) -> Vec<PtxRow<'a>> {
+    let mut out = Vec::new();
+    // Each position's own call site, as its latest `.loc` gave it.
+    let mut sites: HashMap<Position, Option<Position>> = HashMap::new();
+    let mut current: Option<Vec<Frame>> = None;
+    let mut fresh = false;
+    for raw in &f.text {
+        let t = raw.trim_start();
+        if let Some(rest) = t.strip_prefix(".loc") {
+            if let Some(loc) = ptx::Loc::parse(rest) {
+                sites.insert((loc.file, loc.line, loc.col), loc.inlined_at);
+                current = (loc.line != 0).then(|| chain(&loc, &sites, m));
+                fresh = current.is_some();
+            }
+            continue;
+        }
+        let inst = !(t.is_empty()
+            || t.starts_with('.')
+            || t.starts_with("//")
+            || t.starts_with('{')
+            || t.starts_with('}')
+            || t.trim_end().ends_with(':'));
+        out.push(PtxRow {
+            text: raw,
+            inst,
+            debug_label: t.starts_with("$L__tmp") || t.starts_with("$L__func"),
+            chain: if inst { current.clone() } else { None },
+            fresh: inst && fresh,
+        });
+        if inst {
+            fresh = false;
+        }
+    }
+    out
+}
+
 /// The function's PTX as written; with `source`, before each instruction whose `.loc` moved,
 /// the source line it is charged to and the lines inlined into it (the chain is rebuilt from
 /// each `.loc`'s `inlined_at`), and the `.loc` lines themselves disappear.
@@ -189,36 +240,22 @@ pub fn ptx_lines(
     sources: &mut Sources,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    // Each position's own call site, as its latest `.loc` gave it.
-    let mut sites: HashMap<Position, Option<Position>> = HashMap::new();
-    let mut pending: Option<Vec<Frame>> = None;
     let mut last: Option<Vec<Frame>> = None;
-    for raw in &f.text {
-        let t = raw.trim_start();
-        if let Some(rest) = t.strip_prefix(".loc") {
-            if source && let Some(loc) = ptx::Loc::parse(rest) {
-                sites.insert((loc.file, loc.line, loc.col), loc.inlined_at);
-                pending = (loc.line != 0).then(|| chain(&loc, &sites, m));
-            }
+    for row in ptx_rows(f, m) {
+        if source && row.debug_label {
             continue;
         }
-        if source && (t.starts_with("$L__tmp") || t.starts_with("$L__func")) {
-            continue;
-        }
-        let is_inst = !(t.is_empty()
-            || t.starts_with('.')
-            || t.starts_with("//")
-            || t.starts_with('{')
-            || t.starts_with('}')
-            || t.trim_end().ends_with(':'));
-        if is_inst && let Some(c) = pending.take() {
-            let key = shown(&c);
+        if source
+            && row.fresh
+            && let Some(c) = &row.chain
+        {
+            let key = shown(c);
             if last.as_deref() != Some(key) {
-                out.extend(sources.annotate_chain(&c));
+                out.extend(sources.annotate_chain(c));
                 last = Some(key.to_vec());
             }
         }
-        out.push(raw.clone());
+        out.push(row.text.to_string());
     }
     out
 }

@@ -262,7 +262,8 @@ impl Browser {
         self.reply(id, method)
     }
 
-    /// Opens `url` and waits for its load event.
+    /// Opens `url` and waits for its load event (a late one of the page before does not
+    /// count: the document must be `url`'s, complete).
     pub fn navigate(&mut self, url: &str) -> Result<(), String> {
         self.events.clear();
         self.call("Page.navigate", json!({ "url": url }))?;
@@ -273,7 +274,10 @@ impl Browser {
             }
             let v = self.read()?;
             if v["method"] == "Page.loadEventFired" {
-                return Ok(());
+                let state = self.eval("[location.href, document.readyState]")?;
+                if state[0] == url && state[1] == "complete" {
+                    return Ok(());
+                }
             }
         }
     }

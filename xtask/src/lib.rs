@@ -3,6 +3,7 @@
 //! tests use directly.
 //!
 //! - [`asm`]: PTX and SASS read, counted, listed, diffed and checked.
+//! - [`explore`]: a kernel's source, PTX and SASS as one linked HTML page.
 //! - [`bench`]: `lab bench` run, its results file found, recorded and plotted.
 //! - [`compare`]: two kernels, compilers or results files compared: time verdict, counters,
 //!   the recorded prediction checked, SASS.
@@ -20,6 +21,7 @@ pub mod bench;
 pub mod commands;
 pub mod compare;
 pub mod experiment_log;
+pub mod explore;
 pub mod nvvm;
 pub mod plot;
 pub mod process;

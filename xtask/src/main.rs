@@ -1,10 +1,10 @@
 //! `cargo xtask`: one front end for the lab, its subcommands in the chapter's workflow order:
-//! build the PTX and read it (`ptx`, `asm`), measure (`bench`), find where the time goes
+//! build the PTX and read it (`ptx`, `asm`, `explore`), measure (`bench`), find where the time goes
 //! (`nsys`, `profile`, `ncu-table`, `ncu-transpose`), re-measure two versions (`compare`),
 //! check correctness (`sanitize`), keep the log (`log`), draw the results (`plot`), and ship
 //! (`dist`).
 //!
-//! Build-side commands (`ptx`, `asm`, `log`, `plot`, `dist`) need no GPU; run-side commands
+//! Build-side commands (`ptx`, `asm`, `explore`, `log`, `plot`, `dist`) need no GPU; run-side commands
 //! (`bench`, `nsys`, `profile`, `ncu-table`, `ncu-transpose`, `sanitize`) need one and work from
 //! the compiled xtask binary with the host binary `lab` beside it, so they run on a machine
 //! without cargo.
@@ -39,6 +39,18 @@ enum Command {
   cargo xtask asm --diff reduce_v2_f32 --backend llvm,nvcc --sass
   cargo xtask asm --check")]
     Asm(commands::asm::Args),
+    /// A kernel's source, PTX and SASS as one HTML page, linked both ways, with control bits and warp-state samples
+    ///
+    /// One self-contained page per kernel (or per pair: two kernels, or one kernel on two
+    /// compilers) under target/explore/: select a source line and its PTX and SASS light up,
+    /// select an instruction and its line does. SASS rows carry their control bits, the live
+    /// registers and what each scoreboard wait is for; with --capture, ncu's warp-state samples
+    /// per instruction as a heat column.
+    #[command(after_help = "Examples:
+  cargo xtask explore --kernel reduce_v3
+  cargo xtask explore reduce_v3 reduce_v5 --capture
+  cargo xtask explore reduce_v6_f32 --backend llvm,nvvm --capture xtask/tests/fixtures/ncu/capture")]
+    Explore(commands::explore::Args),
     /// Every kernel against CUB and the ceilings measured in the same run, plus the launch gap
     #[command(
         long_about = "Runs `lab bench` (the binary beside this one) with the flags passed through and writes its results file under results/bench/. `cargo xtask bench --help` shows lab's flags; xtask adds two of its own: `--record \"change; hypothesis\"` appends the measured rows to the experiment log, and `--plot DIR` draws the run's charts into DIR (as `cargo xtask plot`).",
@@ -146,6 +158,7 @@ fn main() {
     let result = match cli.command {
         Command::Ptx(args) => commands::ptx::run(&args),
         Command::Asm(args) => commands::asm::run(&args),
+        Command::Explore(args) => commands::explore::run(&args),
         Command::Bench(args) => commands::bench::run(&args, cli.quiet),
         Command::Compare(args) => commands::compare::run(&args),
         Command::Nsys(args) => commands::nsys::run(&args),

@@ -125,7 +125,7 @@ fn normalized(b: &mut Build, name: &str, sass: bool, sources: &mut Sources) -> R
     let lines = if sass {
         let s = b.sass()?;
         let f = s.function(name).expect("kernel_stats checked it");
-        listing::sass_lines(f, false, false, sources)
+        listing::sass_lines(f, false, false, false, sources)
             .into_iter()
             .map(|l| match l.find("*/") {
                 Some(i) => l[i + 2..].trim().to_string(),

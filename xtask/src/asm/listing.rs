@@ -1,9 +1,11 @@
 //! The default mode: a kernel's PTX or SASS; with `--source` the source lines in between (each
 //! charged to the kernel line that inlined it, see [`super::source`]); with `--live` the
-//! registers live at each SASS instruction, the kernel's peak and its instruction mix.
+//! registers live at each SASS instruction, the kernel's peak and its instruction mix. SASS
+//! rows carry their control bits ([`super::control`]), and a row that waits on a scoreboard
+//! names the instructions it waits for.
 
 use super::source::{Frame, Sources};
-use super::{Build, View, print_json, ptx, sass};
+use super::{Build, View, control, print_json, ptx, sass};
 use anyhow::{Result, bail};
 use catalog::{Backend, Format};
 use serde::Serialize;
@@ -22,6 +24,9 @@ struct Listing {
     /// With `--live`: the peak and the mix.
     #[serde(skip_serializing_if = "Option::is_none")]
     live: Option<LiveSummary>,
+    /// SASS: the stall cycles its instructions schedule, each counted once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stall_cycles: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -72,12 +77,12 @@ pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()
         }
         for name in b.kernels(patterns) {
             let backend = b.backend;
-            let (lines, live) = if sass_view {
+            let (lines, live, stall_cycles) = if sass_view {
                 let s = b.sass()?;
                 let Some(f) = s.function(&name) else {
                     bail!("'{name}' is missing from the {backend} SASS");
                 };
-                let lines = sass_lines(f, source, view.live, &mut sources);
+                let lines = sass_lines(f, source, view.live, true, &mut sources);
                 let live = view.live.then(|| {
                     let peak = f.peak();
                     let counts = f.counts();
@@ -98,10 +103,10 @@ pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()
                         mix: counts.mix(),
                     }
                 });
-                (lines, live)
+                (lines, live, Some(control::stall_cycles(f)))
             } else {
                 let f = b.module.entry(&name).expect("kernels() lists entries");
-                (ptx_lines(f, &b.module, source, &mut sources), None)
+                (ptx_lines(f, &b.module, source, &mut sources), None, None)
             };
             out.push(Listing {
                 kernel: name,
@@ -110,6 +115,7 @@ pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()
                 lines,
                 no_source,
                 live,
+                stall_cycles,
             });
         }
     }
@@ -134,8 +140,14 @@ pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()
                  instruction (nvdisasm --life-range-mode count)"
             );
         }
+        if l.stall_cycles.is_some() {
+            println!("{}", control::LEGEND);
+        }
         for line in &l.lines {
             println!("{line}");
+        }
+        if let Some(n) = l.stall_cycles {
+            println!("// stall cycles scheduled: {n} (each instruction once)");
         }
         if let Some(s) = &l.live {
             println!("{}", live_summary(s));
@@ -167,6 +179,57 @@ fn live_summary(s: &LiveSummary) -> String {
 /// A PTX source position: `.file` number, line, column.
 type Position = (u32, u32, u32);
 
+/// One line of a function's PTX as listed (the `.loc` lines themselves are not).
+pub struct PtxRow<'a> {
+    pub text: &'a str,
+    /// An instruction (not a label, directive, brace or comment).
+    pub inst: bool,
+    /// A `$L__tmp`/`$L__func` label, which the line tables use and a reader does not.
+    pub debug_label: bool,
+    /// For an instruction, the inline chain of the `.loc` in effect (rebuilt from each
+    /// `.loc`'s `inlined_at`, innermost first); `None` before any `.loc` or after a line-0 one.
+    pub chain: Option<Vec<Frame>>,
+    /// A `.loc` came since the previous instruction.
+    pub fresh: bool,
+}
+
+/// The function's PTX lines with the source position of each instruction.
+pub fn ptx_rows<'a>(f: &'a ptx::Function, m: &ptx::Module) -> Vec<PtxRow<'a>> {
+    let mut out = Vec::new();
+    // Each position's own call site, as its latest `.loc` gave it.
+    let mut sites: HashMap<Position, Option<Position>> = HashMap::new();
+    let mut current: Option<Vec<Frame>> = None;
+    let mut fresh = false;
+    for raw in &f.text {
+        let t = raw.trim_start();
+        if let Some(rest) = t.strip_prefix(".loc") {
+            if let Some(loc) = ptx::Loc::parse(rest) {
+                sites.insert((loc.file, loc.line, loc.col), loc.inlined_at);
+                current = (loc.line != 0).then(|| chain(&loc, &sites, m));
+                fresh = current.is_some();
+            }
+            continue;
+        }
+        let inst = !(t.is_empty()
+            || t.starts_with('.')
+            || t.starts_with("//")
+            || t.starts_with('{')
+            || t.starts_with('}')
+            || t.trim_end().ends_with(':'));
+        out.push(PtxRow {
+            text: raw,
+            inst,
+            debug_label: t.starts_with("$L__tmp") || t.starts_with("$L__func"),
+            chain: if inst { current.clone() } else { None },
+            fresh: inst && fresh,
+        });
+        if inst {
+            fresh = false;
+        }
+    }
+    out
+}
+
 /// The function's PTX as written; with `source`, before each instruction whose `.loc` moved,
 /// the source line it is charged to and the lines inlined into it (the chain is rebuilt from
 /// each `.loc`'s `inlined_at`), and the `.loc` lines themselves disappear.
@@ -177,36 +240,22 @@ pub fn ptx_lines(
     sources: &mut Sources,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    // Each position's own call site, as its latest `.loc` gave it.
-    let mut sites: HashMap<Position, Option<Position>> = HashMap::new();
-    let mut pending: Option<Vec<Frame>> = None;
     let mut last: Option<Vec<Frame>> = None;
-    for raw in &f.text {
-        let t = raw.trim_start();
-        if let Some(rest) = t.strip_prefix(".loc") {
-            if source && let Some(loc) = ptx::Loc::parse(rest) {
-                sites.insert((loc.file, loc.line, loc.col), loc.inlined_at);
-                pending = (loc.line != 0).then(|| chain(&loc, &sites, m));
-            }
+    for row in ptx_rows(f, m) {
+        if source && row.debug_label {
             continue;
         }
-        if source && (t.starts_with("$L__tmp") || t.starts_with("$L__func")) {
-            continue;
-        }
-        let is_inst = !(t.is_empty()
-            || t.starts_with('.')
-            || t.starts_with("//")
-            || t.starts_with('{')
-            || t.starts_with('}')
-            || t.trim_end().ends_with(':'));
-        if is_inst && let Some(c) = pending.take() {
-            let key = shown(&c);
+        if source
+            && row.fresh
+            && let Some(c) = &row.chain
+        {
+            let key = shown(c);
             if last.as_deref() != Some(key) {
-                out.extend(sources.annotate_chain(&c));
+                out.extend(sources.annotate_chain(c));
                 last = Some(key.to_vec());
             }
         }
-        out.push(raw.clone());
+        out.push(row.text.to_string());
     }
     out
 }
@@ -244,15 +293,18 @@ fn shown(chain: &[Frame]) -> &[Frame] {
 }
 
 /// nvdisasm-style lines: `/*0160*/  @!P0 LDS R3, [R9] ;`, labels flush left; with `live`, the
-/// registers live at the instruction after its address.
+/// registers live at the instruction after its address; with `control`, its control bits
+/// ([`control::Control::columns`]) and, where it waits on a scoreboard, what for.
 pub fn sass_lines(
     f: &sass::Function,
     source: bool,
     live: bool,
+    control: bool,
     sources: &mut Sources,
 ) -> Vec<String> {
     let mut out = Vec::new();
     let mut last: Option<&[Frame]> = None;
+    let schedule = if control { control::schedule(f) } else { None };
     for l in &f.lines {
         match l {
             sass::Line::Inst { addr, inst } => {
@@ -273,8 +325,17 @@ pub fn sass_lines(
                 } else {
                     String::new()
                 };
+                let bits = match f.control.get(addr) {
+                    Some(c) if control => format!(" {}", c.columns()),
+                    _ => String::new(),
+                };
+                let waits = schedule
+                    .as_ref()
+                    .and_then(|s| s.describe(*addr))
+                    .map(|w| format!("  // {w}"))
+                    .unwrap_or_default();
                 out.push(format!(
-                    "        /*{addr:04x}*/{regs} {guard:>6} {}{ops} ;",
+                    "        /*{addr:04x}*/{regs}{bits} {guard:>6} {}{ops} ;{waits}",
                     inst.opcode
                 ));
             }

@@ -1,12 +1,14 @@
 //! What the Rust source became: a backend's PTX parsed ([`ptx`]), assembled and disassembled
-//! for sm_90 ([`sass`]), mapped back to source lines ([`source`]), counted by instruction
-//! class ([`counts`]), listed ([`listing`]), tabled ([`report`]) and diffed ([`diff`]), and
-//! checked against what the chapter teaches ([`ptxcheck`] on the PTX, [`checks`] on the SASS).
+//! for sm_90 ([`sass`]), its control bits decoded and followed ([`control`]), mapped back to
+//! source lines ([`source`]), counted by instruction class ([`counts`]), listed ([`listing`]),
+//! tabled ([`report`]) and diffed ([`diff`]), and checked against what the chapter teaches
+//! ([`ptxcheck`] on the PTX, [`checks`] on the SASS).
 //!
 //! Needs no GPU: only the PTX from `cargo xtask ptx` and the CUDA 13 tools that
 //! `scripts/setup.sh` puts in `.tools/cuda13/bin`.
 
 pub mod checks;
+pub mod control;
 pub mod counts;
 pub mod diff;
 pub mod listing;

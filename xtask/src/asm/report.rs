@@ -26,6 +26,9 @@ pub struct KernelStats {
     /// No loop left in the SASS holds a barrier or a shuffle: the tree and warp-sum loops
     /// were fully unrolled (v6's grid-stride loop is a loop by design and holds neither).
     pub unrolled: bool,
+    /// The fixed stall cycles the SASS schedules, each instruction counted once (its control
+    /// bits, [`super::control`]).
+    pub stall_cycles: u32,
 }
 
 impl KernelStats {
@@ -46,8 +49,10 @@ pub fn kernel_stats(b: &mut Build, name: &str) -> Result<KernelStats> {
     };
     let sass = f.counts();
     let live_peak = f.peak();
+    let stall_cycles = super::control::stall_cycles(f);
     Ok(KernelStats {
         live_peak,
+        stall_cycles,
         kernel: name.to_string(),
         backend,
         unrolled: sass.loops.with_sync == 0,
@@ -221,6 +226,7 @@ fn print_csv(rows: &[KernelStats]) -> Result<()> {
             "spill_stores",
             "spill_loads",
             "unrolled",
+            "stall_cycles",
         ]
         .map(String::from),
     );
@@ -242,6 +248,7 @@ fn print_csv(rows: &[KernelStats]) -> Result<()> {
             .map(|v| v.to_string()),
         );
         rec.push(r.unrolled.to_string());
+        rec.push(r.stall_cycles.to_string());
         rec.extend(counts(&r.ptx));
         w.write_record(&rec)?;
     }
@@ -256,8 +263,8 @@ barrier duplicated on two branch paths counts twice). pred: instructions under a
 guard (@P0). loops: backward branches left after unrolling; \"with sync\" when a loop holds a
 barrier or a shuffle. unrolled: no such loop (tree and warp-sum loops fully unrolled).
 regs/smem/stack/spill: from ptxas -v (smem is static shared memory; these kernels size theirs
-at launch). live: the most registers live at any one instruction (nvdisasm --life-range-mode
-count; `asm --live` lists them per instruction); regs is what ptxas allocates, which can be
+at launch). stall: the stall cycles the control bits schedule, each instruction counted once.
+live: the most registers live at any one instruction (nvdisasm --life-range-mode count; `asm --live` lists them per instruction); regs is what ptxas allocates, which can be
 more. generic: ld/st without a state space. Mix: int (integer and address arithmetic,
 compares), fp, cvt (conversions), mov (moves, IMAD.MOV, SEL), const/SR (constant bank and
 special registers: LDC, ULDC, S2R), pred (predicate logic), ctrl (EXIT, BSSY/BSYNC, WARPSYNC,
@@ -297,6 +304,7 @@ fn sass_table(rows: &[KernelStats]) -> Table {
         "smem",
         "stack",
         "spill st/ld",
+        "stall",
     ]);
     for r in rows {
         let (c, res) = (&r.sass, &r.resources);
@@ -319,6 +327,7 @@ fn sass_table(rows: &[KernelStats]) -> Table {
             Cell::new(res.smem),
             Cell::new(res.stack),
             Cell::new(format!("{}/{}", res.spill_stores, res.spill_loads)),
+            Cell::new(r.stall_cycles),
         ]);
     }
     t
@@ -397,6 +406,7 @@ pub(super) fn metrics(r: &KernelStats) -> Vec<(String, String)> {
         format!("{}/{}", res.spill_stores, res.spill_loads),
     ));
     m.push(("unrolled".into(), r.unrolled.to_string()));
+    m.push(("SASS stall cycles".into(), r.stall_cycles.to_string()));
     m.extend(
         r.ptx
             .metrics()

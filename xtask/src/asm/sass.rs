@@ -1,9 +1,11 @@
 //! SASS for sm_90: `ptxas -arch=sm_90 -lineinfo -v` assembles a PTX file into a cubin (its
 //! `-v` report gives registers, stack, spills, shared memory per kernel), and `nvdisasm -c`
 //! turns the cubin back into text, one listing per kernel: with `-gi`, each instruction's
-//! source line and the chain of calls it was inlined through; with `--life-range-mode count`,
-//! the registers live at each instruction.
+//! source line and the chain of calls it was inlined through, and with `-hex` the two 64-bit
+//! words of its encoding (whose control bits [`super::control`] decodes); with
+//! `--life-range-mode count`, the registers live at each instruction.
 
+use super::control::Control;
 use super::counts::{Counts, Inst, InstClass, Item, Loops};
 use super::source::Frame;
 use crate::util;
@@ -20,12 +22,15 @@ use std::sync::LazyLock;
 pub const ARCH: &str = "sm_90";
 
 /// One kernel's SASS.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Function {
     pub name: String,
     pub lines: Vec<Line>,
     /// Registers live at each instruction, by address (empty until [`life_ranges`] is read).
     pub live: BTreeMap<u32, Live>,
+    /// Each instruction's control bits, by address, decoded from its encoding (empty when
+    /// the listing was printed without `-hex`).
+    pub control: BTreeMap<u32, Control>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -87,11 +92,12 @@ pub fn assemble(ptx: &Path, cubin: &Path) -> Result<(PathBuf, BTreeMap<String, R
     Ok((cubin.to_path_buf(), parse_resources(&out.stderr)))
 }
 
-/// `nvdisasm -c -gi <cubin>`, parsed into one listing per kernel (`-gi` adds the source lines
-/// and their inline chains where the cubin has line info, and nothing where it has none).
+/// `nvdisasm -c -gi -hex <cubin>`, parsed into one listing per kernel (`-gi` adds the source
+/// lines and their inline chains where the cubin has line info, and nothing where it has none;
+/// `-hex` each instruction's encoding).
 pub fn disassemble(cubin: &Path) -> Result<Vec<Function>> {
     let mut cmd = Command::new(util::cuda_tool("nvdisasm")?);
-    cmd.args(["-c", "-gi"]).arg(cubin);
+    cmd.args(["-c", "-gi", "-hex"]).arg(cubin);
     let out = crate::process::capture(&mut cmd)?;
     let functions = parse_disassembly(&out.stdout);
     if functions.is_empty() {
@@ -273,18 +279,36 @@ static INST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@(!?U?P(?:T|\d+))\s+)?([A-Z0-9_.]+)\s*(.*?)\s*;")
         .unwrap()
 });
+/// The encoding `-hex` prints: the first 64-bit word after the instruction's `;`, the second
+/// alone on the next line.
+static WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*/\* 0x([0-9a-f]{16}) \*/\s*$").unwrap());
+static FIRST_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r";\s*/\* 0x([0-9a-f]{16}) \*/\s*$").unwrap());
 static SOURCE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"^\s*//## File "([^"]*)", line (\d+)( inlined at "[^"]*", line \d+)?"#).unwrap()
 });
 
-/// Splits `nvdisasm -c` output at each `.text.<kernel>:` and reads its instructions, labels
-/// and (with `-g` or `-gi`) source lines. Drops the padding after the last `EXIT`: the `BRA`
-/// to itself and the `NOP`s, so counts are of instructions that can run.
+/// Splits `nvdisasm -c` output at each `.text.<kernel>:` and reads its instructions, labels,
+/// (with `-g` or `-gi`) source lines and (with `-hex`) each instruction's control bits. Drops
+/// the padding after the last `EXIT`: the `BRA` to itself and the `NOP`s, so counts are of
+/// instructions that can run.
 pub fn parse_disassembly(text: &str) -> Vec<Function> {
     let mut functions: Vec<Function> = Vec::new();
     // Frames of an inline chain read so far (innermost first), until its outermost frame.
     let mut chain: Vec<Frame> = Vec::new();
+    // The last instruction whose first encoding word has been read: (address, word).
+    let mut first_word: Option<(u32, u64)> = None;
     for raw in text.lines() {
+        if let Some((addr, lo)) = first_word.take()
+            && let Some(c) = WORD.captures(raw)
+        {
+            let hi = u64::from_str_radix(&c[1], 16).unwrap_or(0);
+            if let Some(f) = functions.last_mut() {
+                f.control.insert(addr, Control::decode(lo, hi));
+            }
+            continue;
+        }
         let line = raw.trim();
         if let Some(name) = line
             .strip_prefix(".text.")
@@ -294,6 +318,7 @@ pub fn parse_disassembly(text: &str) -> Vec<Function> {
                 name: name.to_string(),
                 lines: Vec::new(),
                 live: BTreeMap::new(),
+                control: BTreeMap::new(),
             });
             chain.clear();
             continue;
@@ -316,8 +341,12 @@ pub fn parse_disassembly(text: &str) -> Vec<Function> {
             f.lines.push(Line::Source(std::mem::take(&mut chain)));
         }
         if let Some(c) = INST.captures(raw) {
+            let addr = u32::from_str_radix(&c[1], 16).unwrap_or(0);
+            first_word = FIRST_WORD
+                .captures(raw)
+                .map(|w| (addr, u64::from_str_radix(&w[1], 16).unwrap_or(0)));
             f.lines.push(Line::Inst {
-                addr: u32::from_str_radix(&c[1], 16).unwrap_or(0),
+                addr,
                 inst: Inst {
                     guard: c.get(2).map(|g| g.as_str().to_string()),
                     opcode: c[3].to_string(),
@@ -330,6 +359,15 @@ pub fn parse_disassembly(text: &str) -> Vec<Function> {
     }
     for f in &mut functions {
         trim_padding(&mut f.lines);
+        let kept: std::collections::BTreeSet<u32> = f
+            .lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::Inst { addr, .. } => Some(*addr),
+                _ => None,
+            })
+            .collect();
+        f.control.retain(|a, _| kept.contains(a));
     }
     functions
 }
@@ -467,6 +505,37 @@ k:
         assert!(matches!(&f.lines[2], Line::Inst { addr: 0x150, .. }));
     }
 
+    /// `nvdisasm -c -gi -hex`: each instruction's two encoding words, the second alone on the
+    /// next line (a source line may come between instructions, never between the words).
+    const HEX: &str = r#"
+.text.k:
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                                     /* 0x00000a00ff017b82 */
+                                                                                              /* 0x000fe20000000800 */
+	//## File "/lab/gpu-kernels/src/reduce.rs", line 86
+        /*0010*/                   S2R R5, SR_CTAID.X ;                                       /* 0x0000000000057919 */
+                                                                                              /* 0x000e220000002500 */
+        /*0020*/                   EXIT ;                                                     /* 0x000000000000794d */
+                                                                                              /* 0x000fea0003800000 */
+.L_x_1:
+        /*0030*/                   BRA `(.L_x_1);                                             /* 0xfffffffc00fc7947 */
+                                                                                              /* 0x000fc0000383ffff */
+"#;
+
+    #[test]
+    fn reads_each_instructions_control_bits() {
+        let f = &parse_disassembly(HEX)[0];
+        assert_eq!(
+            f.control.len(),
+            3,
+            "the padding's BRA is dropped: {:?}",
+            f.control
+        );
+        let s2r = f.control[&0x10];
+        assert_eq!((s2r.stall, s2r.write), (1, Some(0)));
+        assert_eq!(f.control[&0x20].stall, 5);
+        assert_eq!(f.insts().count(), 3);
+    }
+
     /// `nvdisasm -c --life-range-mode count`, abridged from reduce_v6_f32 [llvm].
     const LIFE: &str = "
                                                                                                   // | GPR   | PRED   | UGPR   | UPRED   |
@@ -500,6 +569,7 @@ k:
             name: "reduce_v6_f32".into(),
             lines: Vec::new(),
             live: v6.clone(),
+            control: BTreeMap::new(),
         };
         assert_eq!(
             f.peak(),

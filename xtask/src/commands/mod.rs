@@ -3,6 +3,7 @@ pub mod asm;
 pub mod bench;
 pub mod compare;
 pub mod dist;
+pub mod explore;
 pub mod log;
 pub mod model_check;
 pub mod ncu;

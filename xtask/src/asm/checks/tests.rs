@@ -23,6 +23,7 @@ fn stats(
         resources: Default::default(),
         live_peak: Default::default(),
         unrolled: true,
+        stall_cycles: 0,
     }
 }
 

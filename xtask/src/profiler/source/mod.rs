@@ -68,6 +68,30 @@ pub fn read_file(stem: &Path, suffix: &str) -> Result<String> {
     }
 }
 
+/// One kernel's instructions as ncu sampled them, in address order: offset from the kernel's
+/// first instruction, opcode, warp-state samples by reason (barrier samples moved onto the
+/// barrier, see the module documentation). Reads the `sass` page alone (`<stem>.source-sass.csv`
+/// or `.csv.gz`), so needs no line map: what a page that heats each SASS instruction reads.
+pub fn instruction_samples(stem: &Path, function: &str) -> Result<Vec<page::Inst>> {
+    let text = read_file(stem, SASS_PAGE).with_context(|| {
+        format!(
+            "no source page {}: profile with --source to collect it",
+            file(stem, SASS_PAGE).display()
+        )
+    })?;
+    let kernels = page::parse_sass(&text)
+        .with_context(|| format!("parsing {}", file(stem, SASS_PAGE).display()))?;
+    let Some(k) = kernels.into_iter().find(|k| k.function == function) else {
+        bail!(
+            "{} has no kernel {function}",
+            file(stem, SASS_PAGE).display()
+        );
+    };
+    let mut insts = k.insts;
+    move_barrier_samples(&mut insts);
+    Ok(insts)
+}
+
 /// A source line as shown.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Place {
@@ -613,6 +637,29 @@ mod tests {
         assert!(texts.changed.is_empty());
         assert_eq!(texts.place(&frame(1)).text, "let a = 2;");
         assert_eq!(texts.changed.len(), 1);
+    }
+
+    /// A gzipped page reads like the plain one; barrier samples land on the barrier.
+    #[test]
+    fn instruction_samples_read_a_gzipped_page() {
+        use std::io::Write;
+        let page = "\"Kernel Name\",\"k\",\n\
+\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\",\"Instructions Executed\",\"stall_barrier\",\"stall_long_sb\"\n\
+\"0x7f0000001000\",\"      LDG.E R0, desc[UR6][R6.64]\",\"3\",\"32\",\"0\",\"0\"\n\
+\"0x7f0000001010\",\"      BAR.SYNC.DEFER_BLOCKING 0x0\",\"1\",\"32\",\"0\",\"0\"\n\
+\"0x7f0000001020\",\"      STS [R9], R0\",\"50\",\"32\",\"20\",\"30\"\n";
+        let dir = std::env::temp_dir().join(format!("xtask-gz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let stem = dir.join("src-llvm");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(page.as_bytes()).unwrap();
+        std::fs::write(file(&stem, "source-sass.csv.gz"), gz.finish().unwrap()).unwrap();
+        let insts = instruction_samples(&stem, "k").unwrap();
+        assert_eq!(insts.len(), 3);
+        assert_eq!((insts[2].offset, insts[2].opcode.as_str()), (0x20, "STS"));
+        assert_eq!((insts[1].counts.samples, insts[2].counts.samples), (21, 30));
+        assert!(instruction_samples(&stem, "other").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -168,3 +168,86 @@ pub unsafe fn st_shared_volatile_u32(p: *mut u32, v: u32) {
     asm!("{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; st.volatile.shared.u32 [s], {v}; }}",
          p = in(reg64) p, v = in(reg32) v, options(nostack));
 }
+
+// ---- The fault catalogue's instructions (`faults.rs`): tensor cores, async copies, the SFU. ----
+
+/// One warp-wide tensor-core multiply-accumulate (sm_80+):
+/// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`, `d = a · b + c` for a 16×16 BF16
+/// `a` (row-major), a 16×8 BF16 `b` (column-major) and a 16×8 f32 `c`, each spread over the
+/// warp's 32 lanes in the PTX ISA's fragment layout: `a` as four registers of two BF16 each,
+/// `b` as two, `c` and the result as four f32. With lane `l`, `g = l / 4` and `q = l % 4`:
+/// `a[0]` holds A[g][2q..2q+2], `a[1]` A[g+8][2q..], `a[2]` A[g][2q+8..], `a[3]` A[g+8][2q+8..];
+/// `b[0]` holds B[2q..2q+2][g], `b[1]` B[2q+8..][g]; `c[0..2]` C[g][2q..2q+2] and `c[2..4]`
+/// C[g+8][2q..].
+///
+/// # Safety
+/// All 32 lanes of the warp must execute this call together.
+#[inline(always)]
+pub unsafe fn mma_bf16_m16n8k16(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
+    let [mut d0, mut d1, mut d2, mut d3] = c;
+    asm!("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 \
+          {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, \
+          {{{d0}, {d1}, {d2}, {d3}}};",
+         d0 = inout(reg32) d0, d1 = inout(reg32) d1, d2 = inout(reg32) d2, d3 = inout(reg32) d3,
+         a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
+         b0 = in(reg32) b[0], b1 = in(reg32) b[1], options(pure, nomem, nostack));
+    [d0, d1, d2, d3]
+}
+
+/// `cp.async.cg.shared.global [dst], [src], 16` (sm_80+): starts copying 16 bytes from global
+/// to shared memory without passing through registers (and, `.cg`, without allocating in L1).
+/// The copy joins the thread's current group of async copies: [`cp_async_commit`] closes the
+/// group, [`cp_async_wait`] waits for it.
+///
+/// # Safety
+/// `dst` must point into the block's shared memory and `src` to global memory, both 16-byte
+/// aligned and valid for 16 bytes; nothing may read `dst` before a wait covers the copy.
+#[inline(always)]
+pub unsafe fn cp_async_16(dst: *mut u32, src: *const u32) {
+    asm!("{{ .reg .u64 s, g; cvta.to.shared.u64 s, {d}; cvta.to.global.u64 g, {p}; \
+          cp.async.cg.shared.global [s], [g], 16; }}",
+         d = in(reg64) dst, p = in(reg64) src, options(nostack));
+}
+
+/// `cp.async.commit_group`: closes this thread's current group of async copies (an empty
+/// group when it has none, which still counts for [`cp_async_wait`]).
+///
+/// # Safety
+/// None beyond those of the copies it closes; unsafe as the copies are.
+#[inline(always)]
+pub unsafe fn cp_async_commit() {
+    asm!("cp.async.commit_group;", options(nostack));
+}
+
+/// `cp.async.wait_group PENDING`: waits until at most `PENDING` of this thread's committed
+/// groups are still in flight (0: all of them are done). Other threads' copies need a
+/// barrier after it before this thread reads them. `PENDING` is an immediate in PTX: 0 to 7.
+///
+/// # Safety
+/// As [`cp_async_commit`].
+#[inline(always)]
+pub unsafe fn cp_async_wait<const PENDING: u32>() {
+    match PENDING {
+        0 => asm!("cp.async.wait_group 0;", options(nostack)),
+        1 => asm!("cp.async.wait_group 1;", options(nostack)),
+        2 => asm!("cp.async.wait_group 2;", options(nostack)),
+        3 => asm!("cp.async.wait_group 3;", options(nostack)),
+        4 => asm!("cp.async.wait_group 4;", options(nostack)),
+        5 => asm!("cp.async.wait_group 5;", options(nostack)),
+        6 => asm!("cp.async.wait_group 6;", options(nostack)),
+        _ => asm!("cp.async.wait_group 7;", options(nostack)),
+    }
+}
+
+/// `sin.approx.f32`: the SFU's sine (`MUFU.SIN` after a range scaling), maximum absolute
+/// error about 2^-20.5 for |x| ≤ π.
+#[inline(always)]
+pub fn sin_approx_f32(x: f32) -> f32 {
+    let y: f32;
+    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
+    unsafe {
+        asm!("sin.approx.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x,
+             options(pure, nomem, nostack));
+    }
+    y
+}

@@ -653,10 +653,22 @@ kernel! {
 
 // ---- 13. Barrier-bound. ----
 
+/// Element `tid` of chunk `c` (chunks of [`BLOCK`]), or 0 past the last chunk.
+#[inline(always)]
+unsafe fn chunk_element(input: *const i32, chunks: u64, c: u64, tid: u32) -> i32 {
+    if c < chunks {
+        *input.add((c * BLOCK as u64 + tid as u64) as usize)
+    } else {
+        0
+    }
+}
+
 kernel! {
     /// The fault: sums of every 32 consecutive elements (`out[s] = Σ input[32s..32s+32]`,
     /// wrapping) through a shared-memory tree with a block-wide barrier per level: six
-    /// barriers per 256 elements. Blocks walk chunks of [`BLOCK`] elements grid-stride.
+    /// barriers per 256 elements. Blocks walk chunks of [`BLOCK`] elements grid-stride, each
+    /// thread loading its element of the next chunk before the tree of this one, so the
+    /// loads overlap the trees and the barriers are what is left.
     ///
     /// - `input`: `n` i32, `n` a multiple of [`BLOCK`]; `out`: `n / 32` i32.
     ///
@@ -667,9 +679,12 @@ kernel! {
         let tid = thread_idx_x();
         let lane = tid % 32;
         let chunks = n / BLOCK as u64;
+        let grid = grid_dim_x() as u64;
         let mut c = block_idx_x() as u64;
+        let mut next = chunk_element(input, chunks, c, tid);
         while c < chunks {
-            s.set(tid, *input.add((c * BLOCK as u64 + tid as u64) as usize));
+            s.set(tid, next);
+            next = chunk_element(input, chunks, c + grid, tid);
             sync_threads();
             let mut stride = 16;
             while stride > 1 {
@@ -684,27 +699,32 @@ kernel! {
                 *out.add((c * (BLOCK / 32) as u64 + (tid / 32) as u64) as usize) = v;
             }
             sync_threads();
-            c += grid_dim_x() as u64;
+            c += grid;
         }
     }
 }
 
 kernel! {
     /// The fix: the same sums by five warp shuffles ([`warp_sum`]), no shared memory, no
-    /// barrier (the same pairs in the same order).
+    /// barrier (the same pairs in the same order), the next chunk's element loaded first as
+    /// in the fault.
     ///
     /// # Launch
     /// As [`barrier_fault`], without shared memory.
     fn barrier_fixed(input: *const i32, n: u64, out: *mut i32) {
         let tid = thread_idx_x();
         let chunks = n / BLOCK as u64;
+        let grid = grid_dim_x() as u64;
         let mut c = block_idx_x() as u64;
+        let mut next = chunk_element(input, chunks, c, tid);
         while c < chunks {
-            let v = warp_sum(*input.add((c * BLOCK as u64 + tid as u64) as usize));
+            let v = next;
+            next = chunk_element(input, chunks, c + grid, tid);
+            let v = warp_sum(v);
             if tid % 32 == 0 {
                 *out.add((c * (BLOCK / 32) as u64 + (tid / 32) as u64) as usize) = v;
             }
-            c += grid_dim_x() as u64;
+            c += grid;
         }
     }
 }

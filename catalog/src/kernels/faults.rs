@@ -199,4 +199,23 @@ mod tests {
         // And the check can fail: a misspelt name is not in the list.
         assert!(!known.contains("sm__pipe_tensor_cycles_active_hmma"));
     }
+
+    /// `docs/faults.md` has one row per pair naming both kernels, the fault's verdict and the
+    /// proving counter(s), so the doc cannot fall behind the catalogue.
+    #[test]
+    fn the_doc_table_follows_the_catalogue() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/faults.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        for (k, f) in faults().filter(|(_, f)| !f.fixed) {
+            let head = format!("| `{}` → `{}`", k.name, f.twin);
+            let row = doc
+                .lines()
+                .find(|l| l.starts_with(&head))
+                .unwrap_or_else(|| panic!("{path}: no row starting {head}"));
+            assert!(row.contains(&format!("`{}`;", f.verdict)), "{row}");
+            for c in f.counters() {
+                assert!(row.contains(&format!("`{c}`")), "{c} not in: {row}");
+            }
+        }
+    }
 }

@@ -291,7 +291,7 @@ const SPILLS: (Fault, Fault) = pair(
     "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
     None,
     "array index (e + shift) % 32, shift a run-time argument → e % 32",
-    1 << 26,
+    1 << 28,
 );
 const MEMORY_BOUND: (Fault, Fault) = {
     let (a, b) = pair(

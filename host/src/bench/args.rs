@@ -29,9 +29,10 @@ pub struct Args {
     /// backend built into this binary]
     #[arg(long, value_enum, value_delimiter = ',')]
     pub backend: Vec<Backend>,
-    /// Only these kernels: a name, a family (ceiling, reduce, transpose, launch_gap) or a
+    /// Only these kernels: a name, a family (ceiling, reduce, transpose, launch_gap, faults) or a
     /// unique part of a name (e.g. reduce_v6, v6, cub, padded, bump, fma_peak), comma-separated. The ceilings, CUB and the copy always run when a row needs them as its
-    /// reference (fma_peak whenever a reduction runs: the roofline's compute roof)
+    /// reference (fma_peak whenever a reduction runs: the roofline's compute roof); the fault
+    /// catalogue runs only when named here, at its own sizes
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub kernel: Vec<String>,
     /// Only these element types for the reductions [default: f32,i32]

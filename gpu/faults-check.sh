@@ -25,7 +25,7 @@ step() {
     shift 2
     echo "== $name: $* (limit ${limit}s)" | tee -a "$log"
     local t0=$SECONDS
-    timeout "$limit" "$@" 2>&1 | tee "$out/$name.txt" | tee -a "$log" >/dev/null
+    timeout "$limit" "$@" 2>&1 | tee "$out/$name.txt" | tee -a "$log"
     local rc=${PIPESTATUS[0]}
     echo "== $name: exit $rc after $((SECONDS - t0)) s" | tee -a "$log"
     [[ $rc -eq 0 ]] || status=1

@@ -9,8 +9,11 @@ use crate::model::CountsFn;
 use crate::roofs as roof;
 use crate::{Backend, Dtype};
 
+mod faults;
 mod select;
 mod table;
+
+pub use faults::{Fault, Pair, verdict};
 
 pub use select::{Selected, select};
 pub use table::KERNELS;
@@ -28,23 +31,28 @@ pub enum Family {
     Transpose,
     /// The launch-gap demo.
     LaunchGap,
+    /// The microscope's fault catalogue: each fault planted in a kernel, and its fixed twin
+    /// ([`Fault`]). Run only when `--kernel` names them (never in the default bench).
+    Faults,
 }
 
 impl Family {
-    pub const ALL: [Family; 4] = [
+    pub const ALL: [Family; 5] = [
         Family::Ceiling,
         Family::Reduce,
         Family::Transpose,
         Family::LaunchGap,
+        Family::Faults,
     ];
 
-    /// `ceiling`, `reduce`, `transpose`, `launch_gap`: the `--kernel` family names.
+    /// `ceiling`, `reduce`, `transpose`, `launch_gap`, `faults`: the `--kernel` family names.
     pub fn name(self) -> &'static str {
         match self {
             Family::Ceiling => "ceiling",
             Family::Reduce => "reduce",
             Family::Transpose => "transpose",
             Family::LaunchGap => "launch_gap",
+            Family::Faults => "faults",
         }
     }
 
@@ -53,6 +61,7 @@ impl Family {
         match self {
             Family::Reduce => &["reductions"],
             Family::Transpose => &["transposes"],
+            Family::Faults => &["fault"],
             _ => &[],
         }
     }
@@ -74,6 +83,10 @@ pub enum Shape {
     Tiles { tile: u32, down_columns: bool },
     /// `waves` full waves of blocks (every block the same work, no tail).
     Waves { waves: u64 },
+    /// `percent` % of one wave of blocks, rounded up (115: one full wave and a sliver).
+    WavePercent { percent: u64 },
+    /// Exactly `blocks` blocks, whatever the GPU.
+    Grid { blocks: u64 },
 }
 
 /// Dynamic shared memory per block.
@@ -164,6 +177,8 @@ pub struct Kernel {
     pub params: u8,
     /// One line for `--list`.
     pub about: &'static str,
+    /// A kernel of the fault catalogue: its pair, its twin and what its profile must show.
+    pub fault: Option<Fault>,
 }
 
 impl Kernel {
@@ -240,6 +255,19 @@ mod tests {
         assert!(!nvcc.iter().any(|e| e.starts_with("reduce_v7")));
         assert!(entries(Backend::Llvm).contains(&"transpose_v4_f32".to_string()));
         assert!(!entries(Backend::Llvm).iter().any(|e| e.starts_with("cub")));
+    }
+
+    #[test]
+    fn faults_are_their_own_family() {
+        let f: Vec<&Kernel> = KERNELS.iter().filter(|k| k.fault.is_some()).collect();
+        assert_eq!(f.len(), 2 * Pair::ALL.len());
+        assert!(f.iter().all(|k| k.family == Family::Faults));
+        assert!(
+            KERNELS
+                .iter()
+                .filter(|k| k.family == Family::Faults)
+                .all(|k| k.fault.is_some())
+        );
     }
 
     #[test]

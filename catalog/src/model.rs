@@ -197,6 +197,8 @@ pub fn blocks(k: &Kernel, p: &Problem) -> u64 {
             Size::Vector(n) => n.div_ceil(tile as u64 * tile as u64),
         },
         Shape::Waves { waves } => waves * wave,
+        Shape::WavePercent { percent } => (wave * percent).div_ceil(100),
+        Shape::Grid { blocks } => blocks,
     }
 }
 

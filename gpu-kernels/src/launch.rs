@@ -56,6 +56,51 @@ pub mod roofs {
     pub const SHARED_STEPS: u32 = 32;
 }
 
+/// The fault catalogue (`faults.rs`): each fault of the microscope's catalogue planted in a
+/// kernel, and its fixed twin.
+pub mod faults {
+    /// Threads per block of every fault kernel but the GEMMs' and the async copies'.
+    pub const BLOCK: u32 = 256;
+    /// The GEMMs: threads per block, and the block's tile of C (`GEMM_TILE` × `GEMM_TILE`).
+    pub const GEMM_THREADS: u32 = 256;
+    pub const GEMM_TILE: u32 = 128;
+    /// k per shared-memory stage: the FP32 GEMM's, and the BF16 GEMM's (two k16 steps).
+    pub const GEMM_K_F32: u32 = 8;
+    pub const GEMM_K_BF16: u32 = 32;
+    /// Row pitch of the BF16 GEMM's shared tiles, in BF16 elements: 32 + 8, so the eight rows
+    /// a fragment load touches start in eight different banks.
+    pub const GEMM_PITCH_BF16: u32 = 40;
+    /// Elements between two reads of the uncoalesced copy (one per 128-byte line).
+    pub const STRIDE: u32 = 32;
+    /// Values each thread of the occupancy pair keeps live across its loop.
+    pub const LIVE_FAULT: u32 = 96;
+    pub const LIVE_FIXED: u32 = 8;
+    /// Words of a line of the chase tables (128 bytes: one line per warp-wide load).
+    pub const LINE_WORDS: u32 = 32;
+    /// Edge of the bank-conflict pair's per-warp tile (32 × 32 words), and its row pitches.
+    pub const TILE: u32 = 32;
+    pub const PITCH_FAULT: u32 = 32;
+    pub const PITCH_FIXED: u32 = 33;
+    /// The tail pair: chase steps per unit of work, and units per block of the faulty grid.
+    pub const UNIT_STEPS: u32 = 64;
+    pub const UNITS_PER_BLOCK: u32 = 16;
+    /// Blocks of the undersized grid.
+    pub const UNDERSIZED_BLOCKS: u32 = 16;
+    /// Words of the spill pair's per-thread array, and the passes over it.
+    pub const SPILL_WORDS: u32 = 32;
+    pub const SPILL_PASSES: u32 = 2;
+    /// The async-copy pair: threads per block (one 16-byte copy each per tile, a 16 KiB tile),
+    /// and the stages of the pipelined twin (the fault has one).
+    pub const ASYNC_THREADS: u32 = 1024;
+    pub const ASYNC_STAGES: u32 = 4;
+    /// Sines per element of the SFU pair (`sin(kθ)`, k = 1 … `SFU_TERMS`).
+    pub const SFU_TERMS: u32 = 32;
+    /// The L2 pair's working sets, in 16-byte groups (log2): 16 MiB (fits the 60 MB L2) and
+    /// 256 MiB (4.3 × the L2).
+    pub const L2_FITS_LOG2: u32 = 20;
+    pub const L2_EXCEEDS_LOG2: u32 = 24;
+}
+
 /// The launch-gap demo kernel (`bump.rs`).
 pub mod bump {
     /// Threads per block.

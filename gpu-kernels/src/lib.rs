@@ -38,6 +38,8 @@ pub mod bump;
 #[cfg(feature = "canaries")]
 pub mod canary;
 #[cfg(not(feature = "canaries"))]
+pub mod faults;
+#[cfg(not(feature = "canaries"))]
 pub mod reduce;
 #[cfg(not(feature = "canaries"))]
 pub mod roofs;

@@ -312,14 +312,68 @@ pub unsafe fn reduce_v3_shfl<T: Elem>(input: *const T, n: u64, out: *mut T) {
     finish_with_shuffles(s, tid, out);
 }
 
+/// What a one-wave reduction (v6, v7) does its own way: its walk over the 16-byte body and
+/// its sum over a warp; [`one_wave`] does the rest (the entry points are `one_wave::<T, V6>`
+/// and `one_wave::<T, V7>`).
+pub trait OneWave<T: Elem> {
+    /// `sum` plus this thread's share of the body.
+    ///
+    /// # Safety
+    /// `w` describes a live input (every group below `w.len` readable).
+    unsafe fn walk(sum: T, w: Walk<T>) -> T;
+    /// The sum over the 32 lanes, valid at least in lane 0.
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it together.
+    unsafe fn warp(v: T) -> T;
+}
+
 /// v6, one wave with wide loads: a grid of exactly as many blocks as fit on the GPU at once;
 /// each thread walks the array with a grid-stride loop of 16-byte loads, then shuffles within
-/// each warp, one shared slot per warp, and shuffles again in warp 0.
+/// each warp (five shuffles, [`warp_sum`], for every type), one shared slot per warp, and
+/// shuffles again in warp 0.
 ///
 /// `input` need only be 4-byte aligned: the elements before the first 16-byte boundary (head)
 /// and after the last whole 16-byte group (tail), at most 3 each, are added one by one.
+pub struct V6;
+
+impl<T: Elem> OneWave<T> for V6 {
+    #[inline(always)]
+    unsafe fn walk(mut sum: T, w: Walk<T>) -> T {
+        let mut i = w.first;
+        while i < w.len {
+            let Vec4([a, b, c, d]) = load4(w.groups.add(i as usize));
+            sum = sum.plus(a.plus(b).plus(c.plus(d)));
+            i += w.stride;
+        }
+        sum
+    }
+    #[inline(always)]
+    unsafe fn warp(v: T) -> T {
+        warp_sum(v)
+    }
+}
+
+/// The 16-byte body of a one-wave reduction's input as one thread walks it: groups `first`,
+/// `first + stride`, … below `len`.
+#[derive(Clone, Copy)]
+pub struct Walk<T> {
+    pub groups: *const Vec4<T>,
+    pub len: u64,
+    pub first: u64,
+    pub stride: u64,
+}
+
+/// v6 and v7 (`W`), with what they share: the split of `[0, n)` into scalar head | 16-byte
+/// body | scalar tail (the elements before the first 16-byte boundary and after the last whole
+/// group, at most 3 each, added one by one), `W`'s walk adding this thread's share of the body
+/// to its head and tail elements, and the block finish: `W` sums each warp's values → one
+/// shared slot per warp → warp 0 sums the slots with `W` again → one atomic per block.
+///
+/// # Safety
+/// As the reductions': every thread of the block calls it (it has a barrier).
 #[inline(always)]
-pub unsafe fn reduce_v6<T: Elem>(input: *const T, n: u64, out: *mut T) {
+pub unsafe fn one_wave<T: Elem, W: OneWave<T>>(input: *const T, n: u64, out: *mut T) {
     let tid = thread_idx_x();
     let gtid = first_index(BLOCK);
     let threads = grid_dim_x() as u64 * BLOCK as u64;
@@ -342,23 +396,23 @@ pub unsafe fn reduce_v6<T: Elem>(input: *const T, n: u64, out: *mut T) {
     if gtid < n - tail {
         sum = sum.plus(*input.add((tail + gtid) as usize));
     }
-    let body = input.add(head as usize) as *const Vec4<T>;
-    let mut i = gtid;
-    while i < groups {
-        let Vec4([a, b, c, d]) = load4(body.add(i as usize));
-        sum = sum.plus(a.plus(b).plus(c.plus(d)));
-        i += threads;
-    }
+    let walk = Walk {
+        groups: input.add(head as usize) as *const Vec4<T>,
+        len: groups,
+        first: gtid,
+        stride: threads,
+    };
+    sum = W::walk(sum, walk);
 
-    // Warp sums → one shared slot per warp → warp 0 sums the slots.
+    // Warp sums → one shared slot per warp → warp 0 sums the slots → one atomic per block.
     let s = Shared::<T>::dynamic();
-    sum = warp_sum(sum);
+    sum = W::warp(sum);
     if tid % 32 == 0 {
         s.set(tid / 32, sum);
     }
     sync_threads();
     if tid < 32 {
-        let v = warp_sum(if tid < WARPS { s.get(tid) } else { T::ZERO });
+        let v = W::warp(if tid < WARPS { s.get(tid) } else { T::ZERO });
         if tid == 0 {
             T::atomic_add(out, v);
         }
@@ -367,10 +421,10 @@ pub unsafe fn reduce_v6<T: Elem>(input: *const T, n: u64, out: *mut T) {
 
 /// Entry points: one per version and element type, named `reduce_v<k>_<type>`.
 macro_rules! reduce_entries {
-    ($($name:ident = $version:ident::<$t:ty>;)*) => {$(
+    ($($name:ident = $version:ident::<$t:ty $(, $with:ty)?>;)*) => {$(
         kernel! {
             fn $name(input: *const $t, n: u64, out: *mut $t) {
-                $version::<$t>(input, n, out)
+                $version::<$t $(, $with)?>(input, n, out)
             }
         }
     )*};
@@ -387,10 +441,10 @@ reduce_entries! {
     reduce_v4_i32 = reduce_v4::<i32>;
     reduce_v5_f32 = reduce_v5::<f32>;
     reduce_v5_i32 = reduce_v5::<i32>;
-    reduce_v6_f32 = reduce_v6::<f32>;
-    reduce_v6_i32 = reduce_v6::<i32>;
-    reduce_v7_f32 = reduce_v7::<f32>;
-    reduce_v7_i32 = reduce_v7::<i32>;
+    reduce_v6_f32 = one_wave::<f32, V6>;
+    reduce_v6_i32 = one_wave::<i32, V6>;
+    reduce_v7_f32 = one_wave::<f32, V7>;
+    reduce_v7_i32 = one_wave::<i32, V7>;
     reduce_v3_shfl_f32 = reduce_v3_shfl::<f32>;
     reduce_v3_shfl_i32 = reduce_v3_shfl::<i32>;
 }
@@ -450,66 +504,38 @@ fn sum4<T: Elem>(v: Vec4<T>) -> T {
 /// (`ceil(n / (4 · BLOCK · V7_UNROLL))`): for L2-resident sizes, fewer blocks and atomics,
 /// each thread's loads all in one round trip. `input` 4-byte aligned; must not be written by
 /// anyone while the kernel runs (non-coherent loads).
-#[inline(always)]
-pub unsafe fn reduce_v7<T: WarpTotal>(input: *const T, n: u64, out: *mut T) {
-    let tid = thread_idx_x();
-    let gtid = first_index(BLOCK);
-    let threads = grid_dim_x() as u64 * BLOCK as u64;
+pub struct V7;
 
-    // Split [0, n) into scalar head | 16-byte body | scalar tail (as v6).
-    let elem = core::mem::size_of::<T>() as u64;
-    let misaligned = (input as u64 % 16) / elem;
-    let head = if misaligned == 0 {
-        0
-    } else {
-        (4 - misaligned).min(n)
-    };
-    let groups = (n - head) / 4;
-    let tail = head + groups * 4;
-
-    let mut sum = T::ZERO;
-    if gtid < head {
-        sum = *input.add(gtid as usize);
-    }
-    if gtid < n - tail {
-        sum = sum.plus(*input.add((tail + gtid) as usize));
-    }
-
-    let body = input.add(head as usize) as *const Vec4<T>;
-    let mut i = gtid;
-    while i + (V7_UNROLL - 1) * threads < groups {
-        let a = load4_nc(body.add(i as usize));
-        let b = load4_nc(body.add((i + threads) as usize));
-        let c = load4_nc(body.add((i + 2 * threads) as usize));
-        let d = load4_nc(body.add((i + 3 * threads) as usize));
-        sum = sum.plus(sum4(a).plus(sum4(b)).plus(sum4(c).plus(sum4(d))));
-        i += V7_UNROLL * threads;
-    }
-    if i < groups {
-        // Groups i+T.. may be past the end: load the last group instead, add zero for it.
-        let last = groups - 1;
-        let (j1, j2, j3) = (i + threads, i + 2 * threads, i + 3 * threads);
-        let a = load4_nc(body.add(i as usize));
-        let b = load4_nc(body.add(j1.min(last) as usize));
-        let c = load4_nc(body.add(j2.min(last) as usize));
-        let d = load4_nc(body.add(j3.min(last) as usize));
-        let b = if j1 < groups { sum4(b) } else { T::ZERO };
-        let c = if j2 < groups { sum4(c) } else { T::ZERO };
-        let d = if j3 < groups { sum4(d) } else { T::ZERO };
-        sum = sum.plus(sum4(a).plus(b).plus(c.plus(d)));
-    }
-
-    // Warp totals → one shared slot per warp → warp 0 adds the slots → one atomic per block.
-    let s = Shared::<T>::dynamic();
-    sum = sum.warp_total();
-    if tid % 32 == 0 {
-        s.set(tid / 32, sum);
-    }
-    sync_threads();
-    if tid < 32 {
-        let v = (if tid < WARPS { s.get(tid) } else { T::ZERO }).warp_total();
-        if tid == 0 {
-            T::atomic_add(out, v);
+impl<T: WarpTotal> OneWave<T> for V7 {
+    #[inline(always)]
+    unsafe fn walk(mut sum: T, w: Walk<T>) -> T {
+        let (body, groups, threads) = (w.groups, w.len, w.stride);
+        let mut i = w.first;
+        while i + (V7_UNROLL - 1) * threads < groups {
+            let a = load4_nc(body.add(i as usize));
+            let b = load4_nc(body.add((i + threads) as usize));
+            let c = load4_nc(body.add((i + 2 * threads) as usize));
+            let d = load4_nc(body.add((i + 3 * threads) as usize));
+            sum = sum.plus(sum4(a).plus(sum4(b)).plus(sum4(c).plus(sum4(d))));
+            i += V7_UNROLL * threads;
         }
+        if i < groups {
+            // Groups i+T.. may be past the end: load the last group instead, add zero for it.
+            let last = groups - 1;
+            let (j1, j2, j3) = (i + threads, i + 2 * threads, i + 3 * threads);
+            let a = load4_nc(body.add(i as usize));
+            let b = load4_nc(body.add(j1.min(last) as usize));
+            let c = load4_nc(body.add(j2.min(last) as usize));
+            let d = load4_nc(body.add(j3.min(last) as usize));
+            let b = if j1 < groups { sum4(b) } else { T::ZERO };
+            let c = if j2 < groups { sum4(c) } else { T::ZERO };
+            let d = if j3 < groups { sum4(d) } else { T::ZERO };
+            sum = sum.plus(sum4(a).plus(b).plus(c.plus(d)));
+        }
+        sum
+    }
+    #[inline(always)]
+    unsafe fn warp(v: T) -> T {
+        v.warp_total()
     }
 }

@@ -56,7 +56,8 @@ struct PlacementArgs {
 #[derive(clap::Args)]
 struct RunArgs {
     /// NAME[,NAME...]: a kernel, a PTX entry, a family (reduce, transpose, ceiling,
-    /// launch_gap), all, or a unique part of a name (`--list` shows every name)
+    /// launch_gap, faults), all, or a unique part of a name (`--list` shows every name); the
+    /// fault catalogue's kernels run at their own sizes, whatever --size says
     #[arg(long, required_unless_present = "list")]
     kernel: Option<String>,
     /// Which compiler's PTX: llvm (rustc's NVPTX backend), nvvm (rust-cuda), both (the two

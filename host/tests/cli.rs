@@ -48,7 +48,7 @@ fn unknown_kernel_lists_the_valid_names() {
     // Checked before any GPU work, so this runs on machines without a GPU too.
     refused(
         &["run", "--kernel", "reduce_v9"],
-        "valid: all, ceiling, reduce, transpose, launch_gap, or a kernel: reduce_v1",
+        "valid: all, ceiling, reduce, transpose, launch_gap, faults, or a kernel: reduce_v1",
     );
 }
 

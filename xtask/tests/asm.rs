@@ -95,6 +95,41 @@ fn check_finds_no_generic_shared_access() {
     }
 }
 
+/// The fault catalogue's faults are in the SASS of both Rust compilers (`faults planted`):
+/// the check runs on each and passes, and the listing shows the planted instructions.
+#[test]
+fn check_finds_every_planted_fault() {
+    let out = asm_ok(&["--check", "--format", "json", "--backend", "llvm,nvvm"]);
+    let v: Value = serde_json::from_str(&out).expect("check JSON");
+    let checks: Vec<&Value> = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["name"] == "faults planted")
+        .collect();
+    assert_eq!(checks.len(), 2, "one per Rust backend: {checks:?}");
+    for c in checks {
+        assert_eq!(c["ok"], true, "{c}");
+        let d = c["detail"].as_str().unwrap();
+        for want in [
+            "tensor_cores_fixed: HMMA",
+            "spills_fault: LDL",
+            "sfu_fault: MUFU.SIN",
+        ] {
+            assert!(d.contains(want), "{want} not in {d}");
+        }
+    }
+    for b in ["llvm", "nvvm"] {
+        let sass = asm_ok(&["--kernel", "spills_fault", "--sass", "--backend", b]);
+        assert!(sass.contains("STL") && sass.contains("LDL"), "{b}: {sass}");
+        let sass = asm_ok(&["--kernel", "async_stages_fixed", "--sass", "--backend", b]);
+        assert!(
+            sass.contains("LDGSTS") && sass.contains("DEPBAR"),
+            "{b}: {sass}"
+        );
+    }
+}
+
 /// Rows of `--kernel all --stats --format json` for one backend, by kernel name.
 fn stats(backend: &str) -> Vec<Value> {
     let out = asm_ok(&[

@@ -29,9 +29,10 @@ pub struct Args {
     /// backend built into this binary]
     #[arg(long, value_enum, value_delimiter = ',')]
     pub backend: Vec<Backend>,
-    /// Only these kernels: a name, a family (ceiling, reduce, transpose, launch_gap) or a
+    /// Only these kernels: a name, a family (ceiling, reduce, transpose, launch_gap, faults) or a
     /// unique part of a name (e.g. reduce_v6, v6, cub, padded, bump, fma_peak), comma-separated. The ceilings, CUB and the copy always run when a row needs them as its
-    /// reference (fma_peak whenever a reduction runs: the roofline's compute roof)
+    /// reference (fma_peak whenever a reduction runs: the roofline's compute roof); the fault
+    /// catalogue runs only when named here, at its own sizes
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub kernel: Vec<String>,
     /// Only these element types for the reductions [default: f32,i32]
@@ -160,6 +161,13 @@ impl Plan {
         self.kernel_filter.is_empty() || self.selected.contains(&kernel)
     }
 
+    /// Whether `--kernel` names the catalogue's `kernel` (a name, a family, `all`, or a unique
+    /// part of a name): what the fault catalogue needs to run, which no run without
+    /// `--kernel` includes.
+    pub fn names(&self, kernel: &str) -> bool {
+        !self.kernel_filter.is_empty() && self.selected.contains(&kernel)
+    }
+
     /// `default` (no flags that change what is measured), `sweep`, or `custom`.
     pub fn mode(&self) -> &'static str {
         if self.sweep && self.kernel_filter.is_empty() {
@@ -274,5 +282,18 @@ mod tests {
         let t = plan(&["--kernel", "transpose"]).unwrap();
         assert!(t.wants("transpose_tiled"));
         assert!(!t.wants("reduce_v1"));
+    }
+
+    /// The fault catalogue runs only when `--kernel` names it: never in the default run.
+    #[test]
+    fn faults_run_only_when_named() {
+        let default = plan(&[]).unwrap();
+        assert!(default.wants("coalescing_fault") && !default.names("coalescing_fault"));
+        let f = plan(&["--kernel", "faults"]).unwrap();
+        assert!(f.names("coalescing_fault") && f.names("tensor_cores_fixed"));
+        assert!(!f.names("reduce_v1") && !f.wants("bump"));
+        let one = plan(&["--kernel", "spills_fault"]).unwrap();
+        assert!(one.names("spills_fault") && !one.names("spills_fixed"));
+        assert!(plan(&["--kernel", "all"]).unwrap().names("barrier_fixed"));
     }
 }

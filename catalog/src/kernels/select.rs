@@ -18,7 +18,7 @@ impl PartialEq for Selected {
 }
 
 /// `--kernel`'s rule, the same in every command. Each comma-separated item is, in this order:
-/// `all`; a family name (`reduce`, `transpose`, `ceiling`, `launch_gap`, or `reductions`,
+/// `all`; a family name (`reduce`, `transpose`, `ceiling`, `launch_gap`, `faults`, or `reductions`,
 /// `transposes`); a kernel's exact name (`reduce_v3`, `cub_reduce_sum`); a PTX entry point
 /// (`reduce_v3_i32`); a name without its family's name in front (`v3`, `padded`); or a substring of exactly one
 /// kernel's name (`cub`, `shfl`).

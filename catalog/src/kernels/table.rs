@@ -1,7 +1,8 @@
 //! The table: every kernel's entry, and the constructors its rows share.
 
+use super::faults::{Fault, Pair, verdict};
 use super::{Chain, Family, Kernel, Shape, Shared, Tree};
-use crate::launch::{reduce, roofs, stream, transpose};
+use crate::launch::{faults, reduce, roofs, stream, transpose};
 use crate::model::{self, CountsFn};
 use crate::roofs as roof;
 use crate::{Backend, Dtype};
@@ -38,6 +39,7 @@ const fn reduction(
         tree,
         params: 3,
         about,
+        fault: None,
     }
 }
 
@@ -65,6 +67,7 @@ const fn tiled(
         tree: None,
         params: 4,
         about,
+        fault: None,
     }
 }
 
@@ -93,6 +96,7 @@ const fn stream_kernel(
         tree: None,
         params,
         about,
+        fault: None,
     }
 }
 
@@ -119,6 +123,7 @@ const fn roof(
         tree: None,
         params,
         about,
+        fault: None,
     }
 }
 
@@ -138,6 +143,210 @@ const fn tree_roof(name: &'static str, about: &'static str) -> Kernel {
         )
     }
 }
+
+/// A kernel of the fault catalogue (`gpu-kernels/src/faults.rs`): carried by the two Rust
+/// compilers, one entry point named like the kernel, no model counts (the faults are judged by
+/// their profiles and timed against their twins).
+const fn fault_kernel(
+    name: &'static str,
+    block: (u32, u32),
+    shape: Shape,
+    shared: Shared,
+    params: u8,
+    fault: Fault,
+    about: &'static str,
+) -> Kernel {
+    Kernel {
+        name,
+        family: Family::Faults,
+        dtypes: &[],
+        compilers: RUST_ONLY,
+        block,
+        shape,
+        shared,
+        chain: Chain::None,
+        library: None,
+        counts: None,
+        tree: None,
+        params,
+        about,
+        fault: Some(fault),
+    }
+}
+
+/// A pair's two records: the fault's (`verdict`), then the fixed twin's (`none`).
+#[allow(clippy::too_many_arguments)]
+const fn pair(
+    pair: Pair,
+    verdict: &'static str,
+    (fault, fixed): (&'static str, &'static str),
+    counter: &'static str,
+    per: Option<&'static str>,
+    change: &'static str,
+    size: u64,
+) -> (Fault, Fault) {
+    let faulty = Fault {
+        pair,
+        fixed: false,
+        verdict,
+        twin: fixed,
+        counter,
+        per,
+        change,
+        size,
+    };
+    let twin = Fault {
+        fixed: true,
+        verdict: verdict::NONE,
+        twin: fault,
+        ..faulty
+    };
+    (faulty, twin)
+}
+
+const FB: (u32, u32) = (faults::BLOCK, 1);
+/// One element (or thread's task) per thread.
+const PER_THREAD: Shape = Shape::Blocks {
+    elements_per_block: faults::BLOCK as u64,
+};
+/// One 16-byte group (four f32) per thread.
+const PER_THREAD_GROUP: Shape = Shape::Blocks {
+    elements_per_block: 4 * faults::BLOCK as u64,
+};
+const GEMM_TILES: Shape = Shape::Tiles {
+    tile: faults::GEMM_TILE,
+    down_columns: false,
+};
+const SPILL_BLOCKS: Shape = Shape::Blocks {
+    elements_per_block: (faults::BLOCK * faults::SPILL_PASSES * faults::SPILL_WORDS) as u64,
+};
+
+const TENSOR_CORES: (Fault, Fault) = pair(
+    Pair::TensorCores,
+    verdict::TENSOR_CORES,
+    ("tensor_cores_fault", "tensor_cores_fixed"),
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    None,
+    "FP32 inputs and 8×8 fma.rn.f32 per k → BF16 inputs and mma.sync.m16n8k16 (f32 accumulate)",
+    4096,
+);
+const COALESCING: (Fault, Fault) = pair(
+    Pair::Coalescing,
+    verdict::COALESCING,
+    ("coalescing_fault", "coalescing_fixed"),
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    Some("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+    "read stride 32 elements → 1",
+    1 << 26,
+);
+const OCCUPANCY: (Fault, Fault) = pair(
+    Pair::Occupancy,
+    verdict::OCCUPANCY,
+    ("occupancy_fault", "occupancy_fixed"),
+    "launch__occupancy_limit_registers",
+    None,
+    "96 live accumulators per thread → 8",
+    1 << 18,
+);
+const BANK_CONFLICTS: (Fault, Fault) = pair(
+    Pair::BankConflicts,
+    verdict::BANK_CONFLICTS,
+    ("bank_conflicts_fault", "bank_conflicts_fixed"),
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    Some("smsp__inst_executed_op_shared_ld.sum"),
+    "shared tile row pitch 32 words → 33",
+    1 << 23,
+);
+const TAIL: (Fault, Fault) = pair(
+    Pair::Tail,
+    verdict::TAIL,
+    ("tail_fault", "tail_fixed"),
+    "launch__waves_per_multiprocessor",
+    None,
+    "grid of 1.15 waves → one wave (the same grid-stride code and units)",
+    faults::UNITS_PER_BLOCK as u64,
+);
+const UNDERSIZED_GRID: (Fault, Fault) = pair(
+    Pair::UndersizedGrid,
+    verdict::UNDERSIZED_GRID,
+    ("undersized_grid_fault", "undersized_grid_fixed"),
+    "launch__waves_per_multiprocessor",
+    None,
+    "grid of 16 blocks → one wave (the same grid-stride code)",
+    1 << 26,
+);
+const DIVERGENCE: (Fault, Fault) = pair(
+    Pair::Divergence,
+    verdict::DIVERGENCE,
+    ("divergence_fault", "divergence_fixed"),
+    "smsp__thread_inst_executed_per_inst_executed.ratio",
+    None,
+    "path chosen by lane parity → by warp parity",
+    1 << 20,
+);
+const SPILLS: (Fault, Fault) = pair(
+    Pair::Spills,
+    verdict::SPILLS,
+    ("spills_fault", "spills_fixed"),
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+    None,
+    "array index (e + shift) % 32, shift a run-time argument → e % 32",
+    1 << 28,
+);
+const MEMORY_BOUND: (Fault, Fault) = {
+    let (a, b) = pair(
+        Pair::MemoryBound,
+        verdict::MEMORY_BOUND,
+        ("memory_bound_twopass", "memory_bound_fused"),
+        "dram__bytes.sum",
+        None,
+        "two elementwise passes (x → t → y) → one fused pass (x → y)",
+        1 << 28,
+    );
+    (
+        a,
+        Fault {
+            verdict: verdict::MEMORY_BOUND,
+            ..b
+        },
+    )
+};
+const ASYNC_STAGES: (Fault, Fault) = pair(
+    Pair::AsyncStages,
+    verdict::ASYNC_STAGES,
+    ("async_stages_fault", "async_stages_fixed"),
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    None,
+    "cp.async ring of 1 stage (wait_group 0) → 4 stages (wait_group 3)",
+    1 << 28,
+);
+const SFU: (Fault, Fault) = pair(
+    Pair::Sfu,
+    verdict::SFU,
+    ("sfu_fault", "sfu_fixed"),
+    "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+    None,
+    "sin(kθ) by sin.approx.f32 → by the FMA recurrence 2cosθ·sin kθ − sin(k−1)θ",
+    1 << 26,
+);
+const L2_RESIDENT: (Fault, Fault) = pair(
+    Pair::L2Resident,
+    verdict::L2_RESIDENT,
+    ("l2_resident_fault", "l2_resident_fixed"),
+    "lts__t_sector_hit_rate.pct",
+    None,
+    "working set 16 MiB (fits the 60 MB L2) → 256 MiB",
+    1 << 27,
+);
+const BARRIER: (Fault, Fault) = pair(
+    Pair::Barrier,
+    verdict::BARRIER,
+    ("barrier_fault", "barrier_fixed"),
+    "smsp__warp_issue_stalled_barrier_per_warp_active.pct",
+    None,
+    "shared-memory tree with a barrier per level → five warp shuffles",
+    1 << 28,
+);
 
 /// Every kernel, in the order `all` runs them.
 pub const KERNELS: &[Kernel] = &[
@@ -249,6 +458,7 @@ pub const KERNELS: &[Kernel] = &[
         tree: None,
         params: 0,
         about: "CUB's DeviceReduce::Sum, the reference",
+        fault: None,
     },
     tiled(
         "transpose_naive",
@@ -295,6 +505,7 @@ pub const KERNELS: &[Kernel] = &[
         tree: None,
         params: 4,
         about: "64×64 XOR-swizzled tile, 16-byte global accesses",
+        fault: None,
     },
     // One 16-byte group per thread, a block per 4 KiB: the resident blocks walk one narrow
     // window of addresses, which the DRAM serves faster than a one-wave grid-stride walk of the
@@ -327,6 +538,7 @@ pub const KERNELS: &[Kernel] = &[
         tree: None,
         params: 5,
         about: "the FP32 compute ceiling: independent FMA chains, no memory traffic",
+        fault: None,
     },
     // The roofs: the atomic entry points carry the element type their `red` adds (the
     // same-address chain in both of the reductions' types); the others move untyped 32-bit
@@ -444,5 +656,269 @@ pub const KERNELS: &[Kernel] = &[
         tree: None,
         params: 2,
         about: "the launch-gap demo: data[i] += 1",
+        fault: None,
     },
+    // The fault catalogue: each fault, then its fixed twin.
+    fault_kernel(
+        "tensor_cores_fault",
+        (faults::GEMM_THREADS, 1),
+        GEMM_TILES,
+        Shared::Tile {
+            rows: 2 * faults::GEMM_K_F32,
+            pitch: faults::GEMM_TILE,
+        },
+        6,
+        TENSOR_CORES.0,
+        "FP32 GEMM C = A·Bᵀ, 128×128 tiles, 8×8 FMAs per thread and k: the FMA pipe",
+    ),
+    fault_kernel(
+        "tensor_cores_fixed",
+        (faults::GEMM_THREADS, 1),
+        GEMM_TILES,
+        Shared::Tile {
+            rows: 2 * faults::GEMM_TILE,
+            pitch: faults::GEMM_PITCH_BF16 / 2,
+        },
+        6,
+        TENSOR_CORES.1,
+        "the same GEMM in BF16 on the tensor cores: mma.sync.m16n8k16, f32 accumulators",
+    ),
+    fault_kernel(
+        "coalescing_fault",
+        FB,
+        PER_THREAD,
+        Shared::None,
+        4,
+        COALESCING.0,
+        "out[i] = in[32·i]: every lane of a warp in its own 128-byte line",
+    ),
+    fault_kernel(
+        "coalescing_fixed",
+        FB,
+        PER_THREAD,
+        Shared::None,
+        4,
+        COALESCING.1,
+        "out[i] = in[i]: one line per warp",
+    ),
+    fault_kernel(
+        "occupancy_fault",
+        FB,
+        PER_THREAD,
+        Shared::None,
+        4,
+        OCCUPANCY.0,
+        "a warp-wide chase with 96 live values per thread: 128 registers, 25 % occupancy",
+    ),
+    fault_kernel(
+        "occupancy_fixed",
+        FB,
+        PER_THREAD,
+        Shared::None,
+        4,
+        OCCUPANCY.1,
+        "the same chase with 8 live values: full occupancy, four times the loads in flight",
+    ),
+    fault_kernel(
+        "bank_conflicts_fault",
+        FB,
+        Shape::Blocks {
+            elements_per_block: (faults::BLOCK * faults::TILE) as u64,
+        },
+        Shared::Tile {
+            rows: faults::BLOCK,
+            pitch: faults::PITCH_FAULT,
+        },
+        3,
+        BANK_CONFLICTS.0,
+        "column reads of a 32×32 shared tile per warp: 32-way bank conflicts",
+    ),
+    fault_kernel(
+        "bank_conflicts_fixed",
+        FB,
+        Shape::Blocks {
+            elements_per_block: (faults::BLOCK * faults::TILE) as u64,
+        },
+        Shared::Tile {
+            rows: faults::BLOCK,
+            pitch: faults::PITCH_FIXED,
+        },
+        3,
+        BANK_CONFLICTS.1,
+        "the same reads of a 32×33 tile: no conflicts",
+    ),
+    fault_kernel(
+        "tail_fault",
+        FB,
+        Shape::WavePercent { percent: 115 },
+        Shared::None,
+        4,
+        TAIL.0,
+        "1.15 waves of long blocks (16 chase units each): the last 0.15 wave runs alone",
+    ),
+    fault_kernel(
+        "tail_fixed",
+        FB,
+        Shape::Waves { waves: 1 },
+        Shared::None,
+        4,
+        TAIL.1,
+        "the same units on exactly one wave of grid-stride blocks",
+    ),
+    fault_kernel(
+        "undersized_grid_fault",
+        FB,
+        Shape::Grid {
+            blocks: faults::UNDERSIZED_BLOCKS as u64,
+        },
+        Shared::None,
+        5,
+        UNDERSIZED_GRID.0,
+        "a grid-stride a·x + b on 16 blocks: 16 of the SMs, one block each",
+    ),
+    fault_kernel(
+        "undersized_grid_fixed",
+        FB,
+        Shape::Waves { waves: 1 },
+        Shared::None,
+        5,
+        UNDERSIZED_GRID.1,
+        "the same loop on one wave of blocks",
+    ),
+    fault_kernel(
+        "divergence_fault",
+        FB,
+        PER_THREAD,
+        Shared::None,
+        3,
+        DIVERGENCE.0,
+        "two long integer paths chosen by lane parity: every warp runs both",
+    ),
+    fault_kernel(
+        "divergence_fixed",
+        FB,
+        PER_THREAD,
+        Shared::None,
+        3,
+        DIVERGENCE.1,
+        "the same paths chosen by warp parity: each warp runs one",
+    ),
+    fault_kernel(
+        "spills_fault",
+        FB,
+        SPILL_BLOCKS,
+        Shared::None,
+        3,
+        SPILLS.0,
+        "32 words per thread indexed through a run-time shift: local memory",
+    ),
+    fault_kernel(
+        "spills_fixed",
+        FB,
+        SPILL_BLOCKS,
+        Shared::None,
+        2,
+        SPILLS.1,
+        "the same words indexed at compile time: registers",
+    ),
+    fault_kernel(
+        "memory_bound_twopass",
+        FB,
+        PER_THREAD_GROUP,
+        Shared::None,
+        5,
+        MEMORY_BOUND.0,
+        "the control: y = a·x + b at the DRAM roof, launched twice (x → t → y)",
+    ),
+    fault_kernel(
+        "memory_bound_fused",
+        FB,
+        PER_THREAD_GROUP,
+        Shared::None,
+        7,
+        MEMORY_BOUND.1,
+        "both passes fused into one: half the bytes, the same results",
+    ),
+    fault_kernel(
+        "async_stages_fault",
+        (faults::ASYNC_THREADS, 1),
+        Shape::Waves { waves: 1 },
+        Shared::Tile {
+            rows: 1,
+            pitch: 4 * faults::ASYNC_THREADS,
+        },
+        3,
+        ASYNC_STAGES.0,
+        "16 KiB tiles by cp.async, one stage: wait_group 0 after every copy",
+    ),
+    fault_kernel(
+        "async_stages_fixed",
+        (faults::ASYNC_THREADS, 1),
+        Shape::Waves { waves: 1 },
+        Shared::Tile {
+            rows: faults::ASYNC_STAGES,
+            pitch: 4 * faults::ASYNC_THREADS,
+        },
+        3,
+        ASYNC_STAGES.1,
+        "the same tiles through a four-stage ring: wait_group 3",
+    ),
+    fault_kernel(
+        "sfu_fault",
+        FB,
+        PER_THREAD,
+        Shared::None,
+        3,
+        SFU.0,
+        "Σ sin(kθ), k = 1..32, each by sin.approx: the XU pipe",
+    ),
+    fault_kernel(
+        "sfu_fixed",
+        FB,
+        PER_THREAD,
+        Shared::None,
+        3,
+        SFU.1,
+        "the same sum from an FMA recurrence: the FMA pipe",
+    ),
+    fault_kernel(
+        "l2_resident_fault",
+        FB,
+        Shape::Waves { waves: 1 },
+        Shared::None,
+        3,
+        L2_RESIDENT.0,
+        "2 GiB of 16-byte loads over a 16 MiB working set: the L2 serves them",
+    ),
+    fault_kernel(
+        "l2_resident_fixed",
+        FB,
+        Shape::Waves { waves: 1 },
+        Shared::None,
+        3,
+        L2_RESIDENT.1,
+        "the same loads over 256 MiB: the DRAM serves them",
+    ),
+    fault_kernel(
+        "barrier_fault",
+        FB,
+        Shape::OneWave {
+            elements_per_block: faults::BLOCK as u64,
+        },
+        Shared::PerThread,
+        3,
+        BARRIER.0,
+        "sums of 32 elements by a shared-memory tree: six barriers per 256 elements",
+    ),
+    fault_kernel(
+        "barrier_fixed",
+        FB,
+        Shape::OneWave {
+            elements_per_block: faults::BLOCK as u64,
+        },
+        Shared::None,
+        3,
+        BARRIER.1,
+        "the same sums by five warp shuffles: no barrier",
+    ),
 ];

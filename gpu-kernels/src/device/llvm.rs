@@ -1,6 +1,5 @@
 //! Device layer for rustc's built-in NVPTX backend (`nvptx64-nvidia-cuda`, sm_90).
 
-use super::Vec4;
 use core::arch::asm;
 use core::arch::nvptx;
 
@@ -58,45 +57,6 @@ pub unsafe fn dynamic_shared<T>() -> *mut T {
     core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
 }
 
-/// `shfl.sync.down.b32` over the full warp: lane i gets lane i+offset's `v` (its own past 31).
-///
-/// # Safety
-/// All 32 lanes of the warp must execute this call together.
-#[inline(always)]
-pub unsafe fn shfl_down(v: u32, offset: u32) -> u32 {
-    let r: u32;
-    asm!("shfl.sync.down.b32 {r}, {v}, {o}, 0x1f, 0xffffffff;",
-         r = out(reg32) r, v = in(reg32) v, o = in(reg32) offset);
-    r
-}
-
-/// `red.global.add.f32`: `*p += v`, atomically, result unused.
-///
-/// # Safety
-/// `p` must point to a live, 4-byte-aligned f32 in global memory.
-#[inline(always)]
-pub unsafe fn atomic_add_f32(p: *mut f32, v: f32) {
-    asm!("red.global.add.f32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v);
-}
-
-/// `red.global.add.s32`: `*p += v`, atomically, wrapping on overflow.
-///
-/// # Safety
-/// `p` must point to a live, 4-byte-aligned i32 in global memory.
-#[inline(always)]
-pub unsafe fn atomic_add_i32(p: *mut i32, v: i32) {
-    asm!("red.global.add.s32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v);
-}
-
-/// One 16-byte load (`ld.global.v4.b32` once the pointer is known to be global).
-///
-/// # Safety
-/// `p` must be valid for reads and 16-byte aligned.
-#[inline(always)]
-pub unsafe fn load4<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
-    *p
-}
-
 /// Declares a kernel entry point with rustc's PTX kernel ABI.
 macro_rules! kernel {
     ($(#[$m:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
@@ -110,127 +70,6 @@ macro_rules! kernel {
 fn panic(_: &core::panic::PanicInfo) -> ! {
     // SAFETY: `trap` aborts the kernel; the host sees a launch failure.
     unsafe { asm!("trap;", options(noreturn)) }
-}
-
-// ---- Non-coherent 16-byte loads, unsplit 16-byte stores, `redux.sync`. ----
-// The same functions, with the same signatures, are in `nvvm.rs`.
-
-/// `ld.global.nc<qualifier>.v4.b32` of four 4-byte words at the generic pointer `$p`
-/// (converted with `cvta.to.global` first), as `Vec4<T>`; other sizes of `T` load plainly.
-macro_rules! load4_nc_with {
-    ($p:expr, $qualifier:literal) => {{
-        let p = $p;
-        if core::mem::size_of::<T>() != 4 {
-            return *p;
-        }
-        let (a, b, c, d): (u32, u32, u32, u32);
-        asm!(concat!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.nc", $qualifier,
-                     ".v4.b32 {{{a}, {b}, {c}, {d}}}, [g]; }}"),
-             a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-             p = in(reg64) p, options(pure, readonly, nostack));
-        // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
-        core::mem::transmute_copy(&[a, b, c, d])
-    }};
-}
-
-/// One 16-byte read-only load that does not allocate in L1:
-/// `ld.global.nc.L1::no_allocate.v4.b32` (the non-coherent path: the data must not be written
-/// while the kernel runs).
-///
-/// # Safety
-/// `p` must point to global memory, be valid for reads and 16-byte aligned, and nothing may
-/// write those bytes during the kernel.
-#[inline(always)]
-pub unsafe fn load4_nc<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
-    load4_nc_with!(p, ".L1::no_allocate")
-}
-
-/// One 16-byte read-only load through L1: `ld.global.nc.v4.b32`, never split.
-///
-/// # Safety
-/// As [`load4_nc`].
-#[inline(always)]
-pub unsafe fn load4_ro<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
-    load4_nc_with!(p, "")
-}
-
-/// `redux.sync.add.s32` over the full warp (sm_80+): every lane gets the wrapping sum of all
-/// 32 lanes' `v`, in one instruction instead of five shuffle-and-add steps.
-///
-/// # Safety
-/// All 32 lanes of the warp must execute this call together.
-#[inline(always)]
-pub unsafe fn redux_add_i32(v: i32) -> i32 {
-    let r: i32;
-    asm!("redux.sync.add.s32 {r}, {v}, 0xffffffff;",
-         r = out(reg32) r, v = in(reg32) v, options(nostack));
-    r
-}
-
-/// One 16-byte global store, `st.global.v4.b32`, always as one instruction (a plain store of
-/// `Vec4` may be split when the compiler merges it with a neighbouring scalar store).
-/// Types other than 4 bytes fall back to a plain store.
-///
-/// # Safety
-/// `p` must point to global memory, be valid for writes and 16-byte aligned.
-#[inline(always)]
-pub unsafe fn store4<T: Copy>(p: *mut Vec4<T>, v: Vec4<T>) {
-    if core::mem::size_of::<T>() != 4 {
-        *p = v;
-        return;
-    }
-    // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
-    let [a, b, c, d]: [u32; 4] = core::mem::transmute_copy(&v);
-    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
-          st.global.v4.b32 [g], {{{a}, {b}, {c}, {d}}}; }}",
-         p = in(reg64) p, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d,
-         options(nostack));
-}
-
-// ---- The roofline's compute roof (`stream::fma_peak_f32`). ----
-// The same function, with the same signature, is in `nvvm.rs`.
-
-/// `fma.rn.f32`: `a · b + c` with one rounding. Written out because neither compiler is
-/// bound to fuse `a * b + c` (rustc's backend never does without fast-math flags), and the
-/// FMA peak kernel must issue exactly this instruction.
-#[inline(always)]
-pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
-    let d: f32;
-    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
-    unsafe {
-        asm!("fma.rn.f32 {d}, {a}, {b}, {c};",
-             d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c,
-             options(pure, nomem, nostack));
-    }
-    d
-}
-
-// ---- The shared-memory roof (`roofs::shared_rw`). ----
-// The same two functions, with the same signatures, are in `nvvm.rs`.
-
-/// `ld.volatile.shared.u32` from a generic pointer into shared memory: exactly one `LDS` per
-/// call, which no compiler may merge, hoist or delete (a plain load of a word nobody else
-/// writes would be hoisted out of the shared-memory roof's loop).
-///
-/// # Safety
-/// `p` must point into the block's shared memory, 4-byte aligned.
-#[inline(always)]
-pub unsafe fn ld_shared_volatile_u32(p: *const u32) -> u32 {
-    let v: u32;
-    asm!("{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; ld.volatile.shared.u32 {v}, [s]; }}",
-         v = out(reg32) v, p = in(reg64) p, options(nostack));
-    v
-}
-
-/// `st.volatile.shared.u32` through a generic pointer into shared memory: exactly one `STS`
-/// per call, never merged with the next store to the same word.
-///
-/// # Safety
-/// `p` must point into the block's shared memory, 4-byte aligned.
-#[inline(always)]
-pub unsafe fn st_shared_volatile_u32(p: *mut u32, v: u32) {
-    asm!("{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; st.volatile.shared.u32 [s], {v}; }}",
-         p = in(reg64) p, v = in(reg32) v, options(nostack));
 }
 
 // ---- The sanitizer's canaries (`canary.rs`) only; `nvvm.rs` has no counterpart. ----

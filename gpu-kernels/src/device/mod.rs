@@ -3,9 +3,12 @@
 //!
 //! - `llvm.rs`: rustc's built-in NVPTX backend (`core::arch::nvptx`, `asm!`, a 2026 nightly).
 //! - `nvvm.rs`: rust-cuda's `rustc_codegen_nvvm` (`cuda_std`, libnvvm, a 2021 nightly).
+//! - `common.rs`: what both compilers accept alike (the shuffles, atomics, wide loads and
+//!   stores, `redux.sync`, `fma.rn`, volatile shared accesses), written once.
 //!
-//! The kernel files (`reduce.rs`, `transpose.rs`, `stream.rs`, `roofs.rs`, `bump.rs`) see only this module, so the same
-//! source builds under both compilers. All inline assembly lives in those two files.
+//! The kernel files (`reduce.rs`, `transpose.rs`, `stream.rs`, `roofs.rs`, `bump.rs`) see only
+//! this module, so the same source builds under both compilers. All inline assembly lives in
+//! those three files.
 //!
 //! Items each implementation provides (all `#[inline(always)]`):
 //! - `thread_idx_x/y`, `block_idx_x/y`, `block_dim_x/y`, `grid_dim_x` — safe register reads.
@@ -39,6 +42,9 @@ pub use llvm::*;
 mod nvvm;
 #[cfg(feature = "nvvm")]
 pub use nvvm::*;
+
+mod common;
+pub use common::*;
 
 /// A view of shared memory indexed like the chapter's `s[tid]` (u32 indices).
 #[derive(Clone, Copy)]

@@ -1,5 +1,5 @@
 //! `lab bench`: every kernel against CUB and the ceilings measured in the same run, plus the
-//! launch-gap demo, in one process.
+//! launch-gap demo, in one process; the fault catalogue only when `--kernel` names it.
 //!
 //! - `args`: the flags and the plan they resolve to (`catalog::cli::bench`, which xtask reads
 //!   too).
@@ -76,6 +76,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
     bench.roofs()?;
     bench.transposes()?;
     bench.launch_gap()?;
+    bench.faults()?;
     let placement = bench.placement.clone();
     let l2_flush_bytes = bench.flush_bytes();
     let atomic_slot = bench.atomic_slot.clone();

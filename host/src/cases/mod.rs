@@ -9,10 +9,12 @@
 //! - [`roofs`]: the roofs (atomics, shared memory, empty blocks, scattered stores), each
 //!   checked exactly.
 //! - [`bump`]: the launch-gap demo kernel.
+//! - [`faults`]: the fault catalogue's pairs, each kernel checked against its CPU reference.
 //! - [`verify`]: what counts as a right answer; [`cub`]: CUB's `DeviceReduce::Sum`.
 
 pub mod bump;
 pub mod cub;
+pub mod faults;
 pub mod reduce;
 pub mod roofs;
 pub mod stream;

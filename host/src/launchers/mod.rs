@@ -8,7 +8,9 @@
 //! - [`stream`]: the ceiling kernels (read stream, copy stream, FMA peak) and the launch-gap
 //!   demo kernel.
 //! - [`roofs`]: the roof kernels (atomics, shared memory, empty blocks, scattered stores).
+//! - [`faults`]: the fault catalogue's pairs, one launcher per pair.
 
+pub mod faults;
 pub mod reduce;
 pub mod roofs;
 pub mod stream;
@@ -174,7 +176,9 @@ impl Lab {
 
     /// A 1-D launch of `kernel` ([`Shape::Blocks`] or [`Shape::OneWave`]) over `n` elements:
     /// `ceil(n / elements_per_block)` blocks (at least one), capped at one wave for
-    /// `OneWave`; the shared memory its entry asks for `elem_bytes`-byte elements.
+    /// `OneWave`; whole or part waves ([`Shape::Waves`], [`Shape::WavePercent`]) or a fixed
+    /// grid ([`Shape::Grid`]) whatever `n`; the shared memory its entry asks for
+    /// `elem_bytes`-byte elements.
     pub(crate) fn linear_config(
         &self,
         backend: Backend,
@@ -193,6 +197,11 @@ impl Lab {
             Shape::Waves { waves } => {
                 (self.wave(backend, kernel, entry, shared_bytes)? * waves).min(MAX_GRID_X)
             }
+            Shape::WavePercent { percent } => (self.wave(backend, kernel, entry, shared_bytes)?
+                * percent)
+                .div_ceil(100)
+                .min(MAX_GRID_X),
+            Shape::Grid { blocks } => blocks,
             Shape::Tiles { .. } => {
                 return Err(HostError::Invalid {
                     what: "launch shape",
@@ -222,7 +231,10 @@ pub fn elements_per_block(kernel: &Kernel) -> u64 {
         Shape::Blocks { elements_per_block } | Shape::OneWave { elements_per_block } => {
             elements_per_block
         }
-        Shape::Tiles { .. } | Shape::Waves { .. } => 0,
+        Shape::Tiles { .. }
+        | Shape::Waves { .. }
+        | Shape::WavePercent { .. }
+        | Shape::Grid { .. } => 0,
     }
 }
 

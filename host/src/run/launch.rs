@@ -5,6 +5,7 @@
 use super::plan::{RunKernel, planned_backend, planned_kernel};
 use super::{PROFILE_RANGE, WARMUP_RANGE};
 use crate::cases::bump::Bump;
+use crate::cases::faults::{self as fault_cases, FaultCase, Scale};
 use crate::cases::reduce::{self, Reduce, ReduceElem};
 use crate::cases::stream::{FmaPeak, ReadStream};
 use crate::cases::transpose::{self, Matrix};
@@ -14,6 +15,7 @@ use crate::lab::Lab;
 use crate::launchers::{Elem, LaunchConfig, stream::read_stream};
 use crate::nvtx;
 use crate::placement::ResultSlots;
+use catalog::kernels::Pair;
 use catalog::records::{Launched, Plan, Planned, Sizes};
 use catalog::{Backend, Dtype, Family};
 use cust::context::CurrentContext;
@@ -29,6 +31,8 @@ struct Inputs {
     f32s: Option<(Vec<f32>, DeviceBuffer<f32>)>,
     i32s: Option<(Vec<i32>, DeviceBuffer<i32>)>,
     matrix: Option<(Vec<f32>, DeviceBuffer<f32>)>,
+    /// The last fault pair's inputs (the plan runs a pair's launches one after the other).
+    fault_pair: Option<fault_cases::Inputs>,
 }
 
 impl Inputs {
@@ -62,6 +66,18 @@ impl Inputs {
         let output = DeviceBuffer::<f32>::zeroed(host.len())
             .ctx(|| "allocating the output matrix".into())?;
         Ok((host, input, output))
+    }
+}
+
+impl Inputs {
+    /// Fault pair `p`'s inputs at their profiling size, made when the pair changes.
+    fn fault_pair(&mut self, lab: &Lab, p: Pair, seed: u64) -> Result<&fault_cases::Inputs> {
+        if self.fault_pair.as_ref().is_none_or(|i| i.pair != p) {
+            // The previous pair's buffers go first: two pairs may not fit at once.
+            self.fault_pair = None;
+            self.fault_pair = Some(fault_cases::Inputs::new(lab, p, Scale::Profile, seed)?);
+        }
+        Ok(self.fault_pair.as_ref().expect("filled above"))
     }
 }
 
@@ -195,6 +211,13 @@ fn run_one(
             )?
         }
         Family::Ceiling => checked(lab, FmaPeak::new(lab, backend, FMA_ITERS)?, FmaPeak::verify)?,
+        Family::Faults => {
+            let p = k.kernel.fault.expect("a fault kernel has its record").pair;
+            let inputs = inputs.fault_pair(lab, p, seed)?;
+            let case = FaultCase::new(lab, backend, k.kernel, inputs)?;
+            let (config, ok, check) = checked(lab, case, FaultCase::verify)?;
+            (config, ok, format!("{}: {check}", inputs.size_label()))
+        }
         Family::LaunchGap => {
             let n = sizes.n as usize;
             let start = crate::cpu::random::f32s(n, seed ^ 0x6275_6d70);

@@ -78,6 +78,7 @@ impl RunKernel {
             Family::Transpose => "transpose",
             Family::Ceiling => "ceiling",
             Family::LaunchGap => "bump",
+            Family::Faults => "fault",
         }
     }
 
@@ -87,9 +88,13 @@ impl RunKernel {
         self.model_size(s).elements()
     }
 
-    /// Its size for the model (`catalog::model`): the matrix for a kernel on tiles or of the
-    /// transpose family (the copy of the same bytes), else `n` elements.
+    /// Its size for the model (`catalog::model`): a fault kernel's own (the catalogue's, at
+    /// which `lab run` runs it whatever the flags say), the matrix for a kernel on tiles or of
+    /// the transpose family (the copy of the same bytes), else `n` elements.
     pub(super) fn model_size(self, s: Sizes) -> Size {
+        if let Some(f) = self.kernel.fault {
+            return Size::Vector(f.size);
+        }
         match (self.kernel.family, self.kernel.shape) {
             (Family::Transpose, _) | (_, Shape::Tiles { .. }) => Size::Matrix {
                 rows: s.rows,
@@ -256,7 +261,14 @@ pub fn bytes_needed(plan: &Plan) -> u64 {
     if has(&|k| is(k, crate::launchers::roofs::tile_copy())) {
         bytes = bytes.saturating_add((s.rows as u64 * s.cols as u64).saturating_mul(8));
     }
-    bytes
+    // The fault pairs run one at a time, each on its own inputs.
+    let faults = kernels
+        .iter()
+        .filter_map(|k| k.kernel.fault)
+        .map(|f| crate::cases::faults::Inputs::bytes(f.pair))
+        .max()
+        .unwrap_or(0);
+    bytes.saturating_add(faults)
 }
 
 /// Whether `k` reads the run's random vector of its element type (the reductions, CUB, the

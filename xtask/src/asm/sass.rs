@@ -222,7 +222,9 @@ pub fn classify(opcode: &str) -> InstClass {
     let class = |base: &str| match base {
         "LDS" | "LDSM" => InstClass::Shared { load: true },
         "STS" => InstClass::Shared { load: false },
-        "LDG" => InstClass::Global {
+        // LDGSTS: an async copy from global to shared memory (`cp.async`), counted as the
+        // global load it starts.
+        "LDG" | "LDGSTS" => InstClass::Global {
             load: true,
             bits: bits(),
         },
@@ -244,13 +246,15 @@ pub fn classify(opcode: &str) -> InstClass {
         | "BFE" | "BFI" => InstClass::Int,
         "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" | "FSETP" | "FSET"
         | "FMNMX" | "FSEL" | "FCHK" | "MUFU" | "FSWZADD" | "DADD" | "DMUL" | "DFMA" | "DSETP"
-        | "HADD2" | "HMUL2" | "HFMA2" | "HSETP2" | "HMNMX2" => InstClass::Float,
+        | "HADD2" | "HMUL2" | "HFMA2" | "HSETP2" | "HMNMX2" | "HMMA" => InstClass::Float,
         "F2I" | "I2F" | "F2F" | "I2I" | "FRND" | "F2FP" | "I2FP" | "F2IP" => InstClass::Convert,
         "MOV" | "MOV32I" | "SEL" | "R2UR" => InstClass::Move,
         "LDC" | "S2R" | "S2UR" | "CS2R" => InstClass::Constant,
         "PLOP3" | "P2R" | "R2P" | "PSETP" | "P2UR" => InstClass::Predicate,
         "EXIT" | "BSSY" | "BSYNC" | "WARPSYNC" | "CALL" | "RET" | "NOP" | "YIELD" | "BREAK"
-        | "BPT" | "KILL" | "BMOV" | "NANOSLEEP" | "ENDCOLLECTIVE" => InstClass::Control,
+        | "BPT" | "KILL" | "BMOV" | "NANOSLEEP" | "ENDCOLLECTIVE" | "DEPBAR" | "LDGDEPBAR" => {
+            InstClass::Control
+        }
         "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "ELECT" => InstClass::Warp,
         "MEMBAR" | "FENCE" | "ERRBAR" | "CCTL" | "CCTLL" => InstClass::Fence,
         _ => InstClass::Other,
@@ -651,7 +655,17 @@ ptxas info    : Used 8 registers, used 0 barriers
             ("VOTE.ANY", InstClass::Warp),
             ("MEMBAR.SC.GPU", InstClass::Fence),
             ("BRA.DIV", InstClass::Branch),
-            ("LDGSTS.E", InstClass::Other),
+            ("HMMA.16816.F32.BF16", InstClass::Float),
+            ("DEPBAR.LE", InstClass::Control),
+            ("LDGDEPBAR", InstClass::Control),
+            (
+                "LDGSTS.E.BYPASS.128",
+                InstClass::Global {
+                    load: true,
+                    bits: 128,
+                },
+            ),
+            ("TEX.SCR.LL", InstClass::Other),
         ] {
             assert_eq!(classify(op), class, "{op}");
         }

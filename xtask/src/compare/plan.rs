@@ -155,10 +155,13 @@ pub fn plan(req: &Request) -> Result<Plan> {
             );
         }
     }
+    // A kernel of one entry (the fault catalogue's, the roofs') has one element type: no
+    // filter picks it.
+    let typed = !(ka.dtypes.is_empty() && kb.dtypes.is_empty());
     Ok(Plan::Live {
         axis,
         filter: Filter {
-            dtypes: if req.dtypes.is_empty() {
+            dtypes: if req.dtypes.is_empty() && typed {
                 vec![LIVE_DTYPE.name().into()]
             } else {
                 filter.dtypes

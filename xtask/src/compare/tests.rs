@@ -393,6 +393,17 @@ fn the_plan_follows_the_arguments() {
             ..
         }
     ));
+    // A fault and its twin: one element type each, so no type filter.
+    let Plan::Live { filter, a, b, .. } =
+        plan(&req("coalescing_fault", Some("coalescing_fixed"))).unwrap()
+    else {
+        panic!("live")
+    };
+    assert!(filter.dtypes.is_empty(), "{:?}", filter.dtypes);
+    assert_eq!(
+        (a.kernel.as_str(), b.kernel.as_str()),
+        ("coalescing_fault", "coalescing_fixed")
+    );
 }
 
 /// Every refusal: one line, saying what to do.

@@ -11,9 +11,11 @@
 //! launch). A wrong result or a driver error fails that row and the run goes on. What a row
 //! launches and checks is its family's case (`crate::cases`), the same `lab run` drives.
 //!
-//! One module per phase: [`ceilings`], [`reduce`], [`roofs`], [`transpose`], [`launch_gap`].
+//! One module per phase: [`ceilings`], [`reduce`], [`roofs`], [`transpose`], [`launch_gap`],
+//! [`faults`] (only when `--kernel` names them).
 
 mod ceilings;
+mod faults;
 pub mod flush;
 mod launch_gap;
 mod reduce;
@@ -162,6 +164,11 @@ impl<'a> Bench<'a> {
         if p.wants("bump") {
             add(3 * nb, 0, 0, LAUNCHES);
             add(nb, 0, 0, 1);
+        }
+        for k in self.planned_faults() {
+            // About a millisecond per launch, weighed as that many FLOPs.
+            let carried = p.backends.iter().filter(|&&b| k.carried_by(b)).count();
+            add(carried as u64, 0, 100_000_000_000, 1);
         }
         let caches = p.cache.caches().len() as u64;
         (rows * caches, work * caches)

@@ -170,7 +170,46 @@ fn headline_of(rows: &[Row], cache: Cache) -> Vec<String> {
             us("bump_graph_capture"),
         ));
     }
+    out.extend(fault_lines(rows, &c));
     out.extend(super::model::headline_lines(rows, cache));
+    out
+}
+
+/// One line per fault kernel whose twin was measured too: its median against the twin's
+/// (the time the fix saves, or for the memory-bound control the fused pass's gain).
+fn fault_lines(rows: &[Row], c: &str) -> Vec<String> {
+    let ok = |r: &&Row| r.status == Status::Ok && r.median_us.is_some();
+    let mut out = Vec::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.section == Family::Faults)
+        .filter(ok)
+    {
+        let Some(f) = catalog::kernels::find(&r.kernel).and_then(|k| k.fault) else {
+            continue;
+        };
+        if f.fixed {
+            continue;
+        }
+        let twin = rows
+            .iter()
+            .filter(ok)
+            .find(|t| t.kernel == f.twin && t.backend == r.backend && t.size == r.size);
+        if let (Some(t), Some(us)) = (twin, r.median_us) {
+            let fixed = t.median_us.unwrap_or(f64::NAN);
+            out.push(format!(
+                "{} [{}] {} ({c}): {} us against {}'s {} us ({:.2} x); expected verdict {}",
+                r.kernel,
+                r.backend,
+                r.size,
+                fmt_us(us),
+                t.kernel,
+                fmt_us(fixed),
+                us / fixed,
+                f.verdict
+            ));
+        }
+    }
     out
 }
 

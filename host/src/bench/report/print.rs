@@ -11,6 +11,9 @@ fn title(f: Family) -> &'static str {
         Family::Reduce => "Reductions",
         Family::Transpose => "Transposes",
         Family::LaunchGap => "Launch gap",
+        Family::Faults => {
+            "Fault catalogue (each fault, then its fixed twin; vs ref: against the twin)"
+        }
     }
 }
 

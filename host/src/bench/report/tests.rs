@@ -762,3 +762,30 @@ fn the_roofs_follow_the_kernels_one_column_per_compiler_and_are_in_the_json() {
     let back: Report = serde_json::from_str(&json(&r)).unwrap();
     assert_eq!(back.roofs, r.roofs);
 }
+
+/// A fault row whose twin was measured on the same backend gets a headline line: its time
+/// against the twin's, and the verdict its profile must get; a twin alone gets none.
+#[test]
+fn headline_sets_each_fault_against_its_twin() {
+    let row = |kernel: &str, b: &str, ms: f64| {
+        Row::new(Family::Faults, kernel, b, "f32", 0, "2^26".into(), 1 << 29)
+            .passed(&samples(&[ms]), "all exact")
+    };
+    let h = headline(&[
+        row("coalescing_fault", "llvm", 0.6),
+        row("coalescing_fixed", "llvm", 0.1),
+        row("coalescing_fixed", "nvvm", 0.1),
+    ]);
+    let lines: Vec<&String> = h.iter().filter(|l| l.contains("coalescing")).collect();
+    assert_eq!(lines.len(), 1, "{h:?}");
+    assert!(
+        lines[0].starts_with("coalescing_fault [llvm] 2^26 (hot L2): 600.0 us against coalescing_fixed's 100.0 us (6.00 x)"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].ends_with("expected verdict coalescing"),
+        "{}",
+        lines[0]
+    );
+}

@@ -10,7 +10,13 @@
 //! - v6 has 16-byte global loads (`LDG.E.128`) and no shared tree: at most one shared store
 //!   (its warp's slot), one shared load, one barrier;
 //! - the padded transpose indexes its tile with a row pitch of 33 words, the tiled one 32;
-//! - no kernel spills (ptxas: 0 bytes stack, spill stores, spill loads; no `LDL`/`STL`);
+//! - no kernel spills (ptxas: 0 bytes stack, spill stores, spill loads; no `LDL`/`STL`), but
+//!   the fault catalogue's spill fault, whose fault that is;
+//! - each fault of the catalogue is planted, and its twin fixed, in the SASS ([`PLANTED`]):
+//!   FFMA and no HMMA in the FP32 GEMM, HMMA in the BF16 one, LDL/STL in the spill fault,
+//!   LDGSTS + DEPBAR in both async kernels, MUFU.SIN in the SFU fault only, barriers in the
+//!   barrier fault only; the occupancy fault's registers hold it to at most
+//!   [`OCCUPANCY_FAULT_BLOCKS`] blocks per SM, its twin's allow all eight;
 //! - every reduction's tree and warp-sum loops are fully unrolled;
 //! - no kernel reaches shared memory through generic addressing: in the PTX, no generic
 //!   `ld`/`st`/`atom` whose address comes from a `.shared` variable or a `cvta.shared`; in the
@@ -51,6 +57,41 @@ pub const BARRIERS_AS_WRITTEN: &[(&str, usize)] = &[
     ("transpose_tiled_f32", 1),
     ("transpose_padded_f32", 1),
 ];
+
+/// SASS opcodes (an exact opcode, or its prefix before a `.`) each fault kernel must have, and
+/// must not have: where the fault, or the fix, shows in the code ptxas made.
+pub const PLANTED: &[(&str, &[&str], &[&str])] = &[
+    ("tensor_cores_fault", &["FFMA"], &["HMMA"]),
+    ("tensor_cores_fixed", &["HMMA"], &[]),
+    ("spills_fault", &["LDL", "STL"], &[]),
+    ("spills_fixed", &[], &["LDL", "STL"]),
+    ("async_stages_fault", &["LDGSTS", "DEPBAR"], &[]),
+    ("async_stages_fixed", &["LDGSTS", "DEPBAR"], &[]),
+    ("sfu_fault", &["MUFU.SIN"], &[]),
+    ("sfu_fixed", &["FFMA"], &["MUFU.SIN"]),
+    ("barrier_fault", &["BAR"], &[]),
+    ("barrier_fixed", &["SHFL"], &["BAR"]),
+];
+
+/// Blocks of 256 threads one SM holds at most with the occupancy fault's registers (25 % of
+/// the SM's 64 warps); its twin's must allow all eight (the SM's 2048 threads).
+pub const OCCUPANCY_FAULT_BLOCKS: u32 = 2;
+
+/// Blocks of `threads` threads that the 64 Ki registers of an sm_90 SM hold at `registers`
+/// per thread (allocated per warp, in units of 256 registers).
+pub fn blocks_by_registers(registers: u32, threads: u32) -> u32 {
+    let per_warp = (registers * 32).div_ceil(256) * 256;
+    let warps = threads.div_ceil(32);
+    65_536 / (per_warp.max(1) * warps)
+}
+
+/// Whether SASS `opcode` is `want` or starts with `want` and a `.`.
+fn is_opcode(opcode: &str, want: &str) -> bool {
+    opcode == want
+        || opcode
+            .strip_prefix(want)
+            .is_some_and(|r| r.starts_with('.'))
+}
 
 /// Failures that are stated and explained: printed as
 /// `known` with the reason, not failing the run. Remove an entry when its cause is fixed.
@@ -300,9 +341,14 @@ pub fn sass_checks(
         found.join("; "),
     ));
 
-    // No spills.
+    // No spills, but where spilling is the fault planted.
+    let spill_fault = |name: &str| {
+        catalog::kernels::find(name)
+            .and_then(|k| k.fault)
+            .is_some_and(|f| f.pair == catalog::kernels::Pair::Spills && !f.fixed)
+    };
     let mut failures = Vec::new();
-    for r in rows {
+    for r in rows.iter().filter(|r| !spill_fault(&r.kernel)) {
         let res = &r.resources;
         let local = r.sass.local_ld + r.sass.local_st;
         if res.stack + res.spill_stores + res.spill_loads > 0 || local > 0 {
@@ -316,10 +362,11 @@ pub fn sass_checks(
         }
     }
     let detail = format!(
-        "{} kernels: 0 bytes stack and spills, no LDL/STL",
-        rows.len()
+        "{} kernels: 0 bytes stack and spills, no LDL/STL (the spill fault aside)",
+        rows.iter().filter(|r| !spill_fault(&r.kernel)).count()
     );
     checks.push(Check::new(backend, "no spills", failures, detail));
+    checks.push(faults_planted(backend, rows, sass));
 
     // Unrolled trees.
     let failures = rows
@@ -343,6 +390,67 @@ pub fn sass_checks(
     checks.push(Check::new(backend, "tree loops unrolled", failures, detail));
     checks.push(shared_through_generic(backend, module, sass));
     checks
+}
+
+/// Each fault kernel's SASS against [`PLANTED`], and the occupancy pair's registers against
+/// [`OCCUPANCY_FAULT_BLOCKS`], on a backend that carries them (the Rust compilers).
+pub fn faults_planted(backend: Backend, rows: &[KernelStats], sass: &Sass) -> Check {
+    let carried = |name: &str| catalog::kernels::find(name).is_some_and(|k| k.carried_by(backend));
+    let mut failures = Vec::new();
+    let mut found = Vec::new();
+    for &(name, have, lack) in PLANTED.iter().filter(|(name, ..)| carried(name)) {
+        let Some(f) = sass.function(name) else {
+            failures.push(format!("{name} missing"));
+            continue;
+        };
+        let count = |op: &str| f.insts().filter(|i| is_opcode(&i.opcode, op)).count();
+        for &op in have {
+            if count(op) == 0 {
+                failures.push(format!("{name}: no {op}"));
+            }
+        }
+        for &op in lack {
+            if count(op) > 0 {
+                failures.push(format!("{name}: {} {op}", count(op)));
+            }
+        }
+        let shown: Vec<String> = have
+            .iter()
+            .chain(lack)
+            .map(|op| format!("{op} {}", count(op)))
+            .collect();
+        found.push(format!("{name}: {}", shown.join(", ")));
+    }
+    for (name, fixed) in [("occupancy_fault", false), ("occupancy_fixed", true)] {
+        if !carried(name) {
+            continue;
+        }
+        let Some(r) = rows.iter().find(|r| r.kernel == name) else {
+            failures.push(format!("{name} missing"));
+            continue;
+        };
+        let threads = catalog::kernels::find(name).map_or(256, |k| k.block.0 * k.block.1);
+        let blocks = blocks_by_registers(r.resources.registers, threads);
+        let ok = if fixed {
+            blocks >= 8
+        } else {
+            blocks <= OCCUPANCY_FAULT_BLOCKS
+        };
+        if !ok {
+            failures.push(format!(
+                "{name}: {} registers hold {blocks} blocks per SM",
+                r.resources.registers
+            ));
+        }
+        found.push(format!(
+            "{name}: {} registers, {blocks} blocks per SM",
+            r.resources.registers
+        ));
+    }
+    if found.is_empty() {
+        found.push(format!("no fault kernel in the {backend} PTX"));
+    }
+    Check::new(backend, "faults planted", failures, found.join("; "))
 }
 
 /// Shared memory reached through generic addressing, a known rust-cuda miscompile pattern:

@@ -161,3 +161,25 @@ fn generic_access_to_shared_memory_fails() {
         c.detail
     );
 }
+
+/// The register file's arithmetic behind the occupancy check: 65,536 registers, allocated per
+/// warp in units of 256.
+#[test]
+fn blocks_by_registers_follow_the_register_file() {
+    assert_eq!(blocks_by_registers(32, 256), 8);
+    assert_eq!(blocks_by_registers(128, 256), 2);
+    // 86 registers round up to 88 per thread: 2816 per warp, two blocks of eight warps.
+    assert_eq!(blocks_by_registers(86, 256), 2);
+    assert_eq!(blocks_by_registers(80, 256), 3);
+    assert_eq!(blocks_by_registers(255, 1024), 0);
+}
+
+#[test]
+fn opcodes_match_whole_or_by_their_first_parts() {
+    assert!(is_opcode("BAR.SYNC.DEFER_BLOCKING", "BAR"));
+    assert!(is_opcode("MUFU.SIN", "MUFU.SIN"));
+    assert!(is_opcode("LDL.64", "LDL"));
+    assert!(!is_opcode("LDGSTS.E.BYPASS.128", "LDG"));
+    assert!(!is_opcode("BRA", "BAR"));
+    assert!(!is_opcode("MUFU.EX2", "MUFU.SIN"));
+}

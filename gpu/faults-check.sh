@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# On the GPU machine (no cargo): the fault catalogue's GPU tests, then every fault kernel and
+# its fixed twin once as the profilers see them (lab run: warm-up, one launch in the NVTX range
+# `profile`, the check at the profiling size), then each timed against its twin (lab bench, 20
+# reps, both Rust compilers). Everything goes under the output folder; about two minutes.
+# Usage, from the repo root with dist/ built by `cargo xtask dist`:  bash gpu/faults-check.sh [OUTDIR]
+#   OUTDIR defaults to $OUT (the device tool's output folder), else results/faults.
+set -uo pipefail
+out=${1:-${OUT:-results/faults}}
+mkdir -p "$out"
+log=$out/faults-check.log
+start=$SECONDS
+{
+    echo "# fault catalogue check: $(head -2 dist/MANIFEST.txt 2>/dev/null | tr '\n' ' ')"
+    echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
+        --format=csv,noheader 2>&1 | sed 's/^/# gpu: /'
+    dist/lab info
+} 2>&1 | tee "$log"
+
+status=0
+# Runs one step with a time limit, its output into the log and its own file.
+step() {
+    local name=$1 limit=$2
+    shift 2
+    echo "== $name: $* (limit ${limit}s)" | tee -a "$log"
+    local t0=$SECONDS
+    timeout "$limit" "$@" 2>&1 | tee "$out/$name.txt" | tee -a "$log"
+    local rc=${PIPESTATUS[0]}
+    echo "== $name: exit $rc after $((SECONDS - t0)) s" | tee -a "$log"
+    [[ $rc -eq 0 ]] || status=1
+}
+
+# This machine must have a GPU: "no CUDA device" fails the GPU tests instead of skipping them.
+export LAB_REQUIRE_GPU=1
+step gpu-tests 50 dist/tests/gpu_faults --test-threads=1 --show-output
+step lab-run 50 dist/lab run --kernel faults --backend both --manifest "$out/faults-run.json"
+step lab-bench 75 dist/lab bench --kernel faults --backend llvm,nvvm --reps 20 --out "$out"
+
+echo "faults check: $([[ $status -eq 0 ]] && echo PASSED || echo FAILED) in $((SECONDS - start)) s" \
+    | tee -a "$log"
+exit $status

@@ -10,7 +10,9 @@
 # model (the bench at the model check's sizes, then `xtask model-check`), cache (a hot and a
 # cold sweep of v6, v7 and CUB with the plot), source (`profile --source` of reduce_v3 on every
 # backend; source5: reduce_v5 on llvm), compare (v3 against v5, v4 on llvm against nvcc), nsys (`xtask nsys` with its
-# per-range verdicts, and once without libdw to show the remedy line).
+# per-range verdicts, and once without libdw to show the remedy line), faults (the fault
+# catalogue: gpu/faults-check.sh), accuracy (`xtask accuracy` on both Rust compilers), program
+# (PyTorch's kernels through `profile -- PROGRAM`, `profile --report` and `nsys -- PROGRAM`).
 set -uo pipefail
 out=${OUT:-results/gpu-run}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
@@ -142,6 +144,38 @@ for part in ${PARTS:-tests bench profile sanitize}; do
                 --bench-args "bench --kernel reduce_v6,reduce_v7,cub --size 2^28" >"$out/nsys/nsys.txt" 2>&1
             say "nsys: exit $?"
             rm -f "$out"/nsys/*.sqlite ;;
+        faults)
+            # The fault catalogue's GPU tests, its lab run and its bench against the twins.
+            timeout $((budget - 10)) bash gpu/faults-check.sh "$out/faults" >"$out/faults/stdout.log" 2>&1
+            say "faults check: exit $?" ;;
+        accuracy)
+            # The diagnosis held to the catalogue's verdicts (ACCURACY_KERNELS, default the
+            # fault catalogue) on both Rust compilers; the raw pages kept gzipped, no reports.
+            timeout $((budget - 10)) dist/xtask accuracy --kernel "${ACCURACY_KERNELS:-faults}" --backend both \
+                --output "$out/accuracy" >"$out/accuracy/accuracy-stdout.txt" 2>&1
+            say "accuracy: exit $?"
+            rm -f "$out"/accuracy/*.ncu-rep
+            gzip -9n "$out"/accuracy/*.raw.csv ;;
+        program)
+            # PyTorch's and cuBLAS's kernels through the front end: profile -- PROGRAM, the
+            # diagnosis of a plain `ncu --set full` report, and nsys -- PROGRAM.
+            ncu=${NCU:-$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -1)}
+            timeout $((budget / 3)) dist/xtask profile --cuda-profiler-range --launch-count 0 --output "$out/program/profile" \
+                -- python3 gpu/torch_lab.py >"$out/program/profile-torch.txt" 2>&1
+            say "profile -- torch: exit $?"
+            timeout $(($(left) / 2)) "$ncu" --clock-control none --target-processes all --profile-from-start off --set full \
+                --force-overwrite -o "$out/program/plain" python3 gpu/torch_lab.py >"$out/program/plain-ncu.log" 2>&1
+            say "plain ncu torch: exit $?"
+            dist/xtask profile --report "$out/program/plain.ncu-rep" >"$out/program/report-torch.txt" 2>&1
+            say "profile --report plain: exit $?"
+            libdw=$(mktemp -d)
+            for deb in ${LIBDW_DEBS:-.tools/debs}/libdw1_*.deb ${LIBDW_DEBS:-.tools/debs}/libelf1_*.deb; do [[ -f $deb ]] && dpkg -x "$deb" "$libdw"; done
+            LD_LIBRARY_PATH=$libdw/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+                timeout $(($(left) - 10)) dist/xtask nsys --output "$out/program/nsys" -- python3 gpu/torch_lab.py \
+                >"$out/program/nsys-torch.txt" 2>&1
+            say "nsys -- torch: exit $?"
+            rm -f "$out"/program/*.ncu-rep "$out"/program/*/*.ncu-rep "$out"/program/nsys/*.sqlite "$out"/program/nsys/*.nsys-rep
+            find "$out/program" -name '*.raw.csv' -exec gzip -9n {} + ;;
         sanitize)
             timeout $((budget - 10)) dist/xtask sanitize --output "$out/sanitize" ${SANITIZE_FLAGS:-} >"$out/sanitize/stdout.log" 2>&1
             say "sanitize: exit $?" ;;

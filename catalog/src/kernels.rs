@@ -182,6 +182,11 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// Launches of its entry point one run makes (`lab run`'s profiled range holds them all).
+    pub fn launches(&self) -> u32 {
+        self.fault.map_or(1, |f| f.launches)
+    }
+
     /// The PTX entry point for `dtype` (`reduce_v3_f32`), or the kernel's name when it has
     /// no element type.
     pub fn entry(&self, dtype: Dtype) -> String {
@@ -215,6 +220,40 @@ impl Kernel {
             Shared::PerWarp => threads / 32 * elem_bytes,
             Shared::Tile { rows, pitch } => rows * pitch * 4,
         }
+    }
+}
+
+/// What the chapter's own kernels must be diagnosed with (the rule their profile's headline
+/// names, or [`verdict::NONE`]): what the chapter says binds each (its §6 and §7), as the lab
+/// measured it on the H200 (docs/profiling.md): v1–v3 are their result word's chain of
+/// atomics, the naive transpose its scattered stores, the tiled one its bank conflicts; the
+/// rest have no fault to fix.
+const CHAPTER_VERDICTS: [(&str, &str); 13] = [
+    ("reduce_v1", verdict::ATOMICS),
+    ("reduce_v2", verdict::ATOMICS),
+    ("reduce_v3", verdict::ATOMICS),
+    ("reduce_v3_shfl", verdict::ATOMICS),
+    ("reduce_v4", verdict::NONE),
+    ("reduce_v5", verdict::NONE),
+    ("reduce_v6", verdict::NONE),
+    ("reduce_v7", verdict::NONE),
+    ("transpose_naive", verdict::COALESCING),
+    ("transpose_tiled", verdict::BANK_CONFLICTS),
+    ("transpose_padded", verdict::NONE),
+    ("transpose_v4", verdict::NONE),
+    ("copy_stream", verdict::NONE),
+];
+
+/// The verdict `kernel`'s profile must get: a fault kernel's from its record, a chapter
+/// kernel's from [`CHAPTER_VERDICTS`]; None for the kernels no diagnosis is held to (the
+/// ceilings, the roofs, the library's call, the launch-gap demo).
+pub fn expected_verdict(kernel: &Kernel) -> Option<&'static str> {
+    match kernel.fault {
+        Some(f) => Some(f.verdict),
+        None => CHAPTER_VERDICTS
+            .iter()
+            .find(|(name, _)| *name == kernel.name)
+            .map(|(_, v)| *v),
     }
 }
 
@@ -255,6 +294,20 @@ mod tests {
         assert!(!nvcc.iter().any(|e| e.starts_with("reduce_v7")));
         assert!(entries(Backend::Llvm).contains(&"transpose_v4_f32".to_string()));
         assert!(!entries(Backend::Llvm).iter().any(|e| e.starts_with("cub")));
+    }
+
+    #[test]
+    fn every_expected_verdict_names_a_kernel_and_a_verdict() {
+        for (name, v) in CHAPTER_VERDICTS {
+            let k = find(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(expected_verdict(k), Some(v));
+            assert!(verdict::ALL.contains(&v), "{v}");
+        }
+        assert_eq!(expected_verdict(find("fma_peak").unwrap()), None);
+        assert_eq!(
+            expected_verdict(find("coalescing_fault").unwrap()),
+            Some(verdict::COALESCING)
+        );
     }
 
     #[test]

@@ -50,6 +50,18 @@ pub struct Planned {
     pub backend: String,
     /// Elements the kernel processes (rows × cols for a transpose).
     pub elements: u64,
+    /// Launches of `entry` the run makes (2 for a two-pass kernel). Written only when not 1,
+    /// so a one-launch plan keeps its shape and plans without the field read as 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub launches: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// Everything `lab run` will launch, in order (`lab run --plan`).

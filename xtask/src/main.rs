@@ -93,6 +93,15 @@ enum Command {
   dist/xtask profile --kernel reduce_v3 --source --backend llvm,nvcc
   cargo xtask profile --kernel reduce_v3 --source --from xtask/tests/fixtures/ncu/capture")]
     Profile(commands::profile::Args),
+    /// How right the diagnosis is: every fault of the catalogue and the chapter's kernels under
+    /// ncu, each headline against the verdict the catalogue says it must get
+    ///
+    /// A list, the tally (faults named, healthy kernels clean, false alarms) and a confusion
+    /// table of expected verdicts against the headlines'.
+    #[command(after_help = "Examples:
+  dist/xtask accuracy --backend both
+  cargo xtask accuracy --from xtask/tests/fixtures/ncu/faults")]
+    Accuracy(commands::accuracy::Args),
     /// The chapter's key ncu metrics for every reduction, beside the chapter's predictions
     ///
     /// Both backends and CUB, per block, with the chapter's predictions beside the
@@ -157,6 +166,7 @@ fn main() {
     }
     let result = match cli.command {
         Command::Ptx(args) => commands::ptx::run(&args),
+        Command::Accuracy(args) => commands::accuracy::run(&args),
         Command::Asm(args) => commands::asm::run(&args),
         Command::Explore(args) => commands::explore::run(&args),
         Command::Bench(args) => commands::bench::run(&args, cli.quiet),

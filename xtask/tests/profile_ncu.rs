@@ -279,6 +279,7 @@ fn planned(kernel: &str, entry: &str, backend: &str) -> capture::Planned {
         family: "reduction".into(),
         backend: backend.into(),
         elements: 1 << 20,
+        launches: 1,
     }
 }
 
@@ -423,8 +424,13 @@ fn real_reports_match_the_plans_lab_ran() {
             // The warm-up caught too would show as a second row of the same kernel.
             let mut twice = profiled.clone();
             twice.push(profiled[0].clone());
-            let e = capture::match_rows(&jobs[0], twice, None).unwrap_err();
-            assert!(e.to_string().contains("2 times"), "{e}");
+            let e = capture::match_rows(&jobs[0], twice.clone(), None).unwrap_err();
+            assert!(e.to_string().contains("2 times, expected 1"), "{e}");
+            // ... unless the plan says the kernel launches twice (a two-pass kernel).
+            let mut two_pass = jobs[0].clone();
+            two_pass.launches[0].launches = 2;
+            let rows = capture::match_rows(&two_pass, twice, None).unwrap();
+            assert_eq!(rows.len(), n + 1, "{name}");
             // A kernel missing from the report.
             let e = capture::match_rows(&jobs[0], profiled[1..].to_vec(), None).unwrap_err();
             assert!(
@@ -1345,4 +1351,29 @@ fn v7_and_cub_read_the_same_dram_bytes_at_2p28() {
         let got = num(r, "dram__bytes_read.sum.pct_of_peak_sustained_elapsed");
         assert!((got - pct).abs() < 0.005, "{label}: {got}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accuracy on the chapter's kernels
+
+/// Every chapter kernel of the H200 captures gets the verdict the catalogue states: v1-v3 their
+/// atomics, the naive transpose its scattered stores, the tiled one its conflicts, the rest
+/// nothing to fix.
+#[test]
+fn the_chapters_kernels_get_the_verdicts_the_catalogue_states() {
+    use xtask::profiler::accuracy;
+    let mut rows = reductions();
+    rows.extend(transposes());
+    let judged = accuracy::judge(&rows);
+    let text = accuracy::text(&judged, "the H200 captures");
+    let missed: Vec<&str> = judged
+        .iter()
+        .filter(|j| !j.right)
+        .map(|j| j.label.as_str())
+        .collect();
+    assert!(missed.is_empty(), "{missed:?}\n{text}");
+    let t = accuracy::tally(&judged);
+    // v1-v3 and the two faulty transposes on two compilers; v4-v7 and the two good transposes.
+    assert_eq!((t.faults, t.healthy, t.false_alarms), (10, 12, 0), "{text}");
+    assert!(text.contains("Confusion (rows: expected; columns: the headline's verdict):"));
 }

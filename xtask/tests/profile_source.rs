@@ -523,6 +523,7 @@ fn the_capture_imports_the_sources() {
             family: "reduction".into(),
             backend: "llvm".into(),
             elements: 1 << 24,
+            launches: 1,
         }],
     };
     assert_eq!(job.name, "profile-reduce_v3-llvm");

@@ -5,9 +5,10 @@
 //! The faults are the microscope's catalogue (`shared/seeds/ncu-kernel-microscope.txt`,
 //! section 3), planted in Rust (`gpu-kernels/src/faults.rs`); `docs/faults.md` has the table.
 
-/// The verdict ids a fault kernel's headline must get: one per fault of the catalogue, plus
-/// [`NONE`] (a fixed twin: nothing to fix) and [`MEMORY_BOUND`] (the control pair: healthy, at
-/// the DRAM roof, whose fix is algorithmic).
+/// The verdict ids a kernel's headline must get: one per fault of the catalogue, plus
+/// [`NONE`] (a fixed twin: nothing to fix), [`MEMORY_BOUND`] (the control pair: healthy, at
+/// the DRAM roof, whose fix is algorithmic) and [`ATOMICS`] (the chapter's v1–v3). Each is a
+/// rule id of the profiler crate's diagnosis, which xtask's tests hold them to.
 pub mod verdict {
     pub const TENSOR_CORES: &str = "tensor-cores";
     pub const COALESCING: &str = "coalescing";
@@ -22,10 +23,13 @@ pub mod verdict {
     pub const SFU: &str = "sfu";
     pub const L2_RESIDENT: &str = "l2-resident";
     pub const BARRIER: &str = "barrier";
+    /// Not a planted fault: the chapter's v1–v3, whose result word's chain of atomics sets
+    /// their pace.
+    pub const ATOMICS: &str = "atomics";
     pub const NONE: &str = "none";
 
     /// Every id, faults first.
-    pub const ALL: [&str; 14] = [
+    pub const ALL: [&str; 15] = [
         TENSOR_CORES,
         COALESCING,
         OCCUPANCY,
@@ -39,6 +43,7 @@ pub mod verdict {
         SFU,
         L2_RESIDENT,
         BARRIER,
+        ATOMICS,
         NONE,
     ];
 }
@@ -113,6 +118,8 @@ pub struct Fault {
     /// The size the lab runs it at, in the unit its kernel's doc states (the GEMM's edge,
     /// elements, threads, or the tail's units per block).
     pub size: u64,
+    /// Launches of its entry point per run (2: the memory-bound control's two passes).
+    pub launches: u32,
 }
 
 impl Fault {
@@ -127,6 +134,7 @@ mod tests {
     use super::*;
     use crate::kernels::{Family, KERNELS, find};
     use std::collections::HashSet;
+    use std::io::Read;
 
     fn faults() -> impl Iterator<Item = (&'static crate::Kernel, Fault)> {
         KERNELS.iter().filter_map(|k| k.fault.map(|f| (k, f)))
@@ -176,9 +184,12 @@ mod tests {
     fn every_proving_counter_exists_on_gh100() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../xtask/tests/fixtures/ncu/metrics-gh100.txt"
+            "/../xtask/tests/fixtures/ncu/metrics-gh100.txt.gz"
         );
-        let list = std::fs::read_to_string(path).unwrap();
+        let mut list = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+            .read_to_string(&mut list)
+            .unwrap();
         assert_eq!(list.lines().next(), Some("Chip gh100"));
         // First column; some names carry a `Unit.Config.` prefix.
         let known: HashSet<&str> = list

@@ -194,6 +194,7 @@ const fn pair(
         per,
         change,
         size,
+        launches: 1,
     };
     let twin = Fault {
         fixed: true,
@@ -304,7 +305,7 @@ const MEMORY_BOUND: (Fault, Fault) = {
         1 << 28,
     );
     (
-        a,
+        Fault { launches: 2, ..a },
         Fault {
             verdict: verdict::MEMORY_BOUND,
             ..b

@@ -184,6 +184,7 @@ pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
                 family: k.family().to_string(),
                 backend: backend.to_string(),
                 elements: k.elements(sizes),
+                launches: k.kernel.launches(),
             });
         }
     }

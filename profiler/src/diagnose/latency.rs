@@ -41,10 +41,14 @@ pub(super) fn atomics(c: &dyn Counters) -> Outcome {
 }
 
 pub(super) fn barrier(c: &dyn Counters) -> Outcome {
-    let (Some(share), Some(room)) = (c.stall_share("barrier"), headroom(c)) else {
+    let (Some(share), Some(room), Some((top, _, _))) =
+        (c.stall_share("barrier"), headroom(c), c.dominant_stall())
+    else {
         return Outcome::Silent;
     };
-    if share < BARRIER_SHARE {
+    // Warps that wait at a barrier for their block's loads are waiting on memory: the barrier
+    // is the fault only where it, not the loads, is what the warps wait for most.
+    if share < BARRIER_SHARE || top != "barrier" {
         return Outcome::Clean;
     }
     Outcome::Found(Verdict::fault(

@@ -243,7 +243,7 @@ pub const RULES: [Rule; 16] = [
     },
     Rule {
         id: "barrier",
-        when: "barrier waits are >= 30 % of the warps' stalled states",
+        when: "barrier waits are the dominant stall and >= 30 % of the warps' stalled states",
         cost: "the issue slots left idle x the barrier's share of the stalls",
         fix: "fewer barriers per byte: more work per block between barriers, warp shuffles for \
               the last levels of a tree",

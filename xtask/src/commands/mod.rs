@@ -1,4 +1,5 @@
 //! One module per subcommand, named like the chapter's make targets.
+pub mod accuracy;
 pub mod asm;
 pub mod bench;
 pub mod compare;

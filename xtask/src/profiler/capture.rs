@@ -302,7 +302,8 @@ fn read_manifest(path: &Path) -> Option<Vec<Launched>> {
         .map(|m| m.launches)
 }
 
-/// Pairs profiled launches with planned ones by kernel name: each planned kernel exactly once.
+/// Pairs profiled launches with planned ones by kernel name: each planned kernel as many
+/// times as the plan says it launches (once, or twice for a two-pass kernel).
 pub fn match_rows(
     job: &Job,
     profiled: Vec<Launch>,
@@ -322,12 +323,13 @@ pub fn match_rows(
             .filter(|r| function_name(&r.kernel) == p.entry)
             .count()
         {
-            1 => {}
             0 => missing.push(p.entry.clone()),
+            n if n == p.launches as usize => {}
             n => bail!(
-                "{}: ncu profiled {} {n} times, expected once (did the filter catch the warm-up?)",
+                "{}: ncu profiled {} {n} times, expected {} (did the filter catch the warm-up?)",
                 job.name,
-                p.entry
+                p.entry,
+                p.launches
             ),
         }
     }

@@ -18,6 +18,7 @@
 //! - `diagnose`: the rules table (SOL regime, then causes).
 //! - `report`: text / JSON / CSV printers.
 
+pub mod accuracy;
 pub mod capture;
 pub mod lines;
 pub mod metrics;

@@ -109,12 +109,13 @@ fn reuse_bits_are_the_operands_nvdisasm_marks_reuse() {
 
 /// Fixed-latency arithmetic needs no scoreboard; loads, special registers and shuffles do.
 /// Read barriers are for instructions that read their registers after issue: memory
-/// accesses, shuffles, barriers with register operands.
+/// accesses (local memory's spills and async copies too), shuffles, the transcendental unit,
+/// barriers with register operands.
 #[test]
 fn only_variable_latency_instructions_set_barriers() {
     let late_readers = [
-        "LDG", "LDS", "LDC", "STG", "STS", "ST", "LD", "RED", "REDG", "ATOM", "ATOMG", "ATOMS",
-        "SHFL", "BAR",
+        "LDG", "LDGSTS", "LDS", "LDC", "STG", "STS", "ST", "LD", "LDL", "STL", "RED", "REDG",
+        "ATOM", "ATOMG", "ATOMS", "SHFL", "BAR", "MUFU", "F2I", "I2F",
     ];
     let mut set = BTreeMap::new();
     for (b, f) in kernels() {
@@ -177,7 +178,8 @@ fn every_variable_latency_result_is_waited_on_before_use() {
         waits += s.waits.len();
         // Every consumed load result was waited on: the loads' scoreboards are named.
         for (addr, inst) in insts(f) {
-            if inst.opcode.starts_with("LDG") && control(f, addr).write.is_some() {
+            let load = inst.opcode.split('.').next() == Some("LDG");
+            if load && control(f, addr).write.is_some() {
                 let named = s.waits.values().flatten().any(|w| {
                     w.producers
                         .iter()

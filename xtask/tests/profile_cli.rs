@@ -696,7 +696,7 @@ fn profile_summarises_the_full_reports() {
         "    [atomics] 100 % same-address atomics set the pace",
         "        65,536 `red`s to one address, one every 3.1 L2 cycles, 1.80 ns each",
         "    [stall] dominant stall: barrier",
-        "  Negligible       under 10 % of the time left to them: barrier (0 %), divergence (0 %)",
+        "  Negligible       under 10 % of the time left to them: divergence (0 %), latency (0 %)",
         "not a speed",
     ] {
         assert!(text.contains(want), "{want}: {text}");

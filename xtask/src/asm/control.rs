@@ -184,6 +184,7 @@ impl Access {
 
 /// Opcodes with no destination operand: the first operand is read.
 const NO_DEST: &[&str] = &[
+    "LDGSTS",
     "ST",
     "STS",
     "STG",
@@ -342,7 +343,8 @@ pub fn access(inst: &Inst) -> Access {
 
 /// Results that arrive after a variable time, so that the consumer must wait on a scoreboard:
 /// loads from every memory, special registers, shuffles and warp reductions, the
-/// transcendental unit.
+/// transcendental unit and the float/integer conversions that share it on sm_90, and the
+/// fence that closes a group of asynchronous copies.
 pub fn variable_latency(opcode: &str) -> bool {
     matches!(
         opcode.split('.').next().unwrap_or(""),
@@ -361,6 +363,18 @@ pub fn variable_latency(opcode: &str) -> bool {
             | "REDUX"
             | "MATCH"
             | "MUFU"
+            | "F2I"
+            | "I2F"
+            | "LDGDEPBAR"
+    )
+}
+
+/// Instructions queued to the memory pipe, which reads their registers in issue order: a later
+/// one's result cannot land before an earlier one has read its operands.
+fn memory_queue(opcode: &str) -> bool {
+    matches!(
+        opcode.split('.').next().unwrap_or(""),
+        "LDG" | "LDGSTS" | "STG" | "LDL" | "STL" | "LD" | "ST" | "ATOM" | "ATOMG" | "RED" | "REDG"
     )
 }
 
@@ -600,7 +614,7 @@ pub fn schedule(f: &sass::Function) -> Option<Schedule> {
         dep,
     };
     let mut out = Schedule::default();
-    for (i, (addr, _, c)) in cfg.insts.iter().enumerate() {
+    for (i, (addr, inst, c)) in cfg.insts.iter().enumerate() {
         let Some(before) = &pending[i] else {
             out.unreachable.push(*addr);
             continue;
@@ -631,8 +645,13 @@ pub fn schedule(f: &sass::Function) -> Option<Schedule> {
             let hit = match dep {
                 // A result: reading it, or overwriting it before it lands.
                 Dep::Result => a.touches(reg),
-                // Operands not yet read: overwriting them.
-                Dep::Operands => a.writes.contains(&reg),
+                // Operands not yet read: overwriting them, unless the writer queues behind
+                // the reader in the memory pipe.
+                Dep::Operands => {
+                    a.writes.contains(&reg)
+                        && !(memory_queue(&inst.opcode)
+                            && opcode_at.get(&from).is_some_and(|o| memory_queue(o)))
+                }
             };
             if hit && !released && seen.insert((reg, from)) {
                 out.hazards.push(Hazard {
@@ -672,8 +691,9 @@ fn issue(out: &mut BTreeSet<Pending>, addr: u32, inst: &Inst, c: Control, a: &Ac
             out.insert((tag, r, Dep::Result, addr));
         }
     }
+    // Uniform registers are read at issue; the read barrier covers the vector ones.
     if let Some(b) = c.read {
-        for &r in &a.reads {
+        for &r in a.reads.iter().filter(|r| !r.uniform()) {
             out.insert((Tag::Barrier(b), r, Dep::Operands, addr));
         }
     }

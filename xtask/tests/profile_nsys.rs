@@ -313,9 +313,8 @@ use std::process::{Command, Output};
 use verdict::{Kind, RangeVerdict, Timeline};
 
 /// The capture as `xtask nsys` keeps it: `tests/fixtures/nsys/capture/` copied once per run of
-/// these tests into a folder of their own, each trace kept there in parts under 1 MB
-/// (`<report>.partN.csv.gz`, see its README) joined back into `<report>.csv.gz` (gzip members in
-/// a row are one stream).
+/// these tests into a folder of their own, the two largest traces kept there in xz parts under
+/// 1 MB (`<report>.partN.csv.xz`, see its README) unpacked and joined into `<report>.csv`.
 fn capture() -> PathBuf {
     static JOINED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     JOINED
@@ -342,19 +341,25 @@ fn copy_joined(from: &Path, to: &Path) {
             copy_joined(&p, &to.join(&name));
             continue;
         }
+        // `REPORT.partN.csv.xz`: consecutive lines of REPORT.csv, xz-compressed (the largest
+        // traces; xz keeps them under 1 MB where gzip does not), appended in order.
         let joined = name.split_once(".part").and_then(|(report, rest)| {
-            let n = rest.strip_suffix(".csv.gz")?;
-            n.parse::<u32>().ok().map(|_| format!("{report}.csv.gz"))
+            let n = rest.strip_suffix(".csv.xz")?;
+            n.parse::<u32>().ok().map(|_| format!("{report}.csv"))
         });
         match joined {
             Some(whole) => {
-                use std::io::Write;
+                use std::io::{Read, Write};
+                let mut text = Vec::new();
+                xz2::read::XzDecoder::new(std::fs::File::open(&p).unwrap())
+                    .read_to_end(&mut text)
+                    .unwrap();
                 let mut out = std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
                     .open(to.join(whole))
                     .unwrap();
-                out.write_all(&std::fs::read(&p).unwrap()).unwrap();
+                out.write_all(&text).unwrap();
             }
             None => {
                 std::fs::copy(&p, to.join(&name)).unwrap();

@@ -184,17 +184,23 @@ pub(super) fn async_stages(c: &dyn Counters) -> Outcome {
     if mem >= ASYNC_MEMORY_PCT || !matches!(reason, "long_scoreboard" | "barrier") {
         return Outcome::Clean;
     }
+    // A stage is waited for twice: its wait_group (long_scoreboard) and the barrier that
+    // publishes it to the block. Both are the copy's latency showing; the memory left unused is
+    // what overlapping the stages could fill.
+    let waits =
+        c.stall_share("long_scoreboard").unwrap_or(0.0) + c.stall_share("barrier").unwrap_or(0.0);
     Outcome::Found(Verdict::fault(
         "asynchronous copies without enough stages in flight".into(),
         format!(
-            "{} cp.async (LDGSTS) instructions, yet the memory SOL is {} and {reason} holds {} \
-             of the stalls: the warps wait for each copy instead of overlapping it with the \
-             next",
+            "{} cp.async (LDGSTS) instructions, yet the memory SOL is {} and waiting on the \
+             copies and the barriers after them holds {} of the stalls ({reason} {}): the warps \
+             wait for each copy instead of overlapping it with the next",
             fmt::value(copies),
             fmt::pct(mem),
+            fmt::share(waits),
             fmt::share(share)
         ),
-        room * share * (1.0 - mem / 100.0),
+        room * waits,
     ))
 }
 

@@ -12,7 +12,9 @@
 //!   hidden, a partial last wave or a grid too small for the GPU.
 //!
 //! Ranking: the faults, costliest first, each weighed within what the ones above it leave (a
-//! kernel that one fault binds to 95 % has 5 % left for any other). A fault that costs less
+//! kernel that one fault binds to 95 % has 5 % left for any other); unhidden memory latency
+//! ranks after a launch-shape fault that counts (occupancy, a tail, an undersized grid), its
+//! cause. A fault that costs less
 //! than [`MIN_COST`] is no alarm: it is listed as negligible, never in the headline. The
 //! headline names the bound and the first fault, or says the kernel is healthy where none
 //! remains. A rule whose metrics were not collected stays silent, and says so.
@@ -34,6 +36,9 @@ pub const HIGH_PCT: f64 = 70.0;
 pub const DRAM_SHARE: f64 = 0.8;
 /// A fault that costs less than this share of the kernel's time is no alarm.
 pub const MIN_COST: f64 = 0.10;
+/// Launch-shape faults that leave memory latency unhidden: where one of them counts, "memory
+/// latency not hidden" ranks after it, whatever the two estimates say.
+const CAUSES_OF_LATENCY: [&str; 3] = ["occupancy", "tail", "undersized-grid"];
 
 /// What a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -236,7 +241,8 @@ pub const RULES: [Rule; 16] = [
         id: "async-stages",
         when: "the kernel copies with cp.async (LDGSTS), the memory SOL is < 60 % and its \
                warps wait on memory (long_scoreboard) or barriers most",
-        cost: "the issue slots left idle x that stall's share x the memory left unused",
+        cost: "the memory left unused x the share of the stalls that wait on the copies \
+               (long_scoreboard) and the barriers that publish them",
         fix: "more stages in flight: commit several groups ahead and wait for the oldest \
               (cp.async.wait_group N-1), or TMA with an mbarrier pipeline",
         eval: memory::async_stages,
@@ -341,7 +347,17 @@ pub fn diagnose(c: &dyn Counters) -> Diagnosis {
 fn rank(found: Vec<Finding>, silent: Vec<&'static str>) -> Diagnosis {
     let (mut faults, others): (Vec<Finding>, Vec<Finding>) =
         found.into_iter().partition(|f| f.kind == Kind::Fault);
-    faults.sort_by(|a, b| b.cost.unwrap_or(0.0).total_cmp(&a.cost.unwrap_or(0.0)));
+    // Causes before symptoms: where a launch-shape fault (occupancy, a tail, an undersized
+    // grid) costs enough to count, it is what leaves the latency unhidden, so it is fixed first.
+    let cause = faults
+        .iter()
+        .any(|f| CAUSES_OF_LATENCY.contains(&f.rule) && f.cost.unwrap_or(0.0) >= MIN_COST);
+    let symptom = |f: &Finding| cause && f.rule == "latency";
+    faults.sort_by(|a, b| {
+        symptom(a)
+            .cmp(&symptom(b))
+            .then(b.cost.unwrap_or(0.0).total_cmp(&a.cost.unwrap_or(0.0)))
+    });
     let mut left = 1.0f64;
     let mut kept = Vec::new();
     let mut negligible = Vec::new();
@@ -425,8 +441,9 @@ fn short_fix(fix: &str) -> &str {
 pub fn rules_text() -> String {
     let mut out = format!(
         "Diagnosis rules, in reading order. Each fault's cost is an estimate of the share of the \
-         kernel's time it accounts for; the faults are ranked by it, each weighed within what \
-         the costlier ones leave, and one under {} of what is left to it is listed as \
+         kernel's time it accounts for; the faults are ranked by it (unhidden memory latency \
+         after a launch-shape fault that counts: occupancy, tail, undersized-grid), each \
+         weighed within what the costlier ones leave, and one under {} of what is left to it is listed as \
          negligible, never as an alarm. The headline names the bound and the first fault (or \
          a note, or says the kernel is healthy).\n",
         fmt::share(MIN_COST)

@@ -62,13 +62,16 @@ fn url(path: &Path) -> String {
     format!("file://{}", path.display())
 }
 
-fn save(name: &str, png: &[u8]) {
-    assert!(png.starts_with(b"\x89PNG"), "{name}: not a PNG");
-    std::fs::write(scratch().join(name), png).unwrap();
+fn save(name: &str, webp: &[u8]) {
+    assert!(
+        webp.starts_with(b"RIFF") && &webp[8..12] == b"WEBP",
+        "{name}: not a WebP"
+    );
+    std::fs::write(scratch().join(name), webp).unwrap();
     if let Some(dir) = std::env::var_os("EXPLORE_SCREENSHOTS") {
         let dir = root().join(dir);
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(name), png).unwrap();
+        std::fs::write(dir.join(name), webp).unwrap();
     }
 }
 
@@ -181,7 +184,7 @@ fn page_loads_clean_and_a_rust_line_lights_up_its_sass() {
         "scoreboard waits shown"
     );
     assert_eq!(count(&mut b, "tr.hl"), 0, "nothing lit before a click");
-    save("explore-loaded.png", &b.screenshot().unwrap());
+    save("explore-loaded.webp", &b.screenshot().unwrap());
 
     // Click the tree's line in reduce.rs.
     let key = b
@@ -218,7 +221,7 @@ fn page_loads_clean_and_a_rust_line_lights_up_its_sass() {
         "{status}"
     );
     assert_clean(&b, "after the click");
-    save("explore-select.png", &b.screenshot().unwrap());
+    save("explore-select.webp", &b.screenshot().unwrap());
 
     // And back: a barrier's SASS row lights up its Rust line.
     let bar = b
@@ -311,7 +314,7 @@ fn page_with_the_capture_shows_its_heat_column() {
         .unwrap();
     assert!(count(&mut b, "#pane-a .col.sass tr.inst.hl") >= 1);
     assert_clean(&b, "after the click");
-    save("explore-heat.png", &b.screenshot().unwrap());
+    save("explore-heat.webp", &b.screenshot().unwrap());
 }
 
 #[test]

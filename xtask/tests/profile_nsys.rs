@@ -556,6 +556,98 @@ fn one_range_by_hand() {
     );
 }
 
+/// An asynchronous program (PyTorch's eager mode): range `gemm` launches `gemm_kernel`, which
+/// runs after the range ends, while the `copy_kernel` that range `copy` launched before fills
+/// the GPU during it. The kernel to profile for `gemm` is its own, not the one that happened to
+/// run meanwhile; a range that launched nothing keeps what ran inside it.
+#[test]
+fn an_asynchronous_range_names_the_kernel_it_launched() {
+    let range = |name: &str, start, end| NvtxRange {
+        name: name.into(),
+        start,
+        end,
+        level: 0,
+        tid: 1,
+    };
+    let call = |start, corr| ApiCall {
+        start,
+        end: start + 5,
+        corr,
+        tid: 1,
+        graph_launch: false,
+    };
+    let op = |start, end, corr, name| GpuOp {
+        start,
+        end,
+        corr,
+        name,
+    };
+    let names = vec![
+        "copy_kernel".to_string(),
+        "void at::gemm_kernel<float>(float *)".to_string(),
+    ];
+    let t = Timeline::new(
+        vec![
+            range("copy", 0, 100),
+            range("gemm", 100, 200),
+            range("idle", 400, 500),
+        ],
+        // The copy runs 50..250, the gemm 250..350.
+        vec![op(50, 250, 7, 0), op(250, 350, 8, 1)],
+        names,
+        vec![call(10, 7), call(110, 8)],
+    );
+    let vs = t.verdicts();
+    let of = |r: &str| vs.iter().find(|v| v.range == r).unwrap();
+    let gemm = of("gemm");
+    assert_eq!(gemm.kind, Kind::KernelBound, "{gemm:?}");
+    assert_eq!(
+        gemm.top.as_ref().unwrap().0,
+        "void at::gemm_kernel<float>(float *)"
+    );
+    // It ran after the range: its share of the launched work (all of it) of the busy time.
+    assert_eq!(gemm.top.as_ref().unwrap().1, 100);
+    assert_eq!(
+        gemm.diagnosis,
+        "kernel-bound → ncu on gemm_kernel (100 % of GPU time)"
+    );
+    // The copy range launched the copy and saw it run for 50 ns of its wall.
+    let copy = of("copy");
+    assert_eq!(copy.top, Some(("copy_kernel".to_string(), 50)));
+    assert_eq!(of("idle").kind, Kind::HostBound);
+}
+
+/// PyTorch on the H200 (`fixtures/nsys/torch/`): each op of the profiled step names the kernel
+/// its range launched, though the kernel runs after the range has ended.
+#[test]
+fn pytorchs_ops_name_their_own_kernels() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nsys/torch");
+    let t = nsys::read_back(&dir.join("nsys-torch_lab")).unwrap();
+    let step: Vec<&RangeVerdict> = t.verdicts.iter().filter(|v| v.level == 1).collect();
+    let named: Vec<(&str, String)> = step
+        .iter()
+        .filter(|v| v.kind == Kind::KernelBound)
+        .map(|v| {
+            let top = v.top.as_ref().unwrap();
+            (v.range.as_str(), profiler::names::function(&top.0))
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [
+            (
+                ":gemm bf16",
+                "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT".to_string()
+            ),
+            (":softmax", "cunn_SoftMaxForwardReg".to_string()),
+            (":layer norm", "vectorized_layer_norm_kernel".to_string()),
+            (":sum", "reduce_kernel".to_string()),
+            (":transpose copy", "elementwise_kernel".to_string()),
+        ],
+        "{step:#?}"
+    );
+}
+
 /// As `xtask nsys` prints them: the table after the three tables and the launch summary,
 /// with the thresholds (from the constants) under it.
 #[test]
@@ -752,10 +844,10 @@ fn kernel_names_as_ncu_matches_them() {
         &std::fs::read_to_string(capture().join("nsys-bench_cuda_gpu_kern_sum.csv")).unwrap(),
     )
     .unwrap();
-    let mut bases: Vec<&str> = k
+    let mut bases: Vec<String> = k
         .rows
         .iter()
-        .map(|r| verdict::base_name(r.last().unwrap()))
+        .map(|r| profiler::names::function(r.last().unwrap()))
         .collect();
     bases.sort();
     bases.dedup();

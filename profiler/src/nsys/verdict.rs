@@ -17,7 +17,7 @@
 //! thresholds are the constants below, printed with the table ([`rules_text`]).
 
 use crate::nsys::csv::{ApiCall, GpuOp, NvtxRange};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Kernel-bound when GPU work covers at least this share of the range's wall time: then
 /// removing every idle moment could not make the range even 1.33× faster, and the kernels
@@ -88,7 +88,11 @@ pub struct RangeVerdict {
     pub kernel_ns: u64,
     pub copy_ns: u64,
     /// Of the kind with more time (kernels on a tie), the operation with the largest GPU time
-    /// inside the range, and that time.
+    /// in the range, and its time there. "In the range" is the work its own API calls
+    /// launched where it launched any (an asynchronous program's range launches kernels that
+    /// run after it, while earlier work fills the GPU), else the work that ran inside it; the
+    /// time is what ran inside it, or (launched work that ran later) its share of the
+    /// launched work applied to the busy time.
     pub top: Option<(String, u64)>,
     /// Graph launches in the range whose GPU work is not in the trace.
     pub untraced_graph_launches: usize,
@@ -129,6 +133,8 @@ pub struct Timeline {
     /// Correlation ids of the API calls that are not graph launches: a GPU operation whose id
     /// is not among them came from a graph.
     direct: HashSet<u64>,
+    /// The operations each API call issued (a graph launch: several), by correlation id.
+    issued: HashMap<u64, Vec<usize>>,
 }
 
 impl Timeline {
@@ -153,6 +159,10 @@ impl Timeline {
             .filter(|c| !c.graph_launch)
             .map(|c| c.corr)
             .collect();
+        let mut issued: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (i, o) in ops.iter().enumerate() {
+            issued.entry(o.corr).or_default().push(i);
+        }
         Timeline {
             ranges,
             ops,
@@ -160,6 +170,7 @@ impl Timeline {
             reach,
             calls,
             direct,
+            issued,
         }
     }
 
@@ -235,14 +246,25 @@ impl Timeline {
         if let Some((s0, e0)) = stretch {
             busy += e0 - s0;
         }
-        let graph_launches = {
+        let calls = {
             let lo = self.calls.partition_point(|c| c.start < a);
             let hi = self.calls.partition_point(|c| c.start < b);
-            self.calls[lo..hi]
-                .iter()
-                .filter(|c| c.graph_launch && tid.is_none_or(|t| t == c.tid))
-                .count()
+            &self.calls[lo..hi]
         };
+        let own = || calls.iter().filter(|c| tid.is_none_or(|t| t == c.tid));
+        let graph_launches = own().filter(|c| c.graph_launch).count();
+        // The work the range's own calls launched, whenever it ran.
+        let mut launched: Vec<(usize, u64)> = Vec::new();
+        for o in own()
+            .filter_map(|c| self.issued.get(&c.corr))
+            .flatten()
+            .map(|&i| &self.ops[i])
+        {
+            match launched.iter_mut().find(|(n, _)| *n == o.name) {
+                Some((_, t)) => *t += o.end - o.start,
+                None => launched.push((o.name, o.end - o.start)),
+            }
+        }
         // nsys traces a graph either node by node (`--cuda-graph-trace=node`: its kernels are
         // in cuda_gpu_trace) or as a whole (its work is in none of these reports). Graph
         // launches and no operation from a graph: the range's GPU work is not all here.
@@ -262,11 +284,29 @@ impl Timeline {
                 .sum()
         };
         let (kernel_ns, copy_ns) = (total(false), total(true));
-        let top = time_by_name
-            .iter()
-            .filter(|(n, _)| is_copy(*n) == (copy_ns > kernel_ns))
-            .max_by_key(|(_, t)| *t)
-            .map(|&(n, t)| (self.names[n].clone(), t));
+        let copies = copy_ns > kernel_ns;
+        let of_kind = |v: &[(usize, u64)]| -> Vec<(usize, u64)> {
+            v.iter()
+                .copied()
+                .filter(|(n, _)| is_copy(*n) == copies)
+                .collect()
+        };
+        let (launched, ran) = (of_kind(&launched), of_kind(&time_by_name));
+        let top = if launched.is_empty() {
+            ran.iter()
+                .max_by_key(|(_, t)| *t)
+                .map(|&(n, t)| (self.names[n].clone(), t))
+        } else {
+            // Its time inside the range where it ran there, else its share of the launched
+            // work applied to the busy time.
+            let all: u64 = launched.iter().map(|(_, t)| t).sum();
+            launched.iter().max_by_key(|(_, t)| *t).map(|&(n, t)| {
+                let inside = ran.iter().find(|(m, _)| *m == n).map(|(_, t)| *t);
+                let share = t as f64 / all.max(1) as f64;
+                let t = inside.unwrap_or((share * busy as f64).round() as u64);
+                (self.names[n].clone(), t)
+            })
+        };
         let mut sorted = gaps.clone();
         sorted.sort_unstable();
         let median = match sorted.len() {
@@ -345,7 +385,7 @@ pub fn diagnose(v: &RangeVerdict) -> (Kind, String) {
                 Kind::KernelBound,
                 format!(
                     "kernel-bound → ncu on {} ({} of GPU time)",
-                    base_name(&name),
+                    crate::names::function(&name),
                     pct(share)
                 ),
             )
@@ -373,16 +413,6 @@ pub fn diagnose(v: &RangeVerdict) -> (Kind, String) {
     }
 }
 
-/// A kernel's function name as ncu's `--kernel-name` matches it by default: without the
-/// return type, scope, template arguments and parameters
-/// (`void cub::…::DeviceReduceKernel<…>(…)` → `DeviceReduceKernel`).
-pub fn base_name(name: &str) -> &str {
-    let name = name.strip_prefix("void ").unwrap_or(name);
-    let end = name.find(['<', '(']).unwrap_or(name.len());
-    let name = &name[..end];
-    name.rsplit("::").next().unwrap_or(name)
-}
-
 /// The rules, with the thresholds, as printed under the table.
 pub fn rules_text() -> String {
     format!(
@@ -398,7 +428,8 @@ pub fn rules_text() -> String {
          launches, fusion); otherwise\n\
          host-bound (the GPU waits on the CPU in longer stretches, or before the first and \
          after the last operation).\n\
-         A range is timed on the CPU from push to pop; GPU work is clipped to it.\n",
+         A range is timed on the CPU from push to pop; GPU work is clipped to it, and the \
+         kernel named is the one the range's own calls launched the most GPU time of.\n",
         busy = 100.0 * KERNEL_BOUND_BUSY,
         gap = DISPATCH_GAP_NS / 1000,
         share = 100.0 * DISPATCH_SHARE,

@@ -7,7 +7,7 @@
 
 use crate::model::CountsFn;
 use crate::roofs as roof;
-use crate::{Backend, Dtype};
+use crate::{Backend, Dtype, Family};
 
 mod faults;
 mod select;
@@ -17,55 +17,6 @@ pub use faults::{Fault, Pair, verdict};
 
 pub use select::{Selected, select};
 pub use table::KERNELS;
-
-/// What a kernel is for; also the bench's sections and `--kernel`'s family names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Family {
-    /// The hardware ceilings and roofs measured in every run (read stream, FMA peak, the
-    /// atomic, shared-memory, block, scattered-store and tile-order roofs).
-    Ceiling,
-    /// Σ of a vector, into one result word.
-    Reduce,
-    /// Matrix transposes, and the copy kernel of the same bytes.
-    Transpose,
-    /// The launch-gap demo.
-    LaunchGap,
-    /// The microscope's fault catalogue: each fault planted in a kernel, and its fixed twin
-    /// ([`Fault`]). Run only when `--kernel` names them (never in the default bench).
-    Faults,
-}
-
-impl Family {
-    pub const ALL: [Family; 5] = [
-        Family::Ceiling,
-        Family::Reduce,
-        Family::Transpose,
-        Family::LaunchGap,
-        Family::Faults,
-    ];
-
-    /// `ceiling`, `reduce`, `transpose`, `launch_gap`, `faults`: the `--kernel` family names.
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Ceiling => "ceiling",
-            Family::Reduce => "reduce",
-            Family::Transpose => "transpose",
-            Family::LaunchGap => "launch_gap",
-            Family::Faults => "faults",
-        }
-    }
-
-    /// Other names `--kernel` accepts for the family.
-    pub fn aliases(self) -> &'static [&'static str] {
-        match self {
-            Family::Reduce => &["reductions"],
-            Family::Transpose => &["transposes"],
-            Family::Faults => &["fault"],
-            _ => &[],
-        }
-    }
-}
 
 /// How many blocks a launch has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,6 +208,12 @@ pub fn expected_verdict(kernel: &Kernel) -> Option<&'static str> {
     }
 }
 
+/// Whether `name` is a library routine's entry of the catalogue (CUB's reduction), whose rows
+/// charts and tables set apart as the reference.
+pub fn is_library(name: &str) -> bool {
+    find(name).is_some_and(|k| k.library.is_some())
+}
+
 /// The kernel named `name` exactly.
 pub fn find(name: &str) -> Option<&'static Kernel> {
     KERNELS.iter().find(|k| k.name == name)
@@ -293,7 +250,7 @@ mod tests {
         assert!(nvcc.contains(&"reduce_v6_i32".to_string()) && nvcc.contains(&"bump".to_string()));
         assert!(!nvcc.iter().any(|e| e.starts_with("reduce_v7")));
         assert!(entries(Backend::Llvm).contains(&"transpose_v4_f32".to_string()));
-        assert!(!entries(Backend::Llvm).iter().any(|e| e.starts_with("cub")));
+        assert!(!entries(Backend::Llvm).iter().any(|e| is_library(e)));
     }
 
     #[test]

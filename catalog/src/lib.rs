@@ -36,6 +36,6 @@ pub mod roofs;
 #[path = "../../gpu-kernels/src/launch.rs"]
 pub mod launch;
 
-pub use kernels::{Family, KERNELS, Kernel, Shape, select};
-pub use names::{Backend, Dtype, Format, Which};
+pub use kernels::{KERNELS, Kernel, Shape, select};
+pub use names::{Backend, Dtype, Family, Format, Runner, Which};
 pub use roofs::Roofs;

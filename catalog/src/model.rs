@@ -248,7 +248,7 @@ pub fn library_reduction<const LAUNCHES: u64>(_: &Kernel, p: &Problem) -> Counts
 fn f32_adds(dtype: Dtype, n: u64) -> u64 {
     match dtype {
         Dtype::F32 => n.saturating_sub(1),
-        Dtype::I32 => 0,
+        Dtype::I32 | Dtype::U32 => 0,
     }
 }
 
@@ -504,7 +504,7 @@ pub fn predict_counts(c: &Counts, p: &Problem, roofs: &Roofs) -> Option<Predicti
     // Each element type's chain of reds has its own rate.
     let chain_ns = match dtype {
         Dtype::F32 => roofs.atomic_same_ns,
-        Dtype::I32 => roofs.atomic_same_i32_ns,
+        Dtype::I32 | Dtype::U32 => roofs.atomic_same_i32_ns,
     };
     term(
         Roof::Atomic,

@@ -9,6 +9,8 @@ pub mod results;
 pub use placement::{Group, Placement, SlotTimes};
 pub use results::{Cache, CacheMode, Clocks, Config, Device, Report, Row, SCHEMA_VERSION, Status};
 
+use crate::names::plan_spelling;
+use crate::{Backend, Family, Runner};
 use serde::{Deserialize, Serialize};
 
 /// What `lab` prints on stderr before the path of every file it writes (`wrote PATH`).
@@ -44,10 +46,11 @@ pub struct Planned {
     pub kernel: String,
     /// `reduce_v3_f32`: the name ncu and nsys report (CUB: the library call).
     pub entry: String,
-    /// `reduction`, `transpose`, `ceiling` or `bump`.
-    pub family: String,
+    /// Written `reduction`, `transpose`, `ceiling`, `bump` or `fault` ([`Family::plan_name`]).
+    #[serde(with = "plan_spelling")]
+    pub family: Family,
     /// `llvm`, `nvvm`, `nvcc`; `cub` for CUB's library call.
-    pub backend: String,
+    pub backend: Runner,
     /// Elements the kernel processes (rows × cols for a transpose).
     pub elements: u64,
     /// Launches of `entry` the run makes (2 for a two-pass kernel). Written only when not 1,
@@ -69,7 +72,7 @@ fn is_one(n: &u32) -> bool {
 pub struct Plan {
     pub sizes: Sizes,
     /// Backends the binary carries: `llvm`, `nvvm`, `nvcc`.
-    pub backends_built: Vec<String>,
+    pub backends_built: Vec<Backend>,
     /// Notes about what was skipped and why.
     #[serde(default)]
     pub notes: Vec<String>,

@@ -2,6 +2,7 @@
 //! measured by a small ceiling kernel in the same run as the rows it bounds, and read back from
 //! those rows ([`Roofs::from_rows`]).
 
+use crate::Dtype;
 use crate::records::results::{Cache, Row, Status};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -185,7 +186,7 @@ impl Roofs {
             };
         // Operations per second of the fastest row of a roof (of one element type, when the
         // roof has one per type), with its row.
-        let typed_per_s = |name: &'static str, dtype: Option<&'static str>| {
+        let typed_per_s = |name: &'static str, dtype: Option<Dtype>| {
             named(name)
                 .filter(move |r| dtype.is_none_or(|d| r.dtype == d))
                 .filter_map(|r| Some((r, r.n as f64 / (r.median_us? * 1e-6))))
@@ -211,8 +212,8 @@ impl Roofs {
             .filter_map(|r| Some((r, r.gflops?)))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         // Each `red` type has its own chain.
-        let atomic_same = typed_per_s(ATOMIC_SAME, Some("f32"));
-        let atomic_same_i32 = typed_per_s(ATOMIC_SAME, Some("i32"));
+        let atomic_same = typed_per_s(ATOMIC_SAME, Some(Dtype::F32));
+        let atomic_same_i32 = typed_per_s(ATOMIC_SAME, Some(Dtype::I32));
         let tile = best_of_largest(TILE_COPY, |r| r.bytes, |r| r.gbps);
         let spread = per_s(ATOMIC_SPREAD);
         let shared = per_s(SHARED_RW);
@@ -255,7 +256,7 @@ impl Roofs {
         let mut tree_ns = BTreeMap::new();
         for name in TREES {
             let full = named(name).filter_map(|r| r.resident).max();
-            for dtype in ["f32", "i32"] {
+            for dtype in Dtype::SUMMED {
                 let best = named(name)
                     .filter(|r| r.dtype == dtype && r.resident == full)
                     .filter_map(|r| ns_per(r, r.n))
@@ -282,7 +283,7 @@ impl Roofs {
                 let at = tree_resident_ns
                     .entry(format!("{name}_{}", r.dtype))
                     .or_default()
-                    .entry(r.backend.clone())
+                    .entry(r.backend.name().to_string())
                     .or_default()
                     .entry(resident)
                     .or_insert(ns);

@@ -6,8 +6,13 @@
 //! gains that field, one from before the model's prediction its three row fields, one from
 //! before a row's occupancy its `resident`, and nothing else). (Floats are parsed exactly: serde_json's
 //! `float_roundtrip`.)
+//!
+//! The same for `lab run`'s manifests kept there and in `xtask/tests/fixtures/ncu/`
+//! (`*.launches.json`, `manifest.json`): their plan and their launches read into the typed
+//! records and write back as the same JSON, every family, runner and backend spelled as it was.
 
-use catalog::records::{Report, SCHEMA_VERSION};
+use catalog::records::{Launched, Plan, Planned, Report, SCHEMA_VERSION};
+use catalog::{Backend, Dtype, Family, Runner};
 use std::path::{Path, PathBuf};
 
 fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -112,4 +117,121 @@ fn every_kept_results_file_reads_and_the_newest_write_back_unchanged() {
     }
     assert!(read > 0, "no bench results file under {}", root.display());
     assert!(identical > 0, "no results file with every field");
+}
+
+/// Every manifest of a `lab run` kept in the tree: `*.launches.json` and `manifest.json`.
+fn manifests() -> Vec<PathBuf> {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    json_files(&here.join("../results"), &mut files);
+    json_files(&here.join("../xtask/tests/fixtures"), &mut files);
+    files.retain(|f| {
+        let name = f.file_name().unwrap().to_string_lossy();
+        name.ends_with(".launches.json") || name == "manifest.json"
+    });
+    files
+}
+
+#[test]
+fn every_kept_manifest_reads_into_the_records_and_writes_back_its_spellings() {
+    let files = manifests();
+    assert!(files.len() > 5, "{files:?}");
+    let mut families = Vec::new();
+    for f in &files {
+        let v: serde_json::Value = serde_json::from_str(&text_of(f)).unwrap();
+        let plan: Plan = serde_json::from_value(v["plan"].clone())
+            .unwrap_or_else(|e| panic!("{}: plan: {e}", f.display()));
+        assert_eq!(
+            serde_json::to_value(&plan).unwrap(),
+            v["plan"],
+            "{}: the plan changes when written back",
+            f.display()
+        );
+        let launched: Vec<Launched> = serde_json::from_value(v["launches"].clone())
+            .unwrap_or_else(|e| panic!("{}: launches: {e}", f.display()));
+        assert_eq!(
+            serde_json::to_value(&launched).unwrap(),
+            v["launches"],
+            "{}: the launches change when written back",
+            f.display()
+        );
+        families.extend(plan.launches.iter().map(|p| p.family));
+    }
+    // The plan's own spellings: `reduction` is the bench's `reduce`.
+    assert!(families.contains(&catalog::Family::Reduce));
+    assert!(families.contains(&catalog::Family::Transpose));
+}
+
+/// The vocabulary as the files spell it: runners, element types, families (the bench's and the
+/// plan's).
+#[test]
+fn the_vocabulary_keeps_the_files_spellings() {
+    let names = |v: serde_json::Value| v.as_str().unwrap().to_string();
+    let runners: Vec<String> = Runner::ALL
+        .iter()
+        .map(|r| names(serde_json::to_value(r).unwrap()))
+        .collect();
+    assert_eq!(runners, ["llvm", "nvvm", "nvcc", "cub", "driver"]);
+    let dtypes: Vec<String> = Dtype::ALL
+        .iter()
+        .map(|d| names(serde_json::to_value(d).unwrap()))
+        .collect();
+    assert_eq!(dtypes, ["f32", "i32", "u32"]);
+    let families: Vec<String> = Family::ALL
+        .iter()
+        .map(|f| names(serde_json::to_value(f).unwrap()))
+        .collect();
+    assert_eq!(
+        families,
+        ["ceiling", "reduce", "transpose", "launch_gap", "faults"]
+    );
+    let planned: Vec<&str> = Family::ALL.iter().map(|f| f.plan_name()).collect();
+    assert_eq!(
+        planned,
+        ["ceiling", "reduction", "transpose", "bump", "fault"]
+    );
+    for r in Runner::ALL {
+        assert_eq!(r.name().parse::<Runner>(), Ok(r));
+        let back: Runner = serde_json::from_value(serde_json::to_value(r).unwrap()).unwrap();
+        assert_eq!(back, r);
+    }
+    assert_eq!(Runner::of(None), Runner::Cub);
+    assert_eq!(
+        Runner::of(Some(Backend::Nvvm)).backend(),
+        Some(Backend::Nvvm)
+    );
+}
+
+/// A planned launch spells its family the plan's way and its runner by name; both read
+/// back, and the bench's family names read too.
+#[test]
+fn a_planned_launch_keeps_its_spellings() {
+    for family in Family::ALL {
+        let p = Planned {
+            label: "k [cub]".into(),
+            kernel: "k".into(),
+            entry: "k".into(),
+            family,
+            backend: Runner::Cub,
+            elements: 1,
+            launches: 1,
+        };
+        let v = serde_json::to_value(&p).unwrap();
+        assert_eq!(v["family"], family.plan_name());
+        assert_eq!(v["backend"], "cub");
+        assert_eq!(serde_json::from_value::<Planned>(v).unwrap(), p);
+    }
+    let bench = r#"{"label": "b", "kernel": "b", "entry": "b", "family": "launch_gap",
+        "backend": "nvcc", "elements": 1}"#;
+    let p: Planned = serde_json::from_str(bench).unwrap();
+    assert_eq!(
+        (p.family, p.backend),
+        (Family::LaunchGap, Backend::Nvcc.into())
+    );
+    let odd = r#"{"label": "b", "kernel": "b", "entry": "b", "family": "bump",
+        "backend": "gcc", "elements": 1}"#;
+    let e = serde_json::from_str::<Planned>(odd)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown runner 'gcc'"), "{e}");
 }

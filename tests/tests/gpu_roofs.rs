@@ -470,7 +470,7 @@ fn a_bench_run_measures_every_roof() {
         assert!(
             roof_rows
                 .iter()
-                .any(|r| r.kernel == roof::EMPTY_LAUNCH && r.backend == b.name()),
+                .any(|r| r.kernel == roof::EMPTY_LAUNCH && r.backend == b),
             "no {} row for {b}",
             roof::EMPTY_LAUNCH
         );

@@ -123,6 +123,7 @@ pub fn read(file: &Path) -> Result<Vec<Entry>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use catalog::{Backend, Dtype};
 
     #[test]
     fn record_needs_both_parts() {
@@ -222,8 +223,8 @@ mod tests {
         let r = Row::new(
             catalog::Family::Reduce,
             "reduce_v7",
-            "llvm",
-            "f32",
+            Backend::Llvm,
+            Dtype::F32,
             1 << 28,
             "2^28".into(),
             0,

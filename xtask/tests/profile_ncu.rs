@@ -276,8 +276,8 @@ fn planned(kernel: &str, entry: &str, backend: &str) -> capture::Planned {
         label: format!("{kernel} [{backend}]"),
         kernel: kernel.into(),
         entry: entry.into(),
-        family: "reduction".into(),
-        backend: backend.into(),
+        family: catalog::Family::Reduce,
+        backend: backend.parse().unwrap(),
         elements: 1 << 20,
         launches: 1,
     }
@@ -328,7 +328,7 @@ fn args(cmd: &std::process::Command) -> Vec<String> {
 fn ncu_command_selects_the_profile_range_or_skips_the_warm_up() {
     let job = capture::Job {
         name: "ncu-table-llvm".into(),
-        backend: "llvm".into(),
+        backend: catalog::Backend::Llvm.into(),
         launches: vec![planned("reduce_v3", "reduce_v3_f32", "llvm")],
     };
     let a = args(&capture::ncu_command(
@@ -376,7 +376,7 @@ fn ncu_command_selects_the_profile_range_or_skips_the_warm_up() {
 fn cub_is_always_selected_by_its_nvtx_range() {
     let job = capture::Job {
         name: "ncu-table-cub".into(),
-        backend: "cub".into(),
+        backend: catalog::Runner::Cub,
         launches: vec![planned("cub", "cub::DeviceReduce::Sum", "cub")],
     };
     let s = args(&capture::ncu_command(

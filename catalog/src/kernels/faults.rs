@@ -1,4 +1,4 @@
-//! The fault catalogue's records: for each kernel of [`Family::Faults`](super::Family::Faults)
+//! The fault catalogue's records: for each kernel of [`Family::Faults`](crate::Family::Faults)
 //! the pair it belongs to, whether it is the fixed twin, the verdict its profile's headline
 //! must get, and the ncu counter whose change between the twins shows the fix.
 //!
@@ -132,7 +132,8 @@ impl Fault {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::{Family, KERNELS, find};
+    use crate::Family;
+    use crate::kernels::{KERNELS, find};
     use std::collections::HashSet;
     use std::io::Read;
 

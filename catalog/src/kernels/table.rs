@@ -1,7 +1,8 @@
 //! The table: every kernel's entry, and the constructors its rows share.
 
 use super::faults::{Fault, Pair, verdict};
-use super::{Chain, Family, Kernel, Shape, Shared, Tree};
+use super::{Chain, Kernel, Shape, Shared, Tree};
+use crate::Family;
 use crate::launch::{faults, reduce, roofs, stream, transpose};
 use crate::model::{self, CountsFn};
 use crate::roofs as roof;

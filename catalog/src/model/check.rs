@@ -9,10 +9,10 @@
 //! each value's source; every value's origin is printed with the table ([`Source`]).
 
 use super::{Prediction, Problem, Roof, Size, holds, predict_in_run};
+use crate::Family;
 use crate::Roofs;
-use crate::kernels::{Family, find};
+use crate::kernels::find;
 use crate::records::results::{Cache, Report, Row, Status};
-use crate::{Backend, Dtype};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -27,7 +27,7 @@ pub const WITHIN: f64 = 0.10;
 /// The `(kernel, problem)` a results row measured, when the catalogue has the kernel.
 pub fn problem_of(row: &Row, sm_count: u32) -> Option<(&'static crate::Kernel, Problem)> {
     let kernel = find(&row.kernel)?;
-    let dtype = Dtype::from_name(&row.dtype)?;
+    let dtype = row.dtype.summed()?;
     let size = Size::of_label(&row.size, row.n)?;
     Some((
         kernel,
@@ -35,7 +35,7 @@ pub fn problem_of(row: &Row, sm_count: u32) -> Option<(&'static crate::Kernel, P
             dtype,
             size,
             sm_count,
-            backend: Backend::from_name(&row.backend),
+            backend: row.backend.backend(),
         },
     ))
 }

@@ -7,7 +7,7 @@
 //! added after the first version, so files written by earlier binaries still read.
 
 use super::placement::Placement;
-use crate::Family;
+use crate::{Backend, Dtype, Family, Runner};
 use serde::{Deserialize, Serialize};
 
 /// Bumped whenever a field of `Report` or `Row` changes meaning or disappears.
@@ -114,9 +114,9 @@ pub struct Row {
     pub kernel: String,
     /// `llvm`, `nvvm` (the Rust kernels), `nvcc` (their CUDA C++ twins), `cub`, or `driver`
     /// (`cuMemcpyDtoDAsync`).
-    pub backend: String,
-    /// Element type: `f32`, `i32`.
-    pub dtype: String,
+    pub backend: Runner,
+    /// Element type: `f32`, `i32`; `u32` for the roofs that count.
+    pub dtype: Dtype,
     /// Elements per launch (transposes: rows × cols; launch gap: per `bump` launch).
     pub n: u64,
     /// `2^28`, `4096x4096`, `1000x4096` (launches × elements).
@@ -191,8 +191,8 @@ impl Row {
     pub fn new(
         section: Family,
         kernel: &str,
-        backend: &str,
-        dtype: &str,
+        backend: impl Into<Runner>,
+        dtype: Dtype,
         n: u64,
         size: String,
         bytes: u64,
@@ -201,7 +201,7 @@ impl Row {
             section,
             kernel: kernel.into(),
             backend: backend.into(),
-            dtype: dtype.into(),
+            dtype,
             n,
             size,
             cache: Cache::Hot,
@@ -234,7 +234,7 @@ impl Row {
     /// How other rows name this one as their ceiling or reference: `read_stream f32 2^28`.
     /// (No backend: several backends' rows of one target count as one, the best.)
     pub fn target(&self) -> String {
-        target(&self.kernel, &self.dtype, &self.size)
+        target(&self.kernel, self.dtype, &self.size)
     }
 
     /// `reduce_v6 [llvm] f32 2^28`, for progress lines and messages; a cold row's ends in
@@ -308,7 +308,7 @@ impl Row {
 }
 
 /// `kernel dtype size`: see [`Row::target`].
-pub fn target(kernel: &str, dtype: &str, size: &str) -> String {
+pub fn target(kernel: &str, dtype: Dtype, size: &str) -> String {
     format!("{kernel} {dtype} {size}")
 }
 
@@ -343,8 +343,8 @@ pub struct Config {
     pub cache: CacheMode,
     pub sizes: Vec<u64>,
     pub transpose: Vec<u64>,
-    pub backends: Vec<String>,
-    pub dtypes: Vec<String>,
+    pub backends: Vec<Backend>,
+    pub dtypes: Vec<Dtype>,
     pub kernel_filter: Vec<String>,
     pub reps: u32,
     pub warmup: u32,
@@ -522,7 +522,15 @@ mod tests {
 
     #[test]
     fn a_row_names_its_target_and_a_failure_drops_its_timing() {
-        let mut r = Row::new(Family::Reduce, "k", "llvm", "f32", 4, "4".into(), 16);
+        let mut r = Row::new(
+            Family::Reduce,
+            "k",
+            Backend::Llvm,
+            Dtype::F32,
+            4,
+            "4".into(),
+            16,
+        );
         assert_eq!(r.target(), "k f32 4");
         assert_eq!(r.label(), "k [llvm] f32 4");
         r.median_us = Some(1.0);
@@ -565,7 +573,15 @@ mod tests {
             (r.config.cache, r.config.l2_flush_bytes),
             (CacheMode::Both, Some(120 << 20))
         );
-        let row = Row::new(Family::Reduce, "k", "llvm", "f32", 4, "4".into(), 16);
+        let row = Row::new(
+            Family::Reduce,
+            "k",
+            Backend::Llvm,
+            Dtype::F32,
+            4,
+            "4".into(),
+            16,
+        );
         r.rows = vec![row.clone(), row.clone().with_cache(Cache::Cold)];
         assert_eq!(r.caches(), [Cache::Hot, Cache::Cold]);
         assert_eq!(r.rows[1].label(), "k [llvm] f32 4 (cold L2)");

@@ -1,11 +1,20 @@
 //! The roofs' unit tests: which row each roof is read from, and the at-size rule.
 
 use super::*;
-use crate::Family;
+use crate::{Dtype, Family, Runner};
 
 /// A measured row of `kernel` doing `n` operations in `us`.
 fn row(kernel: &str, backend: &str, n: u64, us: f64) -> Row {
-    let mut r = Row::new(Family::Ceiling, kernel, backend, "f32", n, n.to_string(), 0);
+    let backend: Runner = backend.parse().unwrap();
+    let mut r = Row::new(
+        Family::Ceiling,
+        kernel,
+        backend,
+        Dtype::F32,
+        n,
+        n.to_string(),
+        0,
+    );
     r.status = Status::Ok;
     r.median_us = Some(us);
     r
@@ -305,7 +314,7 @@ fn each_red_type_has_its_own_chain_and_the_tile_order_its_own_size() {
     let mut rows = ceilings();
     let typed = |dtype: &str, us: f64| {
         let mut r = row(ATOMIC_SAME, "llvm", 1 << 20, us);
-        r.dtype = dtype.into();
+        r.dtype = dtype.parse().unwrap();
         r
     };
     // The i32 chain is faster; it must not become the f32 rows' roof.
@@ -346,7 +355,7 @@ fn the_trees_by_occupancy_and_the_load_pair_are_read_per_compiler() {
     let mut rows = ceilings();
     let tree = |backend: &str, resident: u32, us: f64| {
         let mut r = row(TREE_V3, backend, 1 << 20, us);
-        r.dtype = "i32".into();
+        r.dtype = Dtype::I32;
         r.resident = Some(resident);
         r
     };
@@ -360,7 +369,7 @@ fn the_trees_by_occupancy_and_the_load_pair_are_read_per_compiler() {
     ]);
     let load = |kernel: &str, backend: &str, us: f64| {
         let mut r = row(kernel, backend, 1 << 26, us);
-        r.dtype = "i32".into();
+        r.dtype = Dtype::I32;
         r.resident = Some(1);
         r
     };

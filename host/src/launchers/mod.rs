@@ -74,15 +74,13 @@ pub trait Elem:
     + Sync
     + 'static
 {
+    /// Its element type (whose name is the PTX entry points' suffix).
     const DTYPE: Dtype;
-    /// Suffix of the PTX entry points: `f32`, `i32`.
-    const NAME: &'static str;
     fn to_f64(self) -> f64;
 }
 
 impl Elem for f32 {
     const DTYPE: Dtype = Dtype::F32;
-    const NAME: &'static str = "f32";
     fn to_f64(self) -> f64 {
         self as f64
     }
@@ -90,7 +88,6 @@ impl Elem for f32 {
 
 impl Elem for i32 {
     const DTYPE: Dtype = Dtype::I32;
-    const NAME: &'static str = "i32";
     fn to_f64(self) -> f64 {
         self as f64
     }

@@ -62,7 +62,7 @@ impl Lab {
         if size_of::<T>() != 4 {
             return Err(HostError::Invalid {
                 what: "read_stream element",
-                detail: format!("{} is not 4 bytes", T::NAME),
+                detail: format!("{} is not 4 bytes", T::DTYPE),
             });
         }
         if !input.as_device_ptr().as_raw().is_multiple_of(16) || out.is_empty() {

@@ -10,7 +10,7 @@ use crate::cases::reduce::{self, Reduce, ReduceElem};
 use crate::cases::stream::{FmaPeak, ReadStream};
 use crate::cases::transpose::{self, Matrix};
 use crate::cases::{Case, Verdict};
-use crate::error::{Ctx, Result};
+use crate::error::{Ctx, HostError, Result};
 use crate::lab::Lab;
 use crate::launchers::{Elem, LaunchConfig, stream::read_stream};
 use crate::nvtx;
@@ -100,7 +100,7 @@ impl RunElem for i32 {
 
 fn upload<T: Elem>(host: Vec<T>) -> Result<(Vec<T>, DeviceBuffer<T>)> {
     let dev = DeviceBuffer::from_slice(&host)
-        .ctx(|| format!("uploading {} {} inputs", host.len(), T::NAME))?;
+        .ctx(|| format!("uploading {} {} inputs", host.len(), T::DTYPE))?;
     Ok((host, dev))
 }
 
@@ -176,6 +176,7 @@ fn run_one(
         Family::Reduce => match k.dtype {
             Dtype::F32 => reduce_once::<f32>(lab, backend, k, sizes, seed, inputs, slots)?,
             Dtype::I32 => reduce_once::<i32>(lab, backend, k, sizes, seed, inputs, slots)?,
+            Dtype::U32 => return Err(not_instantiated(k)),
         },
         Family::Transpose => {
             let (rows, cols) = (sizes.rows, sizes.cols);
@@ -237,6 +238,15 @@ fn run_one(
     })
 }
 
+/// A kernel planned in an element type the kernels are not instantiated for (the plan takes
+/// the catalogue's types, so only a hand-made plan gets here).
+fn not_instantiated(k: RunKernel) -> HostError {
+    HostError::Invalid {
+        what: "--kernel",
+        detail: format!("{} has no {} instance", k.kernel.name, k.dtype),
+    }
+}
+
 /// `shared_rw`'s trips per thread in `lab run` (a few microseconds).
 const SHARED_TRIPS: u32 = 16;
 
@@ -271,6 +281,7 @@ fn roof_once(
                     AtomicSame::new(lab, backend, slots.result::<i32>(), reds, 1)?,
                     AtomicSame::verify,
                 )?,
+                Dtype::U32 => return Err(not_instantiated(k)),
             };
             let capped = if reds < n { ", n capped at 2^24" } else { "" };
             (config, ok, format!("{reds} reds{capped}: {check}"))
@@ -312,6 +323,7 @@ fn roof_once(
                     TreeAlone::<i32>::new(lab, backend, t, n, None)?,
                     TreeAlone::verify,
                 )?,
+                Dtype::U32 => return Err(not_instantiated(k)),
             }
         }
         roof::TILE_COPY => checked(

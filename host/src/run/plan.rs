@@ -8,7 +8,7 @@ use crate::error::{HostError, Result};
 use catalog::kernels::Selected;
 use catalog::model::Size;
 use catalog::records::{Plan, Planned, Sizes};
-use catalog::{Backend, Dtype, Family, Kernel, Shape, Which};
+use catalog::{Backend, Dtype, Family, Kernel, Runner, Shape, Which};
 
 /// Default element count of the reductions and `bump` (2^24: ncu's replays stay short).
 pub const DEFAULT_N: u64 = 1 << 24;
@@ -68,17 +68,6 @@ impl RunKernel {
         match self.kernel.library {
             Some(call) => call.to_string(),
             None => self.kernel.entry(self.dtype),
-        }
-    }
-
-    /// The manifest's family names: `reduction`, `transpose`, `ceiling`, `bump`.
-    pub fn family(self) -> &'static str {
-        match self.kernel.family {
-            Family::Reduce => "reduction",
-            Family::Transpose => "transpose",
-            Family::Ceiling => "ceiling",
-            Family::LaunchGap => "bump",
-            Family::Faults => "fault",
         }
     }
 
@@ -176,13 +165,13 @@ pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
             skipped.push(k.name());
         }
         for b in via {
-            let backend = b.map_or("cub", Backend::name);
+            let backend = Runner::of(b);
             launches.push(Planned {
                 label: format!("{} [{backend}]", k.name()),
                 kernel: k.name(),
                 entry: k.entry(),
-                family: k.family().to_string(),
-                backend: backend.to_string(),
+                family: k.kernel.family,
+                backend,
                 elements: k.elements(sizes),
                 launches: k.kernel.launches(),
             });
@@ -204,7 +193,7 @@ pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
     }
     Ok(Plan {
         sizes,
-        backends_built: Backend::ALL.iter().map(|b| b.name().to_string()).collect(),
+        backends_built: Backend::ALL.to_vec(),
         notes,
         nvtx_filter: NVTX_FILTER.to_string(),
         launches,
@@ -219,7 +208,7 @@ pub(super) fn planned_kernel(p: &Planned) -> RunKernel {
 
 /// The backend a planned launch runs on (None: the library call).
 pub(super) fn planned_backend(p: &Planned) -> Option<Backend> {
-    Backend::from_name(&p.backend)
+    p.backend.backend()
 }
 
 /// Device bytes the planned launches hold at once, for refusing a size before any input is

@@ -6,10 +6,10 @@
 use super::Request;
 use super::plan::{RunKernel, select};
 use crate::error::{HostError, Result};
-use catalog::Backend;
 use catalog::model::check::{self, RoofSet};
 use catalog::model::{Counts, Problem, RULE, predict};
 use catalog::records::Report;
+use catalog::{Backend, Runner};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -88,7 +88,7 @@ fn text(
                 }
                 None => "none of its roofs was measured in that run".into(),
             };
-            let name = backend.map_or("cub", Backend::name);
+            let name = Runner::of(backend).name();
             match alike.iter_mut().find(|(b, _)| *b == body) {
                 Some((_, names)) => names.push(name),
                 None => alike.push((body, vec![name])),

@@ -5,8 +5,8 @@
 
 use crate::plot::results::{self, Measured};
 use anyhow::{Result, bail};
-use catalog::Family;
 use catalog::records::{Cache, Report, Row};
+use catalog::{Backend, Dtype, Family, Runner};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -18,8 +18,8 @@ pub struct Args {
     #[arg(long, default_value = "2^28")]
     size: String,
     /// Element type
-    #[arg(long, default_value = "f32")]
-    dtype: String,
+    #[arg(long, default_value = "f32", value_parser = |s: &str| s.parse::<Dtype>())]
+    dtype: Dtype,
     /// The rows of this cache, from a file measured hot and cold (`--cache both`)
     #[arg(long, value_enum)]
     cache: Option<Cache>,
@@ -35,15 +35,19 @@ pub fn run(args: &Args) -> Result<()> {
             args.results.display()
         ),
     };
-    print!("{}", table(&r, &args.size, &args.dtype)?);
+    print!("{}", table(&r, &args.size, args.dtype)?);
     Ok(())
 }
 
-/// The compilers, in the table's column order.
-const BACKENDS: [(&str, &str); 3] = [("llvm", "llvm"), ("nvvm", "nvvm"), ("nvcc", "nvcc (C++)")];
+/// The compilers, in the table's column order, with their headers.
+const BACKENDS: [(Backend, &str); 3] = [
+    (Backend::Llvm, "llvm"),
+    (Backend::Nvvm, "nvvm"),
+    (Backend::Nvcc, "nvcc (C++)"),
+];
 
 /// The Markdown table: one line per reduction kernel (file order), CUB last.
-pub fn table(r: &Report, size: &str, dtype: &str) -> Result<String> {
+pub fn table(r: &Report, size: &str, dtype: Dtype) -> Result<String> {
     let rows: Vec<&Row> = r
         .rows
         .iter()
@@ -54,11 +58,11 @@ pub fn table(r: &Report, size: &str, dtype: &str) -> Result<String> {
     }
     let mut kernels: Vec<&str> = Vec::new();
     for x in &rows {
-        if x.backend != "cub" && !kernels.contains(&x.kernel.as_str()) {
+        if x.backend != Runner::Cub && !kernels.contains(&x.kernel.as_str()) {
             kernels.push(&x.kernel);
         }
     }
-    let find = |k: &str, b: &str| rows.iter().find(|x| x.kernel == k && x.backend == b);
+    let find = |k: &str, b: Runner| rows.iter().find(|x| x.kernel == k && x.backend == b);
     let gbps = |x: Option<&&Row>| {
         x.and_then(|x| x.ok_gbps())
             .map_or("—".into(), |g| format!("{g:.0}"))
@@ -71,18 +75,18 @@ pub fn table(r: &Report, size: &str, dtype: &str) -> Result<String> {
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|");
     for k in kernels {
-        let llvm = find(k, "llvm");
+        let llvm = find(k, Backend::Llvm.into());
         let _ = writeln!(
             s,
             "| {k} | {} | {} | {} |",
-            BACKENDS.map(|(b, _)| gbps(find(k, b))).join(" | "),
+            BACKENDS.map(|(b, _)| gbps(find(k, b.into()))).join(" | "),
             llvm.and_then(|x| x.pct_of_ceiling)
                 .map_or("—".into(), |p| format!("{p:.1}")),
             llvm.and_then(|x| x.vs_reference)
                 .map_or("—".into(), |v| format!("{v:.3}")),
         );
     }
-    if let Some(cub) = find("cub_reduce_sum", "cub") {
+    if let Some(cub) = find("cub_reduce_sum", Runner::Cub) {
         let _ = writeln!(
             s,
             "| CUB `DeviceReduce::Sum` | {} | | | {} | 1 |",

@@ -4,7 +4,6 @@
 use super::pairs::Pair;
 use super::{HOT_LINES, HotLines, Plan, Request, code};
 use anyhow::Result;
-use catalog::Dtype;
 use catalog::records::Row;
 use std::path::{Path, PathBuf};
 
@@ -50,9 +49,9 @@ pub(super) fn capture_stems(
 /// kernel's function name.
 pub(super) fn source_stem(stems: &[PathBuf], row: &Row) -> Option<(PathBuf, String)> {
     use crate::profiler::{capture, source};
-    let function = catalog::kernels::find(&row.kernel)?.entry(Dtype::from_name(&row.dtype)?);
+    let function = catalog::kernels::find(&row.kernel)?.entry(row.dtype.summed()?);
     let stem = stems.iter().find(|s| {
-        capture::stem(&source::file(s, "raw.csv")).1 == row.backend
+        capture::stem(&source::file(s, "raw.csv")).1 == row.backend.name()
             && source::read_file(s, source::SASS_PAGE)
                 .is_ok_and(|t| t.contains(&format!("\"Kernel Name\",\"{function}\"")))
     })?;
@@ -80,7 +79,8 @@ pub(super) fn hot_lines(
                     row.kernel, row.backend
                 )
             })?;
-            code::kernel_lines(&stem, &row.backend, &function, save).map_err(|e| format!("{e:#}"))
+            code::kernel_lines(&stem, row.backend.name(), &function, save)
+                .map_err(|e| format!("{e:#}"))
         };
         match (side(&stems_a, &p.a), side(&stems_b, &p.b)) {
             (Ok(a), Ok(b)) => out.push(HotLines {

@@ -8,8 +8,8 @@ use crate::asm::{self, Build};
 use crate::profiler::source;
 use crate::util;
 use anyhow::{Result, bail};
+use catalog::Backend;
 use catalog::records::Row;
-use catalog::{Backend, Dtype};
 use serde::Serialize;
 use std::path::Path;
 
@@ -209,10 +209,7 @@ pub(super) fn code_diffs(
     }
     let side = |r: &Row| -> Option<(String, Backend)> {
         let k = catalog::kernels::find(&r.kernel)?;
-        Some((
-            k.entry(Dtype::from_name(&r.dtype)?),
-            Backend::from_name(&r.backend)?,
-        ))
+        Some((k.entry(r.dtype.summed()?), r.backend.backend()?))
     };
     let mut wanted = Vec::new();
     for p in pairs {

@@ -11,7 +11,7 @@ use crate::profiler::capture::Collect;
 use crate::profiler::metrics::{self, Column, Row as Launch, function_name};
 use crate::profiler::ncu::NcuOptions;
 use anyhow::Result;
-use catalog::{Backend, Family};
+use catalog::{Backend, Dtype, Family, Runner};
 use profiler::ncu::Counters;
 use serde::Serialize;
 use std::path::Path;
@@ -78,13 +78,13 @@ pub const SOURCE_SECTIONS: [&str; 2] = ["SourceCounters", "WarpStateStats"];
 pub fn find<'a>(
     rows: &'a [Launch],
     kernel: &str,
-    backend: &str,
-    dtype: &str,
+    backend: Runner,
+    dtype: Dtype,
 ) -> Option<&'a Launch> {
     let k = catalog::kernels::find(kernel)?;
-    let entry = k.entry(catalog::Dtype::from_name(dtype)?);
+    let entry = k.entry(dtype.summed()?);
     rows.iter()
-        .find(|r| r.backend == backend && function_name(&r.profiled.kernel) == entry)
+        .find(|r| r.runner() == Some(backend) && function_name(&r.profiled.kernel) == entry)
 }
 
 /// A counter's A and B value: a column key through its column, else an ncu metric by name.
@@ -155,7 +155,7 @@ pub fn capture(
     base: &str,
     kernel: &str,
     backend: Backend,
-    dtypes: &[&str],
+    dtypes: &[Dtype],
     collect: Collect,
     size_args: Vec<String>,
 ) -> Result<(Vec<Launch>, String)> {
@@ -163,7 +163,7 @@ pub fn capture(
         .ok_or_else(|| anyhow::anyhow!("no kernel '{kernel}' in the catalogue"))?;
     let entries: Vec<String> = dtypes
         .iter()
-        .filter_map(|d| catalog::Dtype::from_name(d))
+        .filter_map(|d| d.summed())
         .map(|d| k.entry(d))
         .collect();
     options(dir, lab, backend)?.collect_with(
@@ -256,8 +256,8 @@ pub(super) fn profiled_rows(
         notes.push(format!("counters: not measured: {e}"));
         return (None, None);
     }
-    let dtypes: Vec<&str> = {
-        let mut d: Vec<&str> = pairs.iter().map(|p| p.a.dtype.as_str()).collect();
+    let dtypes: Vec<Dtype> = {
+        let mut d: Vec<Dtype> = pairs.iter().map(|p| p.a.dtype).collect();
         d.dedup();
         d
     };
@@ -287,7 +287,8 @@ pub(super) fn profiled_rows(
             if pairs.iter().any(|p| p.a.size != first.a.size) {
                 notes.push(format!("counters: profiled at {} only", first.a.size));
             }
-            let how = format!("{how}; {} {}", first.a.size, dtypes.join(","));
+            let names: Vec<&str> = dtypes.iter().map(|d| d.name()).collect();
+            let how = format!("{how}; {} {}", first.a.size, names.join(","));
             (Some((ra, rb, Some(first.a.size.clone()))), Some(how))
         }
         (Err(e), _) | (_, Err(e)) => {
@@ -316,10 +317,10 @@ mod tests {
     #[test]
     fn v3_and_v5_side_by_side_from_the_h200_capture() {
         let rows = ncu_table_rows();
-        let a = find(&rows, "reduce_v3", "llvm", "f32").expect("v3 llvm");
-        let b = find(&rows, "reduce_v5", "llvm", "f32").expect("v5 llvm");
-        assert!(find(&rows, "reduce_v3", "nvvm", "f32").is_none());
-        assert!(find(&rows, "reduce_v3", "llvm", "i32").is_none());
+        let a = find(&rows, "reduce_v3", Backend::Llvm.into(), Dtype::F32).expect("v3 llvm");
+        let b = find(&rows, "reduce_v5", Backend::Llvm.into(), Dtype::F32).expect("v5 llvm");
+        assert!(find(&rows, "reduce_v3", Backend::Nvvm.into(), Dtype::F32).is_none());
+        assert!(find(&rows, "reduce_v3", Backend::Llvm.into(), Dtype::I32).is_none());
         let cols = columns(Family::Reduce).unwrap();
         let p = side_by_side(
             "v3 → v5",
@@ -353,8 +354,8 @@ mod tests {
     #[test]
     fn llvm_and_nvcc_of_one_kernel_pair_up() {
         let rows = ncu_table_rows();
-        let a = find(&rows, "reduce_v4", "llvm", "f32").unwrap();
-        let b = find(&rows, "reduce_v4", "nvcc", "f32").unwrap();
+        let a = find(&rows, "reduce_v4", Backend::Llvm.into(), Dtype::F32).unwrap();
+        let b = find(&rows, "reduce_v4", Backend::Nvcc.into(), Dtype::F32).unwrap();
         assert_eq!(a.backend, "llvm");
         assert_eq!(b.backend, "nvcc");
         let p = side_by_side("v4", a, b, &columns(Family::Reduce).unwrap(), &[]);
@@ -381,8 +382,8 @@ mod tests {
         let mut r = catalog::records::Row::new(
             Family::Transpose,
             "transpose_tiled",
-            "llvm",
-            "f32",
+            Backend::Llvm,
+            Dtype::F32,
             64,
             "8x8".into(),
             0,

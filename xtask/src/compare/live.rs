@@ -233,8 +233,8 @@ mod tests {
         let mut r = Row::new(
             Family::Reduce,
             kernel,
-            "llvm",
-            "f32",
+            Backend::Llvm,
+            Dtype::F32,
             1 << 20,
             "2^20".into(),
             4,

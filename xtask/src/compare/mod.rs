@@ -288,11 +288,7 @@ pub fn compare(req: &Request) -> Result<Compared> {
                 .clone()
                 .unwrap_or_else(|| default_folder(axis, &date));
             let opts = live::Options {
-                dtypes: filter
-                    .dtypes
-                    .iter()
-                    .filter_map(|d| Dtype::from_name(d))
-                    .collect(),
+                dtypes: filter.dtypes.clone(),
                 size: req.size.clone(),
                 transpose: req.transpose.clone(),
                 reps: req.reps,
@@ -386,8 +382,8 @@ pub fn compare(req: &Request) -> Result<Compared> {
                 return None;
             }
             Some((
-                counters::find(ra, &p.a.kernel, &p.a.backend, &p.a.dtype)?,
-                counters::find(rb, &p.b.kernel, &p.b.backend, &p.b.dtype)?,
+                counters::find(ra, &p.a.kernel, p.a.backend, p.a.dtype)?,
+                counters::find(rb, &p.b.kernel, p.b.backend, p.b.dtype)?,
             ))
         });
         if let Some((a, b)) = hit {

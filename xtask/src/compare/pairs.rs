@@ -3,6 +3,7 @@
 //! compiler that is not the axis).
 
 use catalog::records::{Cache, Row, Status};
+use catalog::{Backend, Dtype, Runner};
 use serde::Serialize;
 
 /// What differs between A and B.
@@ -14,8 +15,8 @@ pub enum Axis {
     /// One kernel from two compilers.
     Backends {
         kernel: String,
-        a: String,
-        b: String,
+        a: Backend,
+        b: Backend,
     },
     /// The same rows measured twice: two results files (two runs, two commits).
     Runs,
@@ -37,11 +38,11 @@ impl Axis {
     /// What a row shares with its partner on the other side.
     fn key(&self, r: &Row) -> Key {
         let (kernel, backend) = match self {
-            Axis::Kernels { .. } => (String::new(), r.backend.clone()),
-            Axis::Backends { .. } => (String::new(), String::new()),
-            Axis::Runs => (r.kernel.clone(), r.backend.clone()),
+            Axis::Kernels { .. } => (String::new(), Some(r.backend)),
+            Axis::Backends { .. } => (String::new(), None),
+            Axis::Runs => (r.kernel.clone(), Some(r.backend)),
         };
-        (kernel, backend, r.dtype.clone(), r.size.clone(), r.cache)
+        (kernel, backend, r.dtype, r.size.clone(), r.cache)
     }
 
     /// A pair's name: what changes, then what both share.
@@ -76,20 +77,24 @@ impl Axis {
     }
 }
 
-type Key = (String, String, String, String, Cache);
+/// Kernel, runner, element type, size and cache (the kernel or the runner left out where it
+/// is the axis).
+type Key = (String, Option<Runner>, Dtype, String, Cache);
 
 /// Which rows take part (empty: any).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Filter {
     pub kernels: Vec<String>,
-    pub backends: Vec<String>,
-    pub dtypes: Vec<String>,
+    pub backends: Vec<Backend>,
+    pub dtypes: Vec<Dtype>,
 }
 
 impl Filter {
     fn admits(&self, r: &Row) -> bool {
-        let ok = |list: &[String], v: &str| list.is_empty() || list.iter().any(|x| x == v);
-        ok(&self.kernels, &r.kernel) && ok(&self.backends, &r.backend) && ok(&self.dtypes, &r.dtype)
+        let kernel = self.kernels.is_empty() || self.kernels.contains(&r.kernel);
+        let backend = self.backends.is_empty() || self.backends.iter().any(|&b| r.backend == b);
+        let dtype = self.dtypes.is_empty() || self.dtypes.contains(&r.dtype);
+        kernel && backend && dtype
     }
 }
 
@@ -186,6 +191,7 @@ mod tests {
     use catalog::Family;
 
     fn row(kernel: &str, backend: &str, dtype: &str, size: &str) -> Row {
+        let (backend, dtype): (Runner, Dtype) = (backend.parse().unwrap(), dtype.parse().unwrap());
         let mut r = Row::new(Family::Reduce, kernel, backend, dtype, 1, size.into(), 4);
         r.status = Status::Ok;
         r.median_us = Some(1.0);
@@ -217,7 +223,7 @@ mod tests {
                 "reduce_v3 → reduce_v5 [nvvm] f32 2^28"
             ]
         );
-        assert_eq!(p.pairs[1].b.backend, "nvvm");
+        assert_eq!(p.pairs[1].b.backend, Backend::Nvvm);
         assert!(
             p.only_a.is_empty(),
             "the ceiling is neither side: {:?}",
@@ -235,15 +241,15 @@ mod tests {
         ];
         let axis = Axis::Backends {
             kernel: "reduce_v4".into(),
-            a: "llvm".into(),
-            b: "nvcc".into(),
+            a: Backend::Llvm,
+            b: Backend::Nvcc,
         };
         let p = pair(&axis, &Filter::default(), &rows, &rows);
         assert_eq!(p.pairs.len(), 1);
         assert_eq!(p.pairs[0].label, "reduce_v4 [llvm → nvcc] f32 2^28");
         assert_eq!(
-            (p.pairs[0].a.backend.as_str(), p.pairs[0].b.backend.as_str()),
-            ("llvm", "nvcc")
+            (p.pairs[0].a.backend, p.pairs[0].b.backend),
+            (Backend::Llvm.into(), Backend::Nvcc.into())
         );
         assert_eq!(axis.side_names().1, "reduce_v4 [nvcc]");
     }
@@ -269,7 +275,7 @@ mod tests {
         assert_eq!(p.only_a, ["reduce_v7 [llvm] f32 2^28"]);
         assert_eq!(p.only_b, ["reduce_v6 [llvm] f32 2^28 (cold L2)"]);
         let only_i32 = Filter {
-            dtypes: vec!["i32".into()],
+            dtypes: vec![Dtype::I32],
             ..Filter::default()
         };
         let p = pair(&Axis::Runs, &only_i32, &a, &b);

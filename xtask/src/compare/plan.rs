@@ -60,8 +60,7 @@ pub(super) fn kernel(name: &str) -> Result<&'static catalog::Kernel> {
 
 /// What to run or read, from the request; every refusal is one line.
 pub fn plan(req: &Request) -> Result<Plan> {
-    let names = |v: &[Backend]| v.iter().map(|b| b.name().to_string()).collect::<Vec<_>>();
-    let dtypes: Vec<String> = req.dtypes.iter().map(|d| d.name().to_string()).collect();
+    let dtypes = req.dtypes.clone();
     if is_file(&req.a) {
         let Some(b) = req.b.as_deref().filter(|b| is_file(b)) else {
             bail!(
@@ -77,7 +76,7 @@ pub fn plan(req: &Request) -> Result<Plan> {
             axis: Axis::Runs,
             filter: Filter {
                 kernels: req.kernels.clone(),
-                backends: names(&req.backends),
+                backends: req.backends.clone(),
                 dtypes,
             },
             a: PathBuf::from(&req.a),
@@ -114,8 +113,8 @@ pub fn plan(req: &Request) -> Result<Plan> {
             };
             let axis = Axis::Backends {
                 kernel: ka.name.into(),
-                a: x.name().into(),
-                b: y.name().into(),
+                a: x,
+                b: y,
             };
             (axis, vec![x], vec![y])
         }
@@ -127,7 +126,7 @@ pub fn plan(req: &Request) -> Result<Plan> {
     let filter = Filter {
         kernels: Vec::new(),
         backends: match axis {
-            Axis::Kernels { .. } => names(&backends_a),
+            Axis::Kernels { .. } => backends_a.clone(),
             _ => Vec::new(),
         },
         dtypes,
@@ -145,13 +144,12 @@ pub fn plan(req: &Request) -> Result<Plan> {
             bail!(
                 "{} is not compiled by {b} (it is by {}): pick another --backend",
                 k.name,
-                names(
-                    &Backend::ALL
-                        .into_iter()
-                        .filter(|x| k.carried_by(*x))
-                        .collect::<Vec<_>>()
-                )
-                .join(", ")
+                Backend::ALL
+                    .into_iter()
+                    .filter(|x| k.carried_by(*x))
+                    .map(Backend::name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
     }
@@ -162,7 +160,7 @@ pub fn plan(req: &Request) -> Result<Plan> {
         axis,
         filter: Filter {
             dtypes: if req.dtypes.is_empty() && typed {
-                vec![LIVE_DTYPE.name().into()]
+                vec![LIVE_DTYPE]
             } else {
                 filter.dtypes
             },

@@ -367,7 +367,7 @@ fn the_plan_follows_the_arguments() {
         (a.backends.clone(), b.kernel.as_str()),
         (vec![Backend::Llvm], "reduce_v5")
     );
-    assert_eq!(filter.dtypes, ["f32"]);
+    assert_eq!(filter.dtypes, [Dtype::F32]);
     let mut q = req("reduce_v4", None);
     q.backends = vec![Backend::Llvm, Backend::Nvcc];
     let Plan::Live { axis, a, b, .. } = plan(&q).unwrap() else {
@@ -377,8 +377,8 @@ fn the_plan_follows_the_arguments() {
         axis,
         Axis::Backends {
             kernel: "reduce_v4".into(),
-            a: "llvm".into(),
-            b: "nvcc".into()
+            a: Backend::Llvm,
+            b: Backend::Nvcc
         }
     );
     assert_eq!(

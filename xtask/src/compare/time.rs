@@ -80,11 +80,19 @@ pub fn tabulate(rounds: &[Pairing], live: bool) -> Vec<TimeRow> {
 mod tests {
     use super::*;
     use crate::compare::pairs::{Axis, Filter, pair};
-    use catalog::Family;
     use catalog::records::{Row, Status};
+    use catalog::{Backend, Dtype, Family};
 
     fn row(kernel: &str, samples: &[f64]) -> Row {
-        let mut r = Row::new(Family::Reduce, kernel, "llvm", "f32", 1, "2^28".into(), 4);
+        let mut r = Row::new(
+            Family::Reduce,
+            kernel,
+            Backend::Llvm,
+            Dtype::F32,
+            1,
+            "2^28".into(),
+            4,
+        );
         let d = Dist::of(samples.to_vec()).unwrap();
         r.status = Status::Ok;
         r.reps = d.n as u32;

@@ -160,6 +160,7 @@ pub fn settled(rounds: &[Verdict]) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use catalog::{Backend, Dtype};
 
     fn d(s: &[f64]) -> Dist {
         Dist::of(s.to_vec()).unwrap()
@@ -238,8 +239,8 @@ mod tests {
         let mut r = Row::new(
             catalog::Family::Reduce,
             "k",
-            "llvm",
-            "f32",
+            Backend::Llvm,
+            Dtype::F32,
             4,
             "4".into(),
             16,

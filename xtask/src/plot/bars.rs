@@ -8,8 +8,8 @@
 use super::results::{Measured, Rows, file_label};
 use super::{COPY_CEILING, Chart, Drawn, FONT, READ_CEILING, Ticks, backend_color, frame, lighter};
 use anyhow::Result;
-use catalog::Family;
 use catalog::records::{Report, Row};
+use catalog::{Family, Runner};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -56,10 +56,10 @@ pub fn reductions(r: &Report) -> Vec<Bars> {
         .filter_map(|n| {
             let rows: Vec<&Row> = r.ok_rows(Family::Reduce).filter(|x| x.n == n).collect();
             let size = rows.first()?.size.clone();
-            let dtypes = distinct(rows.iter().map(|x| x.dtype.clone()));
+            let dtypes = distinct(rows.iter().map(|x| x.dtype));
             let series_of = |x: &Row| format!("{} {}", x.backend, x.dtype);
             let color_of = |x: &Row| {
-                let c = backend_color(&x.backend);
+                let c = backend_color(x.backend);
                 if x.dtype == dtypes[0] { c } else { lighter(c) }
             };
             let (groups, series) = group(&rows, series_of, color_of);
@@ -96,7 +96,7 @@ pub fn transposes(r: &Report) -> Option<Bars> {
     let shapes = distinct(rows.iter().map(|x| x.size.clone()));
     let series_of = |x: &Row| format!("{} {}", x.backend, x.size);
     let color_of = |x: &Row| {
-        let c = backend_color(&x.backend);
+        let c = backend_color(x.backend);
         if x.size == shapes[0] { c } else { lighter(c) }
     };
     let (groups, series) = group(&rows, series_of, color_of);
@@ -154,18 +154,14 @@ fn group(
     color_of: impl Fn(&Row) -> RGBColor,
 ) -> (Vec<String>, Vec<BarSeries>) {
     let groups = distinct(rows.iter().map(|x| x.kernel.clone()));
-    let rank = |b: &str| {
-        ["llvm", "nvvm", "nvcc", "cub"]
-            .iter()
-            .position(|x| *x == b)
-            .unwrap_or(4)
-    };
     let mut keyed: Vec<&&Row> = rows.iter().collect();
-    keyed.sort_by_key(|x| rank(&x.backend));
+    // Runner::ALL's order: the compilers, CUB, the driver.
+    keyed.sort_by_key(|x| Runner::ALL.iter().position(|r| *r == x.backend));
     let mut series: Vec<BarSeries> = Vec::new();
     for x in keyed {
-        let name = if x.backend == "cub" {
-            format!("{} {}", x.kernel, series_of(x).trim_start_matches("cub "))
+        let name = if x.backend == Runner::Cub {
+            let cub = format!("{} ", Runner::Cub);
+            format!("{} {}", x.kernel, series_of(x).trim_start_matches(&cub))
         } else {
             series_of(x)
         };
@@ -189,8 +185,8 @@ fn group(
     (groups, series)
 }
 
-fn distinct(items: impl Iterator<Item = String>) -> Vec<String> {
-    let mut v: Vec<String> = Vec::new();
+fn distinct<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = Vec::new();
     for i in items {
         if !v.contains(&i) {
             v.push(i);

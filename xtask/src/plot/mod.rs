@@ -17,7 +17,9 @@ pub mod roofline;
 pub mod sweep;
 
 use anyhow::{Context, Result, bail};
+use catalog::kernels::is_library;
 use catalog::records::{Cache, Report};
+use catalog::{Backend, Runner};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -205,14 +207,14 @@ pub const READ_CEILING: RGBColor = RGBColor(214, 39, 40);
 pub const COPY_CEILING: RGBColor = RGBColor(110, 110, 110);
 pub const COMPUTE_ROOF: RGBColor = RGBColor(148, 103, 189);
 
-/// A backend's colour (other backends: gray).
-pub fn backend_color(backend: &str) -> RGBColor {
+/// A runner's colour (the driver's copy: gray).
+pub fn backend_color(backend: Runner) -> RGBColor {
     match backend {
-        "llvm" => LLVM,
-        "nvvm" => NVVM,
-        "nvcc" => NVCC,
-        "cub" => CUB,
-        _ => COPY_CEILING,
+        Runner::Compiled(Backend::Llvm) => LLVM,
+        Runner::Compiled(Backend::Nvvm) => NVVM,
+        Runner::Compiled(Backend::Nvcc) => NVCC,
+        Runner::Cub => CUB,
+        Runner::Driver => COPY_CEILING,
     }
 }
 
@@ -239,7 +241,7 @@ pub const TAB10: [RGBColor; 10] = [
 /// A kernel's colour: by its place among the Rust kernels of `kernels` (CUB black). The
 /// palette skips tab10's red and gray, which the ceilings use.
 pub fn kernel_color(kernel: &str, kernels: &[String]) -> RGBColor {
-    if kernel.starts_with("cub") {
+    if is_library(kernel) {
         return BLACK;
     }
     let palette: Vec<RGBColor> = TAB10
@@ -249,7 +251,7 @@ pub fn kernel_color(kernel: &str, kernels: &[String]) -> RGBColor {
         .collect();
     let i = kernels
         .iter()
-        .filter(|k| !k.starts_with("cub"))
+        .filter(|k| !is_library(k))
         .position(|k| k == kernel)
         .unwrap_or(0);
     palette[i % palette.len()]

@@ -4,8 +4,8 @@
 //! describes the file.
 
 use anyhow::{Context, Result, bail};
-use catalog::Family;
 use catalog::records::{Report, Row, SCHEMA_VERSION, Status};
+use catalog::{Dtype, Family};
 use std::path::Path;
 
 /// Reads and checks a results file (`.json`, or `.json.gz` gunzipped).
@@ -60,7 +60,7 @@ impl Measured for Row {
     }
 
     fn reduction_flops(&self) -> Option<u64> {
-        (self.section == Family::Reduce && self.dtype == "f32").then(|| {
+        (self.section == Family::Reduce && self.dtype == Dtype::F32).then(|| {
             if self.flops > 0 {
                 self.flops
             } else {
@@ -70,7 +70,7 @@ impl Measured for Row {
     }
 
     fn series_name(&self) -> String {
-        if matches!(self.backend.as_str(), "cub" | "driver") {
+        if self.backend.backend().is_none() {
             self.kernel.clone()
         } else {
             format!("{} [{}]", self.kernel, self.backend)

@@ -16,8 +16,8 @@
 use super::results::{Measured, Rows};
 use super::{COMPUTE_ROOF, COPY_CEILING, Chart, Drawn, FONT, READ_CEILING, frame, kernel_color};
 use anyhow::Result;
-use catalog::Family;
 use catalog::records::{Report, Row};
+use catalog::{Backend, Family, Runner};
 use plotters::prelude::*;
 
 /// The size whose reductions are the points, when the file has it.
@@ -51,7 +51,7 @@ pub struct Bound {
 pub struct Point {
     pub name: String,
     pub kernel: String,
-    pub backend: String,
+    pub backend: Runner,
     /// FLOP per byte.
     pub intensity: f64,
     pub gflops: f64,
@@ -75,7 +75,7 @@ pub fn roofline(r: &Report) -> Option<Roofline> {
     let rows: Vec<&Row> = r
         .ok_rows(Family::Reduce)
         // The CUDA C++ twins sit on their Rust points (same bytes, same flops): left out.
-        .filter(|x| x.n == n && x.reduction_flops().is_some() && x.backend != "nvcc")
+        .filter(|x| x.n == n && x.reduction_flops().is_some() && x.backend != Backend::Nvcc)
         .collect();
     let size = rows.first()?.size.clone();
     let (bw, bw_size) = match r.best_gbps(Family::Ceiling, "read_stream", &size) {
@@ -95,7 +95,7 @@ pub fn roofline(r: &Report) -> Option<Roofline> {
             Some(Point {
                 name: x.series_name(),
                 kernel: x.kernel.clone(),
-                backend: x.backend.clone(),
+                backend: x.backend,
                 intensity: x.reduction_flops()? as f64 / x.bytes as f64,
                 gflops: x.ok_gflops()?,
             })
@@ -265,7 +265,7 @@ pub fn draw(f: &Roofline) -> Result<Drawn> {
             let label = format!("{}: {:.0} GFLOP/s", p.name, p.gflops);
             let at = (p.intensity, p.gflops);
             let (fill, line) = (color.filled(), color.stroke_width(2));
-            let shape = Marker::of(&p.backend);
+            let shape = Marker::of(p.backend);
             let anno = match shape {
                 Marker::Circle => chart.draw_series([Circle::new(at, 6, fill)])?,
                 Marker::Triangle => chart.draw_series([TriangleMarker::new(at, 7, line)])?,
@@ -314,10 +314,10 @@ enum Marker {
 }
 
 impl Marker {
-    fn of(backend: &str) -> Marker {
+    fn of(backend: Runner) -> Marker {
         match backend {
-            "nvvm" => Marker::Triangle,
-            "cub" => Marker::Square,
+            Runner::Compiled(Backend::Nvvm) => Marker::Triangle,
+            Runner::Cub => Marker::Square,
             _ => Marker::Circle,
         }
     }
@@ -347,6 +347,7 @@ impl Marker {
 mod tests {
     use super::*;
     use crate::plot::tests::synthetic;
+    use catalog::Dtype;
 
     #[test]
     fn reductions_sit_at_a_quarter_flop_per_byte_under_both_roofs() {
@@ -398,7 +399,7 @@ mod tests {
         for x in r
             .rows
             .iter_mut()
-            .filter(|x| x.size == "2^28" && x.dtype == "f32")
+            .filter(|x| x.size == "2^28" && x.dtype == Dtype::F32)
         {
             let (roof, us) = match x.kernel.as_str() {
                 "reduce_v1" => ("atomic", 2000.0),

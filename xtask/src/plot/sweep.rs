@@ -13,8 +13,8 @@
 use super::results::{Measured, Rows};
 use super::{Chart, Drawn, FONT, READ_CEILING, Ticks, frame, kernel_color};
 use anyhow::Result;
-use catalog::Family;
 use catalog::records::{Cache, Report, Row};
+use catalog::{Backend, Dtype, Family, Runner};
 use plotters::prelude::*;
 
 /// Fewest sizes that make a sweep chart.
@@ -41,6 +41,8 @@ pub struct Line {
     pub dashed: bool,
     /// Hollow markers: the nvvm backend, in a hot-and-cold file.
     pub hollow: bool,
+    /// Drawn thicker: the references (CUB's line and the read ceiling).
+    pub thick: bool,
     pub points: Vec<(f64, f64)>,
 }
 
@@ -52,9 +54,9 @@ pub fn sweeps(r: &Report) -> Vec<Sweep> {
     // Rust versions and CUB; the CUDA C++ twins would double the lines (the bars show them).
     let reduce: Vec<&Row> = r
         .ok_rows(Family::Reduce)
-        .filter(|x| x.backend != "nvcc")
+        .filter(|x| x.backend != Backend::Nvcc)
         .collect();
-    let mut dtypes: Vec<&str> = reduce.iter().map(|x| x.dtype.as_str()).collect();
+    let mut dtypes: Vec<Dtype> = reduce.iter().map(|x| x.dtype).collect();
     dtypes.dedup();
     dtypes.sort();
     dtypes.dedup();
@@ -99,11 +101,12 @@ pub fn sweeps(r: &Report) -> Vec<Sweep> {
                     match lines.iter_mut().find(|l| l.name == name) {
                         Some(l) => l.points.push(point),
                         None => {
-                            let (dashed, hollow) = style(x.backend == "nvvm");
+                            let (dashed, hollow) = style(x.backend == Backend::Nvvm);
                             lines.push(Line {
                                 color: kernel_color(&x.kernel, &kernels),
                                 dashed,
                                 hollow,
+                                thick: x.backend == Runner::Cub,
                                 name,
                                 points: vec![point],
                             })
@@ -128,6 +131,7 @@ pub fn sweeps(r: &Report) -> Vec<Sweep> {
                         // Alone, the ceiling is dashed; beside its cold twin, the hot one is solid.
                         dashed: !both || cache == Cache::Cold,
                         hollow: false,
+                        thick: true,
                         points: read,
                     });
                 }
@@ -217,11 +221,7 @@ pub fn draw(s: &Sweep) -> Result<Drawn> {
         }
         for l in &s.lines {
             let color = l.color;
-            let width = if l.name.starts_with("cub") || l.name.starts_with("read") {
-                3
-            } else {
-                2
-            };
+            let width = if l.thick { 3 } else { 2 };
             let style = color.stroke_width(width);
             let anno = if l.dashed {
                 chart.draw_series(DashedLineSeries::new(l.points.clone(), 8, 5, style))?

@@ -19,6 +19,7 @@
 use super::metrics::{Row, function_name};
 use super::ncu_csv::{self, Launch};
 use anyhow::{Context, Result, bail};
+use catalog::Runner;
 use profiler::tools::{self, write_atomic};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -70,7 +71,7 @@ pub struct Settings {
 pub struct Job {
     /// `ncu-table-llvm`: files are `<name>.ncu-rep`, `<name>.raw.csv`, …
     pub name: String,
-    pub backend: String,
+    pub backend: Runner,
     pub launches: Vec<Planned>,
 }
 
@@ -103,7 +104,7 @@ pub fn plan(lab: &Path, kernels: &str, backend: &str, size_args: &[String]) -> R
 
 /// The name of the ncu process (and its files) that profiles `kernel` on `backend`:
 /// `<base>-<backend>` (nvtx: one per backend) or `<base>-<kernel>-<backend>` (launch-skip).
-pub fn job_name(base: &str, select: Select, kernel: &str, backend: &str) -> String {
+pub fn job_name(base: &str, select: Select, kernel: &str, backend: Runner) -> String {
     match select {
         Select::Nvtx => format!("{base}-{backend}"),
         Select::LaunchSkip => format!("{base}-{kernel}-{backend}"),
@@ -114,12 +115,12 @@ pub fn job_name(base: &str, select: Select, kernel: &str, backend: &str) -> Stri
 pub fn jobs(base: &str, plan: &[Planned], select: Select) -> Vec<Job> {
     let mut jobs: Vec<Job> = Vec::new();
     for p in plan {
-        let name = job_name(base, select, &p.kernel, &p.backend);
+        let name = job_name(base, select, &p.kernel, p.backend);
         match jobs.iter_mut().find(|j| j.name == name) {
             Some(j) => j.launches.push(p.clone()),
             None => jobs.push(Job {
                 name,
-                backend: p.backend.clone(),
+                backend: p.backend,
                 launches: vec![p.clone()],
             }),
         }
@@ -146,7 +147,7 @@ pub fn ncu_command(s: &Settings, job: &Job, report: &Path, manifest: &Path) -> C
         cmd.args(["--import-source", "yes"]);
     }
     // CUB launches kernels of its own choosing: only the NVTX range can pick its call.
-    match if job.backend == "cub" {
+    match if job.backend == Runner::Cub {
         Select::Nvtx
     } else {
         s.select
@@ -172,10 +173,10 @@ pub fn ncu_command(s: &Settings, job: &Job, report: &Path, manifest: &Path) -> C
         // CUB is one launch whatever the backend: any valid value does.
         .args([
             "--backend",
-            if job.backend == "cub" {
+            if job.backend == Runner::Cub {
                 "both"
             } else {
-                &job.backend
+                job.backend.name()
             },
         ])
         .args(&s.size_args)
@@ -311,7 +312,7 @@ pub fn match_rows(
 ) -> Result<Vec<Row>> {
     let mut missing = Vec::new();
     for p in &job.launches {
-        if p.backend == "cub" {
+        if p.backend == Runner::Cub {
             // CUB's call launches kernels of its own choosing: any of them will do.
             if profiled.is_empty() {
                 missing.push(p.entry.clone());
@@ -348,7 +349,7 @@ pub fn match_rows(
     }
     // Anything else in the report was not launched by the plan: say so, leave it out.
     let planned = |p: &Launch| {
-        job.backend == "cub"
+        job.backend == Runner::Cub
             || job
                 .launches
                 .iter()
@@ -363,14 +364,14 @@ pub fn match_rows(
     }
     Ok(keep
         .into_iter()
-        .map(|p| attach(Row::new(p, &job.backend), launched))
+        .map(|p| attach(Row::new(p, job.backend.name()), launched))
         .collect())
 }
 
 /// Adds what `lab run` reported about a row's launch: its grid, whether it was right.
 fn attach(mut row: Row, launched: Option<&[Launched]>) -> Row {
     let f = function_name(&row.profiled.kernel).to_string();
-    let cub = row.backend == "cub";
+    let cub = row.runner() == Some(Runner::Cub);
     if let Some(l) = launched.and_then(|ls| {
         ls.iter()
             .find(|l| l.planned.entry == f || (cub && l.planned.entry.starts_with("cub::")))
@@ -416,10 +417,10 @@ pub fn raw_pages(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// runner's name (`profile-reduce_v3-llvm.raw.csv`); a program's capture is named after the
 /// program.
 pub fn lab_pages(paths: &[PathBuf]) -> Result<bool> {
-    let runners = ["llvm", "nvvm", "nvcc", "cub"];
+    let profiled = |r: Runner| r != Runner::Driver;
     Ok(raw_pages(paths)?
         .iter()
-        .all(|p| runners.contains(&stem(p).1.as_str())))
+        .all(|p| Runner::from_name(&stem(p).1).is_some_and(profiled)))
 }
 
 /// A raw page's stem (`dir/profile-reduce_v3-llvm` for `….raw.csv` or `….raw.csv.gz`, which
@@ -486,8 +487,8 @@ pub fn capture(s: &Settings, base: &str, plan: &Plan) -> Result<Vec<Row>> {
         plan.launches
             .iter()
             .position(|p| {
-                p.backend == r.backend
-                    && (p.entry == function_name(&r.profiled.kernel) || p.backend == "cub")
+                r.runner() == Some(p.backend)
+                    && (p.entry == function_name(&r.profiled.kernel) || p.backend == Runner::Cub)
             })
             .unwrap_or(usize::MAX)
     };

@@ -7,6 +7,7 @@
 //! `sm__maximum_warps_per_active_cycle_pct` values come from ncu's LaunchStats and Occupancy
 //! sections, not from `--metrics`.
 
+use catalog::Runner;
 use profiler::ncu::Launch;
 pub use profiler::ncu::metrics::*;
 
@@ -115,6 +116,12 @@ impl Row {
             verified: None,
             profiled,
         }
+    }
+
+    /// What ran it, when the backend is one of the lab's runners (a capture read back names
+    /// it after its file).
+    pub fn runner(&self) -> Option<Runner> {
+        Runner::from_name(&self.backend)
     }
 }
 

@@ -129,7 +129,7 @@ impl NcuOptions {
         let mut plan = capture::plan(&lab, kernels, self.backend.name(), &size_args)?;
         if !backends.is_empty() {
             plan.launches
-                .retain(|p| p.backend == "cub" || backends.iter().any(|b| b.name() == p.backend));
+                .retain(|p| p.backend.backend().is_none_or(|b| backends.contains(&b)));
         }
         let ncu = NCU.find()?;
         let version = crate::process::output(std::process::Command::new(&ncu).arg("--version"))

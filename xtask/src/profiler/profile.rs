@@ -10,7 +10,7 @@ use super::ncu::{NcuOptions, emit, fail_if_unverified};
 use super::source::{self, KernelSource};
 use super::{lines, report};
 use anyhow::{Result, bail};
-use catalog::Backend;
+use catalog::{Backend, Runner};
 use profiler::diagnose;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -159,7 +159,10 @@ pub fn profile(req: &Request, opts: &NcuOptions) -> Result<()> {
 /// Read back, the rows of the requested kernels and compilers; then kernel by kernel (in the
 /// order they first appear), each kernel's compilers in `--backend`'s order.
 fn arrange(mut rows: Vec<Row>, req: &Request) -> Vec<Row> {
-    let position = |b: &str| req.backends.iter().position(|x| x.name() == b);
+    let position = |r: &Row| {
+        let b = r.runner()?.backend()?;
+        req.backends.iter().position(|x| *x == b)
+    };
     if let Some(list) = req.from_kernels {
         let names: Vec<&str> = list.split(',').map(str::trim).collect();
         if !names.contains(&"all") {
@@ -167,7 +170,7 @@ fn arrange(mut rows: Vec<Row>, req: &Request) -> Vec<Row> {
         }
     }
     if !req.backends.is_empty() {
-        rows.retain(|r| r.backend == "cub" || position(&r.backend).is_some());
+        rows.retain(|r| r.runner() == Some(Runner::Cub) || position(r).is_some());
     }
     let mut kernels: Vec<String> = Vec::new();
     for r in &rows {
@@ -178,7 +181,7 @@ fn arrange(mut rows: Vec<Row>, req: &Request) -> Vec<Row> {
     rows.sort_by_key(|r| {
         (
             kernels.iter().position(|k| *k == r.kernel),
-            position(&r.backend).unwrap_or(usize::MAX),
+            position(r).unwrap_or(usize::MAX),
         )
     });
     rows
@@ -192,10 +195,11 @@ fn stems(base: &str, rows: &[Row], opts: &NcuOptions) -> Result<Vec<Option<PathB
         return Ok(rows
             .iter()
             .map(|r| {
-                (r.backend != "cub").then(|| {
+                let runner = r.runner().filter(|&b| b != Runner::Cub)?;
+                Some(
                     opts.out_dir()
-                        .join(capture::job_name(base, opts.select, &r.kernel, &r.backend))
-                })
+                        .join(capture::job_name(base, opts.select, &r.kernel, runner)),
+                )
             })
             .collect());
     }

@@ -1,6 +1,8 @@
 //! Reading compute-sanitizer's output: the first finding of each kernel, and the counts of its
 //! closing summary lines.
 
+use catalog::Runner;
+
 /// The first error compute-sanitizer reported for one kernel.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
@@ -127,10 +129,12 @@ fn is_error_header(body: &str) -> bool {
     .any(|p| body.starts_with(p))
 }
 
+/// The kernel a finding is in: its name, or `cub` for any of CUB's kernels.
 fn kernel_of(at: &str) -> String {
     let name = at.split(['+', ' ', '(']).next().unwrap_or(at);
-    if at.contains("cub::") || name.contains("cub") {
-        "cub".into()
+    let cub = Runner::Cub.name();
+    if at.contains(&format!("{cub}::")) || name.contains(cub) {
+        cub.into()
     } else {
         name.to_string()
     }

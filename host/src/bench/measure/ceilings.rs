@@ -8,7 +8,7 @@ use crate::cases::Case;
 use crate::cases::stream::{FmaPeak, ReadStream};
 use crate::cases::transpose::Matrix;
 use crate::error::Result;
-use catalog::Family;
+use catalog::{Dtype, Family, Runner};
 use cust::memory::DeviceSlice;
 
 /// Outer-loop trips per thread of `fma_peak_f32`: 2048 × 16 steps × 8 chains = 2^18 FMAs per
@@ -28,15 +28,8 @@ impl Bench<'_> {
             let (flops, case) = match case {
                 Ok(c) => c,
                 Err(e) => {
-                    let row = Row::new(
-                        Family::Ceiling,
-                        "fma_peak",
-                        b.name(),
-                        "f32",
-                        0,
-                        "-".into(),
-                        0,
-                    );
+                    let row =
+                        Row::new(Family::Ceiling, "fma_peak", b, Dtype::F32, 0, "-".into(), 0);
                     self.record_each(row.failed(e.to_string()));
                     continue;
                 }
@@ -46,8 +39,8 @@ impl Bench<'_> {
             let row = Row::new(
                 Family::Ceiling,
                 "fma_peak",
-                b.name(),
-                "f32",
+                b,
+                Dtype::F32,
                 threads,
                 format!("{}x{}", cfg.grid.0, cfg.block.0),
                 0,
@@ -79,8 +72,8 @@ impl Bench<'_> {
             let row = Row::new(
                 Family::Ceiling,
                 "read_stream",
-                b.name(),
-                "f32",
+                b,
+                Dtype::F32,
                 n as u64,
                 size.clone(),
                 n as u64 * 4,
@@ -101,8 +94,8 @@ impl Bench<'_> {
         let row = Row::new(
             Family::Ceiling,
             "d2d_copy",
-            "driver",
-            "f32",
+            Runner::Driver,
+            Dtype::F32,
             n as u64,
             size,
             n as u64 * 8,

@@ -10,21 +10,21 @@ use crate::error::Result;
 use crate::launchers::faults::{faults, pair};
 use crate::nvtx::range;
 use catalog::kernels::Pair;
-use catalog::{Backend, Family, Kernel};
+use catalog::{Backend, Dtype, Family, Kernel};
 
 /// The table's element type of a fault kernel: its output's, the same for both twins (so a
 /// pair's rows pair up in `compare`; the BF16 GEMM's inputs are in its note).
-fn dtype(k: &Kernel) -> &'static str {
+fn dtype(k: &Kernel) -> Dtype {
     match k.fault.map(|f| f.pair) {
-        Some(Pair::Barrier) => "i32",
+        Some(Pair::Barrier) => Dtype::I32,
         Some(
             Pair::TensorCores
             | Pair::Coalescing
             | Pair::UndersizedGrid
             | Pair::MemoryBound
             | Pair::Sfu,
-        ) => "f32",
-        _ => "u32",
+        ) => Dtype::F32,
+        _ => Dtype::U32,
     }
 }
 
@@ -60,16 +60,8 @@ impl Bench<'_> {
                 let (twin, n) = k.fault.map_or(("", 0), |f| (f.twin, f.size));
                 for &b in plan.backends.iter().filter(|&&b| k.carried_by(b)) {
                     let row = |bytes: u64| {
-                        Row::new(
-                            Family::Faults,
-                            k.name,
-                            b.name(),
-                            dtype(k),
-                            n,
-                            size.clone(),
-                            bytes,
-                        )
-                        .compared_with(None, Some(target(twin, dtype(k), &size)))
+                        Row::new(Family::Faults, k.name, b, dtype(k), n, size.clone(), bytes)
+                            .compared_with(None, Some(target(twin, dtype(k), &size)))
                     };
                     let inputs = match &inputs {
                         Ok(i) => i,

@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::ffi::Graph;
 use crate::nvtx::range;
 use crate::timing::Samples;
-use catalog::Family;
+use catalog::{Dtype, Family};
 use std::time::Instant;
 
 /// The launch-gap demo: this many `bump` launches of `BUMP_N` floats per sample.
@@ -30,8 +30,8 @@ impl Bench<'_> {
                 let mut r = Row::new(
                     Family::LaunchGap,
                     kernel,
-                    b.name(),
-                    "f32",
+                    b,
+                    Dtype::F32,
                     BUMP_N as u64,
                     size.clone(),
                     0,

@@ -13,7 +13,7 @@ use crate::error::{Ctx, Result};
 use crate::launchers;
 use crate::nvtx::range;
 use crate::placement::{Placement, ResultSlots};
-use catalog::{Backend, Family, Kernel};
+use catalog::{Backend, Family, Kernel, Runner};
 use cust::memory::{DeviceBuffer, DeviceSlice};
 
 impl Bench<'_> {
@@ -113,22 +113,22 @@ impl Bench<'_> {
         let n = input.len() as u64;
         let size = size::label(n);
         let reference = {
-            let what = format!("setup: CPU reference, {} {size}", T::NAME);
+            let what = format!("setup: CPU reference, {} {size}", T::DTYPE);
             self.progress.working_on(&what);
             let _r = range(&what);
             reduce::reference(host)
         };
-        let ceiling = Some(target("read_stream", "f32", &size));
+        let ceiling = Some(target("read_stream", Dtype::F32, &size));
         let library = launchers::library_reduction();
-        let cub_target = Some(target(library.name, T::NAME, &size));
+        let cub_target = Some(target(library.name, T::DTYPE, &size));
         let bytes = n * std::mem::size_of::<T>() as u64;
         // n − 1 additions; only float adds count as FLOPs (the roofline's y axis).
-        let flops = if T::NAME == "f32" {
+        let flops = if T::DTYPE == Dtype::F32 {
             n.saturating_sub(1)
         } else {
             0
         };
-        let row = |kernel: &Kernel, backend: &str| {
+        let row = |kernel: &Kernel, backend: Runner| {
             let reference = kernel
                 .library
                 .is_none()
@@ -138,7 +138,7 @@ impl Bench<'_> {
                 Family::Reduce,
                 kernel.name,
                 backend,
-                T::NAME,
+                T::DTYPE,
                 n,
                 size.clone(),
                 bytes,
@@ -151,12 +151,12 @@ impl Bench<'_> {
             .collect();
         for v in versions {
             for &b in plan.backends.iter().filter(|&&b| v.carried_by(b)) {
-                let row = row(v, b.name());
+                let row = row(v, b.into());
                 self.reduce_row(row, v, b, input, slots, &reference, exact.as_ref());
             }
         }
         // CUB: always, when any reduction ran (it is their reference).
-        let row = row(library, "cub");
+        let row = row(library, Runner::Cub);
         match cub::unavailable() {
             Some(why) => self.record_each(row.skipped(why)),
             // The library call has no backend: the argument is not read.

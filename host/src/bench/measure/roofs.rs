@@ -159,11 +159,11 @@ impl Bench<'_> {
     }
 
     /// A roof row: `n` operations, `bytes` that must move, on `backend`.
-    fn roof_row(name: &str, backend: Backend, n: u64, bytes: u64, dtype: &str) -> Row {
+    fn roof_row(name: &str, backend: Backend, n: u64, bytes: u64, dtype: Dtype) -> Row {
         Row::new(
             Family::Ceiling,
             name,
-            backend.name(),
+            backend,
             dtype,
             n,
             size::label(n),
@@ -191,11 +191,12 @@ impl Bench<'_> {
 
     /// One `red` of `T` per block into the result word: the reductions' `T` rows' chain.
     fn atomic_same_once<T: Elem>(&mut self, b: Backend, slots: &ResultSlots, at: &str) {
-        let row = Self::roof_row(roof::ATOMIC_SAME, b, ATOMIC_SAME_BLOCKS, 0, T::NAME);
+        let row = Self::roof_row(roof::ATOMIC_SAME, b, ATOMIC_SAME_BLOCKS, 0, T::DTYPE);
         let made = AtomicSame::new(self.lab, b, slots.result::<T>(), ATOMIC_SAME_BLOCKS, 1);
         let red = match T::DTYPE {
             Dtype::F32 => "red.global.add.f32",
             Dtype::I32 => "red.global.add.s32",
+            Dtype::U32 => "red.global.add.u32",
         };
         self.roof(
             row,
@@ -217,7 +218,7 @@ impl Bench<'_> {
             AtomicSame::new(lab, b, word, wave, per_block)
         });
         let n = looped.as_ref().map_or(ATOMIC_SAME_BLOCKS, AtomicSame::reds);
-        let row = Self::roof_row(roof::ATOMIC_SAME_LOOPED, b, n, 0, "f32");
+        let row = Self::roof_row(roof::ATOMIC_SAME_LOOPED, b, n, 0, Dtype::F32);
         self.roof(
             row,
             looped,
@@ -235,7 +236,7 @@ impl Bench<'_> {
     fn atomic_spread(&mut self, b: Backend) {
         let made = AtomicSpread::new(self.lab, b, SPREAD_REDS, SPREAD_LINES);
         let n = made.as_ref().map_or(SPREAD_REDS, AtomicSpread::reds);
-        let row = Self::roof_row(roof::ATOMIC_SPREAD, b, n, 0, "f32");
+        let row = Self::roof_row(roof::ATOMIC_SPREAD, b, n, 0, Dtype::F32);
         self.roof(
             row,
             made,
@@ -252,7 +253,7 @@ impl Bench<'_> {
     fn shared_rw(&mut self, b: Backend) {
         let made = SharedRw::new(self.lab, b, SHARED_TRIPS);
         let n = made.as_ref().map_or(0, SharedRw::wavefronts);
-        let row = Self::roof_row(roof::SHARED_RW, b, n, 0, "u32");
+        let row = Self::roof_row(roof::SHARED_RW, b, n, 0, Dtype::U32);
         self.roof(
             row,
             made,
@@ -268,7 +269,7 @@ impl Bench<'_> {
 
     fn empty_blocks(&mut self, b: Backend) {
         let made = EmptyBlocks::new(self.lab, b, EMPTY_BLOCK_COUNT);
-        let row = Self::roof_row(roof::EMPTY_BLOCKS, b, EMPTY_BLOCK_COUNT, 0, "u32");
+        let row = Self::roof_row(roof::EMPTY_BLOCKS, b, EMPTY_BLOCK_COUNT, 0, Dtype::U32);
         self.roof(
             row,
             made,
@@ -282,7 +283,7 @@ impl Bench<'_> {
         // One block: the launch alone, timed by its own pair of events as every row's sample
         // is, which a timed row pays per launch on top of its work.
         let made = EmptyBlocks::new(self.lab, b, 1);
-        let row = Self::roof_row(roof::EMPTY_LAUNCH, b, 1, 0, "u32");
+        let row = Self::roof_row(roof::EMPTY_LAUNCH, b, 1, 0, Dtype::U32);
         self.roof(
             row,
             made,
@@ -297,7 +298,7 @@ impl Bench<'_> {
         let made = self
             .check_memory(n * 4)
             .and_then(|_| ScatterStore::new(self.lab, b, e, e));
-        let row = Self::roof_row(roof::SCATTER_STORE, b, n, n * 4, "u32");
+        let row = Self::roof_row(roof::SCATTER_STORE, b, n, n * 4, Dtype::U32);
         self.roof(
             row,
             made,
@@ -312,7 +313,7 @@ impl Bench<'_> {
     fn tree<T: Elem>(&mut self, b: Backend, t: Tree, held: Option<u32>) {
         let made = TreeAlone::<T>::new(self.lab, b, t, TREE_BLOCKS, held);
         let resident = made.as_ref().ok().and_then(|c| c.resident().ok());
-        let mut row = Self::roof_row(t.roof(), b, TREE_BLOCKS, 0, T::NAME);
+        let mut row = Self::roof_row(t.roof(), b, TREE_BLOCKS, 0, T::DTYPE);
         if let Some(r) = resident {
             row.size = format!("{} at {r}/SM", row.size);
             row.resident = Some(r);
@@ -336,7 +337,7 @@ impl Bench<'_> {
             true => (roof::LOAD_WAIT, n * 4),
             false => (roof::LOAD_WAIT_BASE, 0),
         };
-        let mut row = Self::roof_row(name, b, n, bytes, "i32");
+        let mut row = Self::roof_row(name, b, n, bytes, Dtype::I32);
         row.size = format!("{} at {LOAD_WAIT_RESIDENT}/SM", row.size);
         row.resident = Some(LOAD_WAIT_RESIDENT);
         self.roof(
@@ -365,8 +366,8 @@ impl Bench<'_> {
         let row = Row::new(
             Family::Ceiling,
             roof::TILE_COPY,
-            b.name(),
-            "u32",
+            b,
+            Dtype::U32,
             n,
             size::shape_label(edge as u64, edge as u64),
             8 * n,

@@ -8,7 +8,7 @@ use crate::cases::transpose::{self, Matrix};
 use crate::error::{Ctx, Result};
 use crate::launchers;
 use crate::nvtx::range;
-use catalog::{Backend, Family, Kernel};
+use catalog::{Backend, Dtype, Family, Kernel, Runner};
 use cust::memory::DeviceBuffer;
 
 impl Bench<'_> {
@@ -37,12 +37,12 @@ impl Bench<'_> {
             let output = DeviceBuffer::<f32>::zeroed(e).ctx(|| "allocating the output".into())?;
             drop(setup);
 
-            let copy = target("d2d_copy", "f32", &shape);
+            let copy = target("d2d_copy", Dtype::F32, &shape);
             let row = Row::new(
                 Family::Transpose,
                 "d2d_copy",
-                "driver",
-                "f32",
+                Runner::Driver,
+                Dtype::F32,
                 e as u64,
                 shape.clone(),
                 8 * e as u64,
@@ -54,8 +54,8 @@ impl Bench<'_> {
                 Row::new(
                     Family::Transpose,
                     kernel,
-                    b.name(),
-                    "f32",
+                    b,
+                    Dtype::F32,
                     e as u64,
                     shape.clone(),
                     8 * e as u64,

@@ -6,7 +6,7 @@
 
 use super::print::fmt_us;
 use super::{Cache, Row, Status};
-use catalog::{Backend, Family};
+use catalog::{Backend, Dtype, Family, Runner};
 use std::fmt::Write as _;
 
 /// Sizes the headline quotes in a sweep (the performance issue's sizes).
@@ -58,10 +58,10 @@ fn headline_of(rows: &[Row], cache: Cache) -> Vec<String> {
         s
     };
     let mut out = Vec::new();
-    let mut groups: Vec<(String, String)> = rows
+    let mut groups: Vec<(Dtype, String)> = rows
         .iter()
         .filter(|r| r.section == Family::Reduce && sizes.contains(&r.n))
-        .map(|r| (r.dtype.clone(), r.size.clone()))
+        .map(|r| (r.dtype, r.size.clone()))
         .collect();
     groups.dedup();
     for (dtype, size) in groups {
@@ -78,7 +78,7 @@ fn headline_of(rows: &[Row], cache: Cache) -> Vec<String> {
             .iter()
             .filter(in_group)
             .filter(ok)
-            .filter(|r| is_rust(&r.backend));
+            .filter(|r| r.backend.is_rust());
         if let Some(b) = ours
             .clone()
             .max_by(|a, b| a.gbps.partial_cmp(&b.gbps).unwrap())
@@ -101,7 +101,7 @@ fn headline_of(rows: &[Row], cache: Cache) -> Vec<String> {
             .iter()
             .filter(in_group)
             .filter(ok)
-            .filter(|r| r.backend == "cub")
+            .filter(|r| r.backend == Runner::Cub)
         {
             out.push(format!("{} {dtype} {size} ({c}): {}", r.kernel, ratios(r)));
         }
@@ -109,7 +109,7 @@ fn headline_of(rows: &[Row], cache: Cache) -> Vec<String> {
     }
     let mut shapes: Vec<&str> = rows
         .iter()
-        .filter(|r| r.section == Family::Transpose && r.backend != "driver")
+        .filter(|r| r.section == Family::Transpose && r.backend != Runner::Driver)
         .map(|r| r.size.as_str())
         .collect();
     shapes.dedup();
@@ -125,7 +125,7 @@ fn headline_of(rows: &[Row], cache: Cache) -> Vec<String> {
         }
         let ours = rows
             .iter()
-            .filter(|r| r.section == Family::Transpose && r.size == shape && is_rust(&r.backend))
+            .filter(|r| r.section == Family::Transpose && r.size == shape && r.backend.is_rust())
             .filter(|r| r.kernel.starts_with("transpose"))
             .filter(ok);
         if let Some(b) = ours
@@ -148,10 +148,10 @@ fn headline_of(rows: &[Row], cache: Cache) -> Vec<String> {
         }
         out.extend(rust_vs_cpp(&group, &format!("{shape} ({c})")));
     }
-    let mut backends: Vec<&str> = rows
+    let mut backends: Vec<Runner> = rows
         .iter()
         .filter(|r| r.section == Family::LaunchGap)
-        .map(|r| r.backend.as_str())
+        .map(|r| r.backend)
         .collect();
     backends.dedup();
     for b in backends {
@@ -240,20 +240,15 @@ fn not_compared(what: &str, fastest_us: f64) -> String {
     )
 }
 
-/// Rows of one of the Rust compilers (not CUB, the driver's copy or the CUDA C++ twins).
-fn is_rust(backend: &str) -> bool {
-    Backend::RUST.iter().any(|b| b.name() == backend)
-}
-
 /// "Rust / C++" for one group of rows (one dtype and size, or one transpose shape): each
 /// kernel's Rust rows as a ratio of its nvcc row's bandwidth (> 1: Rust is faster). None
 /// without nvcc rows.
 fn rust_vs_cpp(group: &[&Row], what: &str) -> Option<String> {
     let mut cells = Vec::new();
-    for cpp in group.iter().filter(|r| r.backend == Backend::Nvcc.name()) {
+    for cpp in group.iter().filter(|r| r.backend == Backend::Nvcc) {
         let ratios: Vec<String> = group
             .iter()
-            .filter(|r| r.kernel == cpp.kernel && is_rust(&r.backend))
+            .filter(|r| r.kernel == cpp.kernel && r.backend.is_rust())
             .filter_map(|r| Some(format!("{} {:.3}", r.backend, r.gbps? / cpp.gbps?)))
             .collect();
         if !ratios.is_empty() {

@@ -132,12 +132,12 @@ mod tests {
     use super::super::{Config, Device, Passed, SCHEMA_VERSION, finish, json, table};
     use super::*;
     use crate::timing::Samples;
-    use catalog::Roofs;
     use catalog::records::Clocks;
+    use catalog::{Backend, Dtype, Roofs};
 
-    fn reduce(kernel: &str, dtype: &str, n: u64, us: f64) -> Row {
+    fn reduce(kernel: &str, dtype: Dtype, n: u64, us: f64) -> Row {
         let size = catalog::model::Size::Vector(n).label();
-        Row::new(Family::Reduce, kernel, "llvm", dtype, n, size, n * 4)
+        Row::new(Family::Reduce, kernel, Backend::Llvm, dtype, n, size, n * 4)
             .passed(&Samples::new(vec![us * 1e-3]), "exact")
     }
 
@@ -185,10 +185,10 @@ mod tests {
         // v4: read 268.4 µs + 131,072 × 2 / 3.10 ns + 5 µs = 358.0 µs; measured 400: a miss.
         let r = report(
             vec![
-                reduce("reduce_v3", "f32", n, 2000.0),
-                reduce("reduce_v4", "f32", n, 400.0),
+                reduce("reduce_v3", Dtype::F32, n, 2000.0),
+                reduce("reduce_v4", Dtype::F32, n, 400.0),
                 // Fits in the L2, hot: read from there, not predicted.
-                reduce("reduce_v6", "f32", 1 << 20, 7.0),
+                reduce("reduce_v6", Dtype::F32, 1 << 20, 7.0),
             ],
             Some(roofs()),
         );
@@ -239,8 +239,8 @@ mod tests {
             Row::new(
                 Family::Ceiling,
                 "read_stream",
-                "llvm",
-                "f32",
+                Backend::Llvm,
+                Dtype::F32,
                 n,
                 size,
                 n * 4,
@@ -252,8 +252,8 @@ mod tests {
         let r = report(
             vec![
                 stream(small, 22.0),
-                reduce("reduce_v6", "f32", small, 22.5),
-                reduce("reduce_v6", "f32", large, 280.0),
+                reduce("reduce_v6", Dtype::F32, small, 22.5),
+                reduce("reduce_v6", Dtype::F32, large, 280.0),
             ],
             Some(roofs()),
         );
@@ -267,7 +267,7 @@ mod tests {
 
     #[test]
     fn a_run_without_roofs_predicts_nothing_and_says_nothing() {
-        let r = report(vec![reduce("reduce_v3", "f32", 1 << 28, 2000.0)], None);
+        let r = report(vec![reduce("reduce_v3", Dtype::F32, 1 << 28, 2000.0)], None);
         assert_eq!(r.rows[0].predicted_us, None);
         assert!(!table(&r, super::super::RoofRows::All).contains("model:"));
         assert!(!r.headline.iter().any(|h| h.starts_with("model")));

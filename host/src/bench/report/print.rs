@@ -145,11 +145,16 @@ fn roofs_table(r: &Report) -> Option<comfy_table::Table> {
         let rows: Vec<Row> = r
             .rows
             .iter()
-            .filter(|x| &x.backend == backend || !r.config.backends.contains(&x.backend))
+            .filter(|x| {
+                x.backend == *backend
+                    || x.backend
+                        .backend()
+                        .is_none_or(|b| !r.config.backends.contains(&b))
+            })
             .cloned()
             .collect();
         if let Some(roofs) = catalog::Roofs::from_rows(&rows, cache, hz) {
-            columns.push((backend.clone(), roofs.table_rows(r.device.sm_count)));
+            columns.push((backend.to_string(), roofs.table_rows(r.device.sm_count)));
         }
     }
     if columns.is_empty() {
@@ -268,12 +273,12 @@ fn section_table(section: Family, rows: &[&Row]) -> comfy_table::Table {
             Status::Failed => "FAILED".to_string(),
             _ => v.map_or("-".into(), f),
         };
-        let mut cells = vec![r.kernel.clone(), r.backend.clone()];
+        let mut cells = vec![r.kernel.clone(), r.backend.to_string()];
         if gap {
             cells.extend([r.launches.to_string(), r.n.to_string()]);
         } else {
             cells.extend([
-                r.dtype.clone(),
+                r.dtype.to_string(),
                 r.size.clone(),
                 format!("{:.1}", r.bytes as f64 / 1e6),
             ]);

@@ -3,8 +3,8 @@
 use super::print::note;
 use super::*;
 use crate::timing::Samples;
-use catalog::Family;
 use catalog::records::Clocks;
+use catalog::{Backend, Dtype, Family, Runner};
 
 fn samples(ms: &[f64]) -> Samples {
     Samples::new(ms.to_vec())
@@ -16,15 +16,15 @@ fn reduce(kernel: &str, backend: &str, dtype: &str, ms: f64) -> Row {
     Row::new(
         Family::Reduce,
         kernel,
-        backend,
-        dtype,
+        rn(backend),
+        dt(dtype),
         n,
         size.clone(),
         n * 4,
     )
     .compared_with(
-        Some(target("read_stream", "f32", &size)),
-        (backend != "cub").then(|| target("cub_reduce_sum", dtype, &size)),
+        Some(target("read_stream", Dtype::F32, &size)),
+        (backend != "cub").then(|| target("cub_reduce_sum", dt(dtype), &size)),
     )
     .passed(&samples(&[ms, ms, ms]), "exact")
 }
@@ -35,8 +35,8 @@ fn rows() -> Vec<Row> {
         Row::new(
             Family::Ceiling,
             "read_stream",
-            b,
-            "f32",
+            rn(b),
+            Dtype::F32,
             n,
             "2^28".into(),
             n * 4,
@@ -52,8 +52,8 @@ fn rows() -> Vec<Row> {
         Row::new(
             Family::Reduce,
             "reduce_v6",
-            "llvm",
-            "i32",
+            Backend::Llvm,
+            Dtype::I32,
             n,
             "2^28".into(),
             n * 4,
@@ -76,8 +76,16 @@ fn bandwidth_is_bytes_over_the_median() {
 fn noisy_when_the_spread_passes_five_percent() {
     assert!(!is_noisy(&samples(&[1.0, 1.02, 1.049])));
     assert!(is_noisy(&samples(&[1.0, 1.0, 1.06])));
-    let r = Row::new(Family::Reduce, "k", "llvm", "f32", 1, "1".into(), 4)
-        .passed(&samples(&[2.0, 2.2, 1.9]), "ok");
+    let r = Row::new(
+        Family::Reduce,
+        "k",
+        Backend::Llvm,
+        Dtype::F32,
+        1,
+        "1".into(),
+        4,
+    )
+    .passed(&samples(&[2.0, 2.2, 1.9]), "ok");
     assert!(r.noisy);
     assert_eq!(
         (r.min_us, r.max_us, r.median_us),
@@ -238,14 +246,14 @@ fn transposes(edge: u64, copy_us: f64, kernels: &[(&str, &str, f64)]) -> Vec<Row
         Row::new(
             Family::Transpose,
             kernel,
-            backend,
-            "f32",
+            rn(backend),
+            Dtype::F32,
             e,
             shape.clone(),
             8 * e,
         )
     };
-    let copy = target("d2d_copy", "f32", &shape);
+    let copy = target("d2d_copy", Dtype::F32, &shape);
     let mut rows = vec![row("d2d_copy", "driver").passed(&samples(&[copy_us * 1e-3]), "")];
     for &(kernel, backend, us) in kernels {
         rows.push(
@@ -333,13 +341,21 @@ fn launch_dominated_reductions_are_not_compared() {
     let n = 1u64 << 20;
     let size = "2^20".to_string();
     let row = |section, kernel: &str, backend: &str, us: f64| {
-        Row::new(section, kernel, backend, "f32", n, size.clone(), n * 4)
-            .compared_with(
-                (section == Family::Reduce).then(|| target("read_stream", "f32", &size)),
-                (section == Family::Reduce && backend != "cub")
-                    .then(|| target("cub_reduce_sum", "f32", &size)),
-            )
-            .passed(&samples(&[us * 1e-3]), "ok")
+        Row::new(
+            section,
+            kernel,
+            rn(backend),
+            Dtype::F32,
+            n,
+            size.clone(),
+            n * 4,
+        )
+        .compared_with(
+            (section == Family::Reduce).then(|| target("read_stream", Dtype::F32, &size)),
+            (section == Family::Reduce && backend != "cub")
+                .then(|| target("cub_reduce_sum", Dtype::F32, &size)),
+        )
+        .passed(&samples(&[us * 1e-3]), "ok")
     };
     let small = |read_us: f64, cub_us: f64, v7_us: f64| {
         let mut rows = rows();
@@ -458,8 +474,8 @@ fn flops_give_gflops_and_a_compute_only_row_shows_them_in_the_note() {
     let r = Row::new(
         Family::Reduce,
         "reduce_v6",
-        "llvm",
-        "f32",
+        Backend::Llvm,
+        Dtype::F32,
         n,
         "2^28".into(),
         4 * n,
@@ -471,8 +487,8 @@ fn flops_give_gflops_and_a_compute_only_row_shows_them_in_the_note() {
     let fma = Row::new(
         Family::Ceiling,
         "fma_peak",
-        "llvm",
-        "f32",
+        Backend::Llvm,
+        Dtype::F32,
         1 << 20,
         "4096x256".into(),
         0,
@@ -535,7 +551,7 @@ fn a_cold_row_is_compared_with_the_cold_ceiling_and_reference() {
     ]);
     let find = |kernel: &str, cache: Cache| {
         rows.iter()
-            .find(|r| r.kernel == kernel && r.dtype == "f32" && r.cache == cache)
+            .find(|r| r.kernel == kernel && r.dtype == Dtype::F32 && r.cache == cache)
             .unwrap()
     };
     let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
@@ -552,7 +568,7 @@ fn a_cold_row_is_compared_with_the_cold_ceiling_and_reference() {
     fill_ratios(&mut rows);
     let cold = rows
         .iter()
-        .find(|r| r.kernel == "reduce_v6" && r.dtype == "f32" && r.cache == Cache::Cold)
+        .find(|r| r.kernel == "reduce_v6" && r.dtype == Dtype::F32 && r.cache == Cache::Cold)
         .unwrap();
     assert_eq!(cold.pct_of_ceiling, None);
 }
@@ -662,8 +678,8 @@ fn the_roofs_follow_the_kernels_one_column_per_compiler_and_are_in_the_json() {
     let atomic = Row::new(
         Family::Ceiling,
         catalog::roofs::ATOMIC_SAME,
-        "llvm",
-        "f32",
+        Backend::Llvm,
+        Dtype::F32,
         1 << 20,
         "2^20".into(),
         0,
@@ -681,8 +697,8 @@ fn the_roofs_follow_the_kernels_one_column_per_compiler_and_are_in_the_json() {
         Row::new(
             Family::Ceiling,
             catalog::roofs::D2D_COPY,
-            "driver",
-            "f32",
+            Runner::Driver,
+            Dtype::F32,
             n,
             "2^28".into(),
             2 * n * 4,
@@ -694,8 +710,8 @@ fn the_roofs_follow_the_kernels_one_column_per_compiler_and_are_in_the_json() {
             Row::new(
                 Family::Ceiling,
                 catalog::roofs::FMA_PEAK,
-                backend,
-                "f32",
+                rn(backend),
+                Dtype::F32,
                 2112 * 256,
                 "2112x256".into(),
                 0,
@@ -704,7 +720,7 @@ fn the_roofs_follow_the_kernels_one_column_per_compiler_and_are_in_the_json() {
             .passed(&samples(&[1.0]), "no store"),
         );
     }
-    r.config.backends = vec!["llvm".into(), "nvvm".into()];
+    r.config.backends = vec![Backend::Llvm, Backend::Nvvm];
     r.roofs = Some(catalog::Roofs {
         read_bytes_per_s: 4.5e12,
         copy_bytes_per_s: 4.2e12,
@@ -768,8 +784,16 @@ fn the_roofs_follow_the_kernels_one_column_per_compiler_and_are_in_the_json() {
 #[test]
 fn headline_sets_each_fault_against_its_twin() {
     let row = |kernel: &str, b: &str, ms: f64| {
-        Row::new(Family::Faults, kernel, b, "f32", 0, "2^26".into(), 1 << 29)
-            .passed(&samples(&[ms]), "all exact")
+        Row::new(
+            Family::Faults,
+            kernel,
+            rn(b),
+            Dtype::F32,
+            0,
+            "2^26".into(),
+            1 << 29,
+        )
+        .passed(&samples(&[ms]), "all exact")
     };
     let h = headline(&[
         row("coalescing_fault", "llvm", 0.6),
@@ -788,4 +812,14 @@ fn headline_sets_each_fault_against_its_twin() {
         "{}",
         lines[0]
     );
+}
+
+/// A test's runner, by name.
+fn rn(name: &str) -> catalog::Runner {
+    name.parse().unwrap()
+}
+
+/// A test's element type, by name.
+fn dt(name: &str) -> catalog::Dtype {
+    name.parse().unwrap()
 }

@@ -65,7 +65,7 @@ impl<'a, T: Elem> AtomicSame<'a, T> {
         } else {
             Err(format!(
                 "the {} word is {got} after {} reds of 1",
-                T::NAME,
+                T::DTYPE,
                 self.reds()
             ))
         })

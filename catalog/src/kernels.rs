@@ -5,14 +5,15 @@
 //! `sanitize`, the GPU tests and the plots read the table instead of naming kernels. This
 //! file holds what an entry is; [`select`] is `--kernel`'s rule.
 
-use crate::model::CountsFn;
 use crate::roofs as roof;
 use crate::{Backend, Dtype, Family};
 
+pub mod counts;
 mod faults;
 mod select;
 mod table;
 
+pub use counts::CountsFn;
 pub use faults::{Fault, Pair, verdict};
 
 pub use select::{Selected, select};
@@ -118,7 +119,7 @@ pub struct Kernel {
     /// A library routine the lab calls instead of launching its own kernel (CUB).
     pub library: Option<&'static str>,
     /// What one launch does (bytes, blocks, barriers, atomics, shared wavefronts, scattered
-    /// sectors, FLOPs) for the model's prediction (`model`); None for the roofs themselves and
+    /// sectors, FLOPs: [`counts`]) for the model's prediction; None for the roofs themselves and
     /// the launch-gap demo.
     pub counts: Option<CountsFn>,
     /// The block tree a reduction's blocks run, whose roof kernel bounds it (`model`).
@@ -265,6 +266,22 @@ mod tests {
             expected_verdict(find("coalescing_fault").unwrap()),
             Some(verdict::COALESCING)
         );
+    }
+
+    #[test]
+    fn every_roof_is_catalogued_as_a_ceiling() {
+        for name in [
+            roof::ATOMIC_SAME,
+            roof::ATOMIC_SPREAD,
+            roof::SHARED_RW,
+            roof::EMPTY_BLOCKS,
+            roof::SCATTER_STORE,
+            roof::TILE_COPY,
+            roof::LOAD_WAIT,
+        ] {
+            let k = find(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(k.family, Family::Ceiling, "{name}");
+        }
     }
 
     #[test]

@@ -4,21 +4,25 @@
 //! `lab`, ncu, nsys and the compilers) both read this crate, so a kernel, a compiler or a file
 //! name is written down once:
 //!
-//! - [`kernels`]: every kernel's name, family, element types, the compilers that carry it, and
-//!   how it is launched; the one selection rule for `--kernel`.
-//! - [`Backend`], [`Which`], [`Dtype`], [`Format`]: the compilers, element types and output
-//!   formats, with the names every table and flag uses.
+//! - [`names`]: the vocabulary, at the floor of the crate: [`Backend`], [`Runner`], [`Which`],
+//!   [`Dtype`], [`Family`], [`Format`], the names every table, flag and record uses, parsed
+//!   once where a string comes in.
+//! - [`kernels`]: every kernel's name, family, element types, the compilers that carry it, how
+//!   it is launched and what one launch does (`kernels::counts`); the one selection rule for
+//!   `--kernel`.
 //! - [`nvtx`]: the NVTX domain and ranges `lab` emits and the profilers filter on.
 //! - [`ptx`]: where `cargo xtask ptx` writes each compiler's PTX.
 //! - [`records`]: the plan, manifest and results records `lab` writes and `xtask` reads.
 //! - [`roofs`]: the roofs a bench run measures (atomics, shared memory, blocks, launches,
 //!   scattered stores beside the ceilings), read back from its rows.
-//! - [`model`]: each kernel's counts per launch and its predicted time against the measured
-//!   roofs.
+//! - [`model`]: each kernel's predicted time, its counts against the measured roofs.
 //! - [`launch`]: the launch constants the kernels are compiled with (the same file the kernel
 //!   crate compiles).
 //! - [`cdefs`]: the launch constants as nvcc `-D` flags, for the CUDA C++ twins.
 //! - [`cli`]: the flags `lab` takes, which xtask checks before running it.
+//!
+//! The modules form layers, each using only those below it (a test holds them to it): the
+//! vocabulary; the records; the roofs read off them; the kernels; the model and the flags.
 
 pub mod cdefs;
 pub mod cli;

@@ -1,13 +1,15 @@
 //! The records that cross between `lab` and `xtask` as JSON: `lab run --plan`'s plan,
 //! `lab run --manifest`'s manifest, and `lab bench`'s results file ([`results`], with the
-//! result word's [`placement`]). `lab` writes them, `xtask` reads them, both through these
+//! result word's [`placement`] and the run's [`roofs`]). `lab` writes them, `xtask` reads them, both through these
 //! types.
 
 pub mod placement;
 pub mod results;
+pub mod roofs;
 
 pub use placement::{Group, Placement, SlotTimes};
 pub use results::{Cache, CacheMode, Clocks, Config, Device, Report, Row, SCHEMA_VERSION, Status};
+pub use roofs::{LoadWait, Roofs};
 
 use crate::names::plan_spelling;
 use crate::{Backend, Family, Runner};

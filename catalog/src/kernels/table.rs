@@ -1,10 +1,10 @@
 //! The table: every kernel's entry, and the constructors its rows share.
 
+use super::counts::{self, CountsFn};
 use super::faults::{Fault, Pair, verdict};
 use super::{Chain, Kernel, Shape, Shared, Tree};
 use crate::Family;
 use crate::launch::{faults, reduce, roofs, stream, transpose};
-use crate::model::{self, CountsFn};
 use crate::roofs as roof;
 use crate::{Backend, Dtype};
 
@@ -359,7 +359,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(1),
-        (model::one_red_per_block::<150, 9>, Some(Tree::V1)),
+        (counts::one_red_per_block::<150, 9>, Some(Tree::V1)),
         "interleaved addressing: tid % (2·stride) adds",
     ),
     reduction(
@@ -369,7 +369,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(1),
-        (model::one_red_per_block::<150, 9>, Some(Tree::V2)),
+        (counts::one_red_per_block::<150, 9>, Some(Tree::V2)),
         "compact thread index: the same pairs, packed threads, bank conflicts",
     ),
     reduction(
@@ -379,7 +379,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(1),
-        (model::one_red_per_block::<45, 9>, Some(Tree::V3)),
+        (counts::one_red_per_block::<45, 9>, Some(Tree::V3)),
         "sequential addressing: fold the upper half onto the lower",
     ),
     reduction(
@@ -389,7 +389,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(reduce::COARSEN as u64),
-        (model::one_red_per_block::<45, 9>, Some(Tree::V3)),
+        (counts::one_red_per_block::<45, 9>, Some(Tree::V3)),
         "coarsening: 8 values per thread in a register, then v3's tree",
     ),
     reduction(
@@ -399,7 +399,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         Chain::PerThread(reduce::COARSEN as u64),
-        (model::one_red_per_block::<28, 3>, Some(Tree::V5)),
+        (counts::one_red_per_block::<28, 3>, Some(Tree::V5)),
         "v4, with warp shuffles for the last five levels",
     ),
     reduction(
@@ -412,7 +412,7 @@ pub const KERNELS: &[Kernel] = &[
             per_trip: 4,
             extra: 4,
         },
-        (model::one_red_per_block::<9, 1>, None),
+        (counts::one_red_per_block::<9, 1>, None),
         "one wave, grid-stride 16-byte loads, warp shuffles",
     ),
     Kernel {
@@ -427,7 +427,7 @@ pub const KERNELS: &[Kernel] = &[
                 per_trip: 4,
                 extra: 6,
             },
-            (model::one_red_per_block::<9, 1>, None),
+            (counts::one_red_per_block::<9, 1>, None),
             "v6 with four non-coherent 16-byte loads in flight per thread",
         )
     },
@@ -440,7 +440,7 @@ pub const KERNELS: &[Kernel] = &[
             },
             Shared::PerThread,
             Chain::PerThread(1),
-            (model::one_red_per_block::<28, 3>, Some(Tree::V5)),
+            (counts::one_red_per_block::<28, 3>, Some(Tree::V5)),
             "v3 with v5's shuffles: what the shuffles save, without the coarsening",
         )
     },
@@ -456,7 +456,7 @@ pub const KERNELS: &[Kernel] = &[
         shared: Shared::None,
         chain: Chain::Library,
         library: Some("cub::DeviceReduce::Sum"),
-        counts: Some(model::library_reduction::<2>),
+        counts: Some(counts::library_reduction::<2>),
         tree: None,
         params: 0,
         about: "CUB's DeviceReduce::Sum, the reference",
@@ -466,7 +466,7 @@ pub const KERNELS: &[Kernel] = &[
         "transpose_naive",
         Shared::None,
         // 1024 one-lane store sectors and the 128 sectors of its coalesced loads per tile.
-        model::moved_once::<0, 1152, 0>,
+        counts::moved_once::<0, 1152, 0>,
         "coalesced reads, writes down a column",
     ),
     tiled(
@@ -475,7 +475,7 @@ pub const KERNELS: &[Kernel] = &[
             rows: transpose::TILE,
             pitch: transpose::TILE,
         },
-        model::moved_once::<1056, 0, 1>,
+        counts::moved_once::<1056, 0, 1>,
         "through a 32×32 shared tile (32-way bank conflicts)",
     ),
     tiled(
@@ -484,7 +484,7 @@ pub const KERNELS: &[Kernel] = &[
             rows: transpose::TILE,
             pitch: transpose::TILE + 1,
         },
-        model::moved_once::<64, 0, 1>,
+        counts::moved_once::<64, 0, 1>,
         "through a 32×33 shared tile (no conflicts)",
     ),
     Kernel {
@@ -503,7 +503,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         chain: Chain::None,
         library: None,
-        counts: Some(model::moved_once::<256, 0, 1>),
+        counts: Some(counts::moved_once::<256, 0, 1>),
         tree: None,
         params: 4,
         about: "64×64 XOR-swizzled tile, 16-byte global accesses",
@@ -516,14 +516,14 @@ pub const KERNELS: &[Kernel] = &[
         "copy_stream",
         Family::Transpose,
         3,
-        model::moved_once::<0, 0, 0>,
+        counts::moved_once::<0, 0, 0>,
         "the copy ceiling as a kernel: every element read and written once",
     ),
     stream_kernel(
         "read_stream",
         Family::Ceiling,
         4,
-        model::read_once,
+        counts::read_once,
         "the read ceiling: every byte read once, nothing written",
     ),
     Kernel {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::kernels::find;
+use crate::kernels::{Tree, find};
 
 fn k(name: &str) -> &'static Kernel {
     find(name).unwrap()

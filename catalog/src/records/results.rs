@@ -424,11 +424,11 @@ pub struct Report {
     /// Rows whose result was wrong or whose launch failed.
     #[serde(default)]
     pub failed: usize,
-    /// The roofs this run measured (`catalog::roofs`), from its hot rows (cold when it
+    /// The roofs this run measured (read off its rows by `catalog::roofs`), from its hot rows (cold when it
     /// measured only cold). Absent when the run lacked the read stream, the D2D copy or the FMA
     /// peak, and from files written before it was added.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub roofs: Option<crate::roofs::Roofs>,
+    pub roofs: Option<super::roofs::Roofs>,
 }
 
 /// The reduction sizes among `rows`, ascending, each once.

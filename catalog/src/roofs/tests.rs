@@ -292,7 +292,7 @@ fn a_roof_rows_note_states_its_rate() {
 }
 
 #[test]
-fn every_roof_is_catalogued_as_a_ceiling() {
+fn every_roof_row_is_a_roof() {
     for name in [
         ATOMIC_SAME,
         ATOMIC_SPREAD,
@@ -302,9 +302,7 @@ fn every_roof_is_catalogued_as_a_ceiling() {
         TILE_COPY,
         LOAD_WAIT,
     ] {
-        let k = crate::kernels::find(name).unwrap_or_else(|| panic!("{name}"));
-        assert_eq!(k.family, Family::Ceiling, "{name}");
-        assert!(is_roof(name));
+        assert!(is_roof(name), "{name}");
     }
     assert!(!is_roof(READ_STREAM) && is_roof(ATOMIC_SAME_LOOPED) && is_roof(LOAD_WAIT_BASE));
 }

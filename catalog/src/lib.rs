@@ -41,5 +41,5 @@ pub mod roofs;
 pub mod launch;
 
 pub use kernels::{KERNELS, Kernel, Shape, select};
-pub use names::{Backend, Dtype, Family, Format, Runner, Which};
+pub use names::{Backend, Dtype, Family, Format, Runner, SlotChoice, Which};
 pub use roofs::Roofs;

@@ -172,6 +172,7 @@ macro_rules! from_str_by_name {
 from_str_by_name!(Backend, "backend");
 from_str_by_name!(Runner, "runner");
 from_str_by_name!(Dtype, "element type");
+from_str_by_name!(SlotChoice, "placement");
 
 impl Serialize for Runner {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -370,6 +371,48 @@ pub mod plan_spelling {
             .into_iter()
             .find(|f| f.plan_name() == name || f.name() == name)
             .ok_or_else(|| serde::de::Error::custom(format!("unknown family '{name}'")))
+    }
+}
+
+/// Which of the result word's candidate slots a run adds into (`lab run --placement`, which
+/// `cargo xtask profile --placement` passes on). `lab` times the slots with its calibration
+/// kernel (`host::placement::CALIBRATION`) outside any profiled range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SlotChoice {
+    /// Slot 0, no calibration (what a plain allocation gets: either group, by luck).
+    First,
+    /// The fastest slot by [`CALIBRATION`].
+    Fast,
+    /// The slowest slot by [`CALIBRATION`] (to profile the other group).
+    Slow,
+}
+
+impl SlotChoice {
+    pub const ALL: [SlotChoice; 3] = [SlotChoice::First, SlotChoice::Fast, SlotChoice::Slow];
+
+    /// `first`, `fast`, `slow`: the flag's values.
+    pub fn name(self) -> &'static str {
+        match self {
+            SlotChoice::First => "first",
+            SlotChoice::Fast => "fast",
+            SlotChoice::Slow => "slow",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<SlotChoice> {
+        SlotChoice::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Whether the run times the slots before its launches (every choice but the first).
+    pub fn calibrates(self) -> bool {
+        self != SlotChoice::First
+    }
+}
+
+impl std::fmt::Display for SlotChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -1,31 +1,8 @@
-//! Files the lab writes (results, manifests) go in whole or not at all.
+//! Files the lab writes (results, manifests) go in whole or not at all (the `files` crate's
+//! [`write_atomic`]), each announced on stderr.
 
+pub use ::files::write_atomic;
 use std::path::Path;
-
-/// Writes `bytes` to a temporary file beside `path` (same folder, so the rename is atomic),
-/// then renames it over `path`: a reader never sees half a file, and a failure leaves no
-/// temporary behind.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("not a file path"))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
 
 /// Says on stderr that `path` was written, as `wrote PATH`: one line per file `lab` writes, the
 /// line `xtask` reads to find what a run left behind.

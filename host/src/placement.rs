@@ -48,16 +48,7 @@ pub const CALIBRATION: CalibrationKernel = CalibrationKernel {
     reps: 5,
 };
 
-/// Which slot a run adds into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum SlotChoice {
-    /// Slot 0, no calibration (what a plain allocation gets: either group, by luck).
-    First,
-    /// The fastest slot by [`CALIBRATION`].
-    Fast,
-    /// The slowest slot by [`CALIBRATION`] (to profile the other group).
-    Slow,
-}
+pub use catalog::SlotChoice;
 
 /// The candidate result words and the one in use.
 pub struct ResultSlots {
@@ -304,7 +295,7 @@ pub fn run_cli(req: &Request) -> Result<()> {
         let bytes = w.into_inner().expect("flushing CSV to memory");
         crate::files::write_atomic(path, &bytes).map_err(|e| crate::HostError::Invalid {
             what: "--out",
-            detail: format!("could not write '{}': {e}", path.display()),
+            detail: e.to_string(),
         })?;
         crate::files::report_written(path);
     }

@@ -1,6 +1,6 @@
 //! Finding and running ncu and nsys, and turning their known failures into one clear line.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -244,29 +244,4 @@ pub fn importer_diagnosis(importer: &Path, output: &str, success: bool) -> Optio
 /// ncu profiled nothing.
 pub fn profiled_nothing(output: &str) -> bool {
     output.contains("No kernels were profiled")
-}
-
-/// A temporary sibling of `path` (same folder, so a rename is atomic), unique to this process.
-pub fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp{}", std::process::id()))
-}
-
-/// Writes `bytes` to a temporary sibling, then renames it over `path`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = temp_path(path);
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("renaming {} to {}", tmp.display(), path.display())
-    })
-}
-
-/// Moves a finished file into place (a rename within one folder).
-pub fn commit(tmp: &Path, path: &Path) -> Result<()> {
-    std::fs::rename(tmp, path)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
 }

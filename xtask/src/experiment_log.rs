@@ -108,7 +108,7 @@ pub fn write_all(file: &Path, entries: &[Entry]) -> Result<()> {
         w.serialize(e)?;
     }
     let bytes = w.into_inner().context("writing the log in memory")?;
-    profiler::tools::write_atomic(file, &bytes)
+    Ok(files::write_atomic(file, &bytes)?)
 }
 
 pub fn read(file: &Path) -> Result<Vec<Entry>> {

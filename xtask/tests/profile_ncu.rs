@@ -304,13 +304,13 @@ fn settings(select: capture::Select) -> capture::Settings {
     capture::Settings {
         ncu: "ncu".into(),
         lab: "dist/lab".into(),
-        clock_control: "none".into(),
-        cache_control: "all".into(),
+        clock_control: capture::ClockControl::None,
+        cache_control: capture::CacheControl::All,
         select,
         out_dir: "results/profile".into(),
         collect: capture::Collect {
             set: None,
-            sections: vec!["LaunchStats"],
+            sections: vec!["LaunchStats".into()],
             metrics: vec![m::DURATION.into(), m::INST.into()],
         },
         size_args: vec!["--size".into(), "16777216".into()],

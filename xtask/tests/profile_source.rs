@@ -496,12 +496,12 @@ fn the_capture_imports_the_sources() {
     let settings = |source| capture::Settings {
         ncu: "ncu".into(),
         lab: "dist/lab".into(),
-        clock_control: "none".into(),
-        cache_control: "all".into(),
+        clock_control: capture::ClockControl::None,
+        cache_control: capture::CacheControl::All,
         select: capture::Select::Nvtx,
         out_dir: "results/profile".into(),
         collect: capture::Collect {
-            set: Some("full"),
+            set: Some(profiler::ncu::run::Set::Full),
             sections: Vec::new(),
             metrics: Vec::new(),
         },

@@ -135,7 +135,7 @@ pub fn run_cli(req: &Request) -> Result<bool> {
         PROFILE_RANGE
     );
     let mut slots = ResultSlots::new()?;
-    if req.placement != SlotChoice::First
+    if req.placement.calibrates()
         && plan
             .launches
             .iter()
@@ -156,7 +156,7 @@ pub fn run_cli(req: &Request) -> Result<bool> {
         let json = serde_json::to_string_pretty(&m).expect("the manifest serializes");
         write_atomic(path, json.as_bytes()).map_err(|e| HostError::Invalid {
             what: "--manifest",
-            detail: format!("could not write '{}': {e}", path.display()),
+            detail: e.to_string(),
         })?;
         report_written(path);
     }

@@ -8,8 +8,9 @@
 //! written under a temporary name and renamed into place, so a failure leaves none half-done.
 
 use super::raw::{self, Launch};
-use crate::tools::{self, NCU, write_atomic};
+use crate::tools::{self, NCU};
 use anyhow::{Context, Result, bail};
+use files::write_atomic;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
@@ -253,7 +254,7 @@ pub fn capture(
         format!("+ {}\n{console}", crate::process::show(&cmd)).as_bytes(),
     )?;
     check_console(&console, &report_tmp, status, &log)?;
-    tools::commit(&report_tmp, &report)?;
+    files::commit(&report_tmp, &report)?;
     let text = import_raw(&s.ncu, &report, base)?;
     let raw = file(dir, name, "raw.csv");
     write_atomic(&raw, text.as_bytes())?;

@@ -316,7 +316,7 @@ pub fn trace(
     let traced = crate::process::show(&traced);
     let (status, console) = crate::process::run_tee(&mut cmd)?;
     let logged = format!("+ {}\n{console}", crate::process::show(&cmd));
-    tools::write_atomic(&dir.join(format!("{name}.nsys.log")), logged.as_bytes())?;
+    files::write_atomic(&dir.join(format!("{name}.nsys.log")), logged.as_bytes())?;
     if let Some(problem) = tools::known_problem("nsys", &console) {
         bail!("{problem}");
     }
@@ -335,7 +335,7 @@ pub fn trace(
     if !status.success() {
         eprintln!("warning: `{traced}` failed under nsys ({status}); its timeline is kept");
     }
-    tools::commit(&rep_tmp, &rep)?;
+    files::commit(&rep_tmp, &rep)?;
 
     // Stats into a temporary prefix, then each CSV renamed into place.
     let mut stats = Command::new(nsys);
@@ -371,10 +371,10 @@ pub fn trace(
         }
         if GZIPPED.contains(&report) {
             let text = std::fs::read(&tmp).with_context(|| format!("reading {}", tmp.display()))?;
-            tools::write_atomic(&gz, &gzip(&text)?)?;
+            files::write_atomic(&gz, &gzip(&text)?)?;
             let _ = std::fs::remove_file(&tmp);
         } else {
-            tools::commit(&tmp, &csv)?;
+            files::commit(&tmp, &csv)?;
         }
         if TABLES.contains(&report) {
             let text = std::fs::read_to_string(&csv)?;

@@ -26,7 +26,7 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<()> {
     let collect = Collect {
-        set: Some("full"),
+        set: Some(profiler::ncu::run::Set::Full),
         sections: Vec::new(),
         metrics: metrics::diagnosis(),
     };

@@ -8,7 +8,7 @@
 use crate::sanitize::{self, TOOLS};
 use crate::util;
 use anyhow::{Result, bail};
-use profiler::tools::{self, SANITIZER};
+use profiler::tools::SANITIZER;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -46,15 +46,18 @@ pub fn run(args: &Args) -> Result<()> {
         let summary = header + &sanitize::canary_lines(&canaries);
         let json = serde_json::json!({"schema_version": 1, "canaries": canaries});
         print(args.format, &summary, &json, &canaries)?;
-        return tools::write_atomic(&out.join("canaries.txt"), summary.as_bytes());
+        return Ok(files::write_atomic(
+            &out.join("canaries.txt"),
+            summary.as_bytes(),
+        )?);
     }
 
     let checked = sanitize::check_kernels(&sanitizer, &lab, &args.tool);
     let summary = sanitize::summary(&header, &canaries, &checked);
     let json = serde_json::json!({"schema_version": 1, "findings": checked.findings, "canaries": canaries, "rows": checked.rows});
     print(args.format, &summary, &json, &checked.rows)?;
-    tools::write_atomic(&out.join("sanitize.log"), checked.log.as_bytes())?;
-    tools::write_atomic(&out.join("sanitize.txt"), summary.as_bytes())?;
+    files::write_atomic(&out.join("sanitize.log"), checked.log.as_bytes())?;
+    files::write_atomic(&out.join("sanitize.txt"), summary.as_bytes())?;
     if checked.findings > 0 {
         bail!(
             "compute-sanitizer reported {} finding(s): see {}",

@@ -224,7 +224,7 @@ pub fn run(req: &Request) -> Result<()> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        profiler::tools::write_atomic(path, svg.as_bytes())?;
+        files::write_atomic(path, svg.as_bytes())?;
         eprintln!("wrote {}", path.display());
     }
     if !c.outcomes.is_empty() {

@@ -93,7 +93,7 @@ pub fn render_all(r: &Report, out: &Path) -> Result<Vec<Chart>> {
     for d in drawn {
         let path = out.join(&d.name);
         // Whole or not at all: a browser or the README never sees half a chart.
-        profiler::tools::write_atomic(&path, d.svg.as_bytes())?;
+        files::write_atomic(&path, d.svg.as_bytes())?;
         charts.push(Chart {
             file: path,
             ..d.chart

@@ -16,11 +16,12 @@
 //!    (`--print-source sass`) and `<name>.source-cuda-sass.csv` (`cuda,sass`; see
 //!    [`super::source`]). Every file is written under a temporary name and renamed into place.
 
-use super::metrics::{Row, function_name};
+use super::metrics::{Row, function_name, kernel_by_kernel};
 use super::ncu_csv::{self, Launch};
 use anyhow::{Context, Result, bail};
 use catalog::Runner;
-use profiler::tools::{self, write_atomic};
+use files::write_atomic;
+use profiler::tools;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -39,24 +40,18 @@ pub enum Select {
 /// `lab run --plan`'s plan and `lab run --manifest`'s manifest, as `lab` writes them.
 pub use catalog::records::{Launched, Manifest, Plan, Planned};
 
-/// What ncu collects.
-#[derive(Clone, Debug)]
-pub struct Collect {
-    /// `--set` (e.g. `full`), if any.
-    pub set: Option<&'static str>,
-    /// `--section`s.
-    pub sections: Vec<&'static str>,
-    /// `--metrics`.
-    pub metrics: Vec<String>,
-}
+/// What ncu collects, and its clock and cache choices: the profiler crate's, as every ncu
+/// run takes them.
+pub use profiler::ncu::run::{CacheControl, ClockControl, Collect};
 
-/// Everything a capture needs besides the kernels.
+/// Everything a capture needs besides the kernels: the flags resolved (the tools found, the
+/// folder and the placement chosen).
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub ncu: PathBuf,
     pub lab: PathBuf,
-    pub clock_control: String,
-    pub cache_control: String,
+    pub clock_control: ClockControl,
+    pub cache_control: CacheControl,
     pub select: Select,
     pub out_dir: PathBuf,
     pub collect: Collect,
@@ -131,10 +126,10 @@ pub fn jobs(base: &str, plan: &[Planned], select: Select) -> Vec<Job> {
 /// The ncu command line of one job.
 pub fn ncu_command(s: &Settings, job: &Job, report: &Path, manifest: &Path) -> Command {
     let mut cmd = Command::new(&s.ncu);
-    cmd.args(["--clock-control", &s.clock_control])
-        .args(["--cache-control", &s.cache_control]);
+    cmd.args(["--clock-control", s.clock_control.name()])
+        .args(["--cache-control", s.cache_control.name()]);
     if let Some(set) = s.collect.set {
-        cmd.args(["--set", set]);
+        cmd.args(["--set", set.name()]);
     }
     for sec in &s.collect.sections {
         cmd.args(["--section", sec]);
@@ -196,7 +191,7 @@ pub fn run_job(s: &Settings, job: &Job) -> Result<Vec<Row>> {
         .out_dir
         .join(format!(".{}.tmp{}", job.name, std::process::id()));
     let report_tmp = PathBuf::from(format!("{}.ncu-rep", report_stem.display()));
-    let manifest_tmp = tools::temp_path(&manifest);
+    let manifest_tmp = files::temp_path(&manifest);
     let _ = std::fs::remove_file(&report_tmp);
     let _ = std::fs::remove_file(&manifest_tmp);
 
@@ -231,9 +226,9 @@ pub fn run_job(s: &Settings, job: &Job) -> Result<Vec<Row>> {
             file("ncu.log").display()
         );
     }
-    tools::commit(&report_tmp, &report)?;
+    files::commit(&report_tmp, &report)?;
     if manifest_tmp.is_file() {
-        tools::commit(&manifest_tmp, &manifest)?;
+        files::commit(&manifest_tmp, &manifest)?;
     } else {
         // Never pair this report with an older run's manifest.
         let _ = std::fs::remove_file(&manifest);
@@ -465,14 +460,8 @@ pub fn read_capture(paths: &[PathBuf]) -> Result<Vec<Row>> {
             rows.push(attach(Row::new(p, &backend), launched.as_deref()));
         }
     }
-    // Kernel by kernel (backends side by side), in the order kernels first appear.
-    let mut kernels: Vec<String> = Vec::new();
-    for r in &rows {
-        if !kernels.contains(&r.kernel) {
-            kernels.push(r.kernel.clone());
-        }
-    }
-    rows.sort_by_key(|r| kernels.iter().position(|k| *k == r.kernel));
+    // Backends side by side.
+    kernel_by_kernel(&mut rows, |_| ());
     Ok(rows)
 }
 

@@ -125,6 +125,18 @@ impl Row {
     }
 }
 
+/// Orders `rows` kernel by kernel, in the order their kernels first appear, and within one
+/// kernel by `then` (the sort is stable: rows of equal keys keep their order).
+pub fn kernel_by_kernel<K: Ord>(rows: &mut [Row], then: impl Fn(&Row) -> K) {
+    let mut kernels: Vec<String> = Vec::new();
+    for r in rows.iter() {
+        if !kernels.contains(&r.kernel) {
+            kernels.push(r.kernel.clone());
+        }
+    }
+    rows.sort_by_key(|r| (kernels.iter().position(|k| *k == r.kernel), then(r)));
+}
+
 /// The rules read a lab row as its launch, with the grid `lab run` reported standing in for
 /// ncu's block count where ncu did not collect it.
 impl Counters for Row {

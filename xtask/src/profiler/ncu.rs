@@ -6,9 +6,9 @@ use super::capture::{self, Collect, Select, Settings};
 use super::metrics::Row;
 use crate::util;
 use anyhow::{Result, bail};
-use catalog::{Backend, Format, Which};
+use catalog::{Backend, Format, SlotChoice, Which};
 use profiler::ncu::run::{CacheControl, ClockControl};
-use profiler::tools::{self, NCU};
+use profiler::tools::NCU;
 use std::path::{Path, PathBuf};
 
 fn value_name<T: clap::ValueEnum>(v: T) -> String {
@@ -40,8 +40,8 @@ pub struct NcuOptions {
     /// of 64 slots for same-address atomics, calibrated outside the profiled range; needs
     /// --select nvtx), or first (slot 0, no calibration) [default: fast with --select nvtx,
     /// first with launch-skip]
-    #[arg(long, value_parser = ["fast", "slow", "first"])]
-    pub placement: Option<String>,
+    #[arg(long, value_parser = parse_placement())]
+    pub placement: Option<SlotChoice>,
     /// Folder for reports, raw CSV pages and tables [default: results/profile]
     #[arg(long, value_name = "DIR")]
     pub output: Option<PathBuf>,
@@ -71,6 +71,13 @@ pub fn parse_which(s: &str) -> Result<Which, String> {
         _ => Which::All,
     };
     Ok(which)
+}
+
+/// `--placement`: one of the slot choices, listed in the help as fast, slow, first.
+fn parse_placement() -> impl clap::builder::TypedValueParser<Value = SlotChoice> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["fast", "slow", "first"])
+        .map(|s| SlotChoice::from_name(&s).expect("one of the listed values"))
 }
 
 impl NcuOptions {
@@ -113,13 +120,13 @@ impl NcuOptions {
             let files: Vec<String> = self.from.iter().map(|p| p.display().to_string()).collect();
             return Ok((rows, format!("read back from {}", files.join(", "))));
         }
-        let placement = match (self.placement.as_deref(), self.select) {
-            (Some(p @ ("fast" | "slow")), Select::LaunchSkip) => anyhow::bail!(
+        let placement = match (self.placement, self.select) {
+            (Some(p), Select::LaunchSkip) if p.calibrates() => anyhow::bail!(
                 "--placement {p} calibrates with launches that --select launch-skip would count: use --select nvtx or --placement first"
             ),
             (Some(p), _) => p,
-            (None, Select::Nvtx) => "fast",
-            (None, Select::LaunchSkip) => "first",
+            (None, Select::Nvtx) => SlotChoice::Fast,
+            (None, Select::LaunchSkip) => SlotChoice::First,
         };
         // The names first, on any machine: a wrong one lists the valid ones.
         catalog::select(kernels).map_err(|e| anyhow::anyhow!("--kernel: {e}"))?;
@@ -144,8 +151,8 @@ impl NcuOptions {
         let settings = Settings {
             ncu: ncu.clone(),
             lab,
-            clock_control: self.clock_control.name().to_string(),
-            cache_control: self.cache_control.name().to_string(),
+            clock_control: self.clock_control,
+            cache_control: self.cache_control,
             select: self.select,
             out_dir: self.out_dir(),
             collect,
@@ -157,8 +164,8 @@ impl NcuOptions {
             "ncu {} ({}), --clock-control {} --cache-control {}, --select {}",
             ncu.display(),
             version.trim(),
-            settings.clock_control,
-            settings.cache_control,
+            settings.clock_control.name(),
+            settings.cache_control.name(),
             value_name(self.select)
         );
         Ok((rows, how))
@@ -177,7 +184,7 @@ pub fn emit(
     if let Some(dir) = dir {
         std::fs::create_dir_all(dir)?;
         for (ext, body) in [("txt", text), ("json", json), ("csv", csv)] {
-            tools::write_atomic(&dir.join(format!("{base}.{ext}")), body.as_bytes())?;
+            files::write_atomic(&dir.join(format!("{base}.{ext}")), body.as_bytes())?;
         }
         eprintln!("wrote {}/{base}.{{txt,json,csv}}", dir.display());
     }

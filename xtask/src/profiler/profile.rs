@@ -5,7 +5,7 @@
 //! which line.
 
 use super::capture::{self, Collect};
-use super::metrics::{self, Row, function_name};
+use super::metrics::{self, Row, function_name, kernel_by_kernel};
 use super::ncu::{NcuOptions, emit, fail_if_unverified};
 use super::source::{self, KernelSource};
 use super::{lines, report};
@@ -35,9 +35,8 @@ pub struct Request<'a> {
 /// Profiles the requested kernels (or reads a capture back), then writes and prints the
 /// summary; fails after printing when a result was wrong under the profiler.
 pub fn profile(req: &Request, opts: &NcuOptions) -> Result<()> {
-    let set = req.set.name();
     let collect = Collect {
-        set: Some(set),
+        set: Some(req.set),
         sections: Vec::new(),
         // Added to the set, so every diagnosis rule finds its inputs.
         metrics: metrics::diagnosis(),
@@ -91,8 +90,9 @@ pub fn profile(req: &Request, opts: &NcuOptions) -> Result<()> {
     };
     let mut text = if opts.from.is_empty() {
         format!(
-            "profile --kernel {} (--set {set}{}): {how}\nReports: open the .ncu-rep files in Nsight Compute for every section and the Source page.\n\n",
+            "profile --kernel {} (--set {}{}): {how}\nReports: open the .ncu-rep files in Nsight Compute for every section and the Source page.\n\n",
             req.kernel,
+            req.set.name(),
             if req.source { ", --source" } else { "" }
         )
     } else {
@@ -172,18 +172,7 @@ fn arrange(mut rows: Vec<Row>, req: &Request) -> Vec<Row> {
     if !req.backends.is_empty() {
         rows.retain(|r| r.runner() == Some(Runner::Cub) || position(r).is_some());
     }
-    let mut kernels: Vec<String> = Vec::new();
-    for r in &rows {
-        if !kernels.contains(&r.kernel) {
-            kernels.push(r.kernel.clone());
-        }
-    }
-    rows.sort_by_key(|r| {
-        (
-            kernels.iter().position(|k| *k == r.kernel),
-            position(r).unwrap_or(usize::MAX),
-        )
-    });
+    kernel_by_kernel(&mut rows, |r| position(r).unwrap_or(usize::MAX));
     rows
 }
 

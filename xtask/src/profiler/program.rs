@@ -130,7 +130,7 @@ pub fn profile_report(report: &Path, out: &Output) -> Result<()> {
             std::fs::create_dir_all(dir)?;
             for (page, print) in [(run::SASS_PAGE, "sass"), (run::CUDA_PAGE, "cuda,sass")] {
                 let page_text = run::import_source(&ncu, report, print)?;
-                profiler::tools::write_atomic(&run::file(dir, &name, page), page_text.as_bytes())?;
+                files::write_atomic(&run::file(dir, &name, page), page_text.as_bytes())?;
             }
             Some(dir.join(&name))
         }
@@ -138,7 +138,7 @@ pub fn profile_report(report: &Path, out: &Output) -> Result<()> {
     };
     if let Some(dir) = &out.dir {
         std::fs::create_dir_all(dir)?;
-        profiler::tools::write_atomic(&run::file(dir, &name, "raw.csv"), text.as_bytes())?;
+        files::write_atomic(&run::file(dir, &name, "raw.csv"), text.as_bytes())?;
     }
     let how = format!("read from {} with {}", report.display(), ncu.display());
     finish(launches, &how, stem.as_deref(), &name, out)

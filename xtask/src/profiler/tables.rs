@@ -13,7 +13,7 @@ use anyhow::{Result, bail};
 pub fn reductions(opts: &NcuOptions, size: u64) -> Result<()> {
     let collect = Collect {
         set: None,
-        sections: metrics::TABLE_SECTIONS.to_vec(),
+        sections: metrics::TABLE_SECTIONS.map(String::from).to_vec(),
         metrics: metrics::reduction_table(),
     };
     let size_args = vec!["--size".into(), size.to_string()];
@@ -45,7 +45,7 @@ pub fn reductions(opts: &NcuOptions, size: u64) -> Result<()> {
 pub fn transposes(opts: &NcuOptions, rows: u32, cols: u32) -> Result<()> {
     let collect = Collect {
         set: None,
-        sections: metrics::TABLE_SECTIONS.to_vec(),
+        sections: metrics::TABLE_SECTIONS.map(String::from).to_vec(),
         metrics: metrics::transpose_table(),
     };
     let size_args = vec![

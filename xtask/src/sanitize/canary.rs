@@ -7,7 +7,6 @@ use super::findings::{headline, is_host_side, last_line, parse_findings, parse_s
 use super::sanitizer_cmd;
 use crate::process::{Outcome, TimedOut, run_parallel};
 use anyhow::{Result, bail};
-use profiler::tools;
 use std::path::Path;
 use std::time::Duration;
 
@@ -95,7 +94,7 @@ pub fn run_canaries(
         rows.push(judge_canary(canary, outcome));
     }
     let log_path = out.join("canaries.log");
-    tools::write_atomic(&log_path, log.as_bytes())?;
+    files::write_atomic(&log_path, log.as_bytes())?;
     check_canaries(&rows, &log_path)?;
     Ok(rows)
 }

@@ -299,7 +299,7 @@ fn line_map(
         ));
     }
     let map = lines::build(b, &ptx, functions).map_err(|e| format!("{e:#}"))?;
-    if save && let Err(e) = profiler::tools::write_atomic(&saved, map.json().as_bytes()) {
+    if save && let Err(e) = files::write_atomic(&saved, map.json().as_bytes()) {
         eprintln!("warning: {e:#}");
     }
     // Made now from this tree: its line numbers are the local files'.

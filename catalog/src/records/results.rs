@@ -520,9 +520,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_row_names_its_target_and_a_failure_drops_its_timing() {
-        let mut r = Row::new(
+    /// A 4-element llvm f32 reduction row, `k`.
+    fn k_row() -> Row {
+        Row::new(
             Family::Reduce,
             "k",
             Backend::Llvm,
@@ -530,7 +530,12 @@ mod tests {
             4,
             "4".into(),
             16,
-        );
+        )
+    }
+
+    #[test]
+    fn a_row_names_its_target_and_a_failure_drops_its_timing() {
+        let mut r = k_row();
         assert_eq!(r.target(), "k f32 4");
         assert_eq!(r.label(), "k [llvm] f32 4");
         r.median_us = Some(1.0);
@@ -573,15 +578,7 @@ mod tests {
             (r.config.cache, r.config.l2_flush_bytes),
             (CacheMode::Both, Some(120 << 20))
         );
-        let row = Row::new(
-            Family::Reduce,
-            "k",
-            Backend::Llvm,
-            Dtype::F32,
-            4,
-            "4".into(),
-            16,
-        );
+        let row = k_row();
         r.rows = vec![row.clone(), row.clone().with_cache(Cache::Cold)];
         assert_eq!(r.caches(), [Cache::Hot, Cache::Cold]);
         assert_eq!(r.rows[1].label(), "k [llvm] f32 4 (cold L2)");

@@ -229,10 +229,7 @@ impl Timeline {
             if !self.direct.contains(&o.corr) {
                 from_graphs += 1;
             }
-            match time_by_name.iter_mut().find(|(n, _)| *n == o.name) {
-                Some((_, t)) => *t += e - s,
-                None => time_by_name.push((o.name, e - s)),
-            }
+            add_time(&mut time_by_name, o.name, e - s);
             stretch = match stretch {
                 None => Some((s, e)),
                 Some((s0, e0)) if s > e0 => {
@@ -260,10 +257,7 @@ impl Timeline {
             .flatten()
             .map(|&i| &self.ops[i])
         {
-            match launched.iter_mut().find(|(n, _)| *n == o.name) {
-                Some((_, t)) => *t += o.end - o.start,
-                None => launched.push((o.name, o.end - o.start)),
-            }
+            add_time(&mut launched, o.name, o.end - o.start);
         }
         // nsys traces a graph either node by node (`--cuda-graph-trace=node`: its kernels are
         // in cuda_gpu_trace) or as a whole (its work is in none of these reports). Graph
@@ -336,6 +330,14 @@ impl Timeline {
         v.kind = kind;
         v.diagnosis = diagnosis;
         v
+    }
+}
+
+/// Adds `ns` to `name`'s total in `times` (names in first-appearance order).
+fn add_time(times: &mut Vec<(usize, u64)>, name: usize, ns: u64) {
+    match times.iter_mut().find(|(n, _)| *n == name) {
+        Some((_, t)) => *t += ns,
+        None => times.push((name, ns)),
     }
 }
 

@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const FAKE_LAB: &str = r#"#!/bin/bash
-# lab run --plan: the plan the test wrote; lab run ... --manifest F: the H200 manifest of that
-# backend (CUB's for --kernel cub).
-plan=0; manifest=""; backend=""; kernel=""
+# lab run --plan: the plan the test wrote; lab run --from-plan P --manifest F: the H200
+# manifest of the runner P's launches run on (each plan it is given logged beside ncu's).
+plan=0; manifest=""; from=""; kernel=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --plan) plan=1;;
     --manifest) manifest=$2; shift;;
-    --backend) backend=$2; shift;;
+    --from-plan) from=$2; shift;;
     --kernel) kernel=$2; shift;;
   esac
   shift
@@ -25,9 +25,10 @@ if [ "$kernel" = "nope" ]; then
   exit 1
 fi
 if [ $plan = 1 ]; then cat "$FAKE_PLAN"; exit 0; fi
-[ "$kernel" = "cub" ] && backend=cub
+cat "$from" >> "$FAKE_LOG.plans"
+backend=$(grep -o '"backend": "[a-z]*"' "$from" | head -1 | cut -d'"' -f4)
 [ -n "$manifest" ] && cp "$FAKE_DIR/$FAKE_BASE-$backend.launches.json" "$manifest"
-echo "lab run (fake): $kernel [$backend]"
+echo "lab run (fake): [$backend]"
 "#;
 
 const FAKE_NCU: &str = r#"#!/bin/bash
@@ -50,12 +51,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 "${app[@]}"
-b=""; k=""
+p=""
 for ((i = 0; i < ${#app[@]}; i++)); do
-  [ "${app[$i]}" = "--backend" ] && b=${app[$((i + 1))]}
-  [ "${app[$i]}" = "--kernel" ] && k=${app[$((i + 1))]}
+  [ "${app[$i]}" = "--from-plan" ] && p=${app[$((i + 1))]}
 done
-[ "$k" = "cub" ] && b=cub
+b=$(grep -o '"backend": "[a-z]*"' "$p" | head -1 | cut -d'"' -f4)
 # The "report" is the raw page ncu exported from the real one; --import hands it back.
 gzip -dc "$FAKE_DIR/$FAKE_BASE-$b.raw.csv.gz" > "$out.ncu-rep"
 echo "==PROF== Report: $out.ncu-rep"
@@ -272,15 +272,33 @@ fn ncu_table_runs_one_ncu_per_backend_and_prints_the_committed_table() {
             .all(|l| l.contains("--nvtx --nvtx-include kernel-lab@profile/"))
     );
     assert!(
-        log.contains(
-            "run --kernel reduce_v1,reduce_v2,reduce_v3,reduce_v4,reduce_v5,reduce_v6,reduce_v7 --backend nvvm --size 16777216 --placement fast --manifest"
-        ),
+        log.lines()
+            .all(|l| l.contains(" run --from-plan ") && l.contains(" --placement fast --manifest ")),
         "{log}"
     );
+    // Each run was given its part of the one plan: one runner's launches, at its sizes.
+    let plans = std::fs::read_to_string(sb.dir.join("ncu-args.log.plans")).unwrap();
+    let plans: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&plans)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let launches = |p: &serde_json::Value| -> Vec<String> {
+        p["launches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["label"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(plans.len(), 3);
+    assert_eq!(launches(&plans[1]).len(), 7);
     assert!(
-        log.contains("run --kernel cub --backend both --size 16777216 --placement fast"),
-        "{log}"
+        launches(&plans[1]).iter().all(|l| l.ends_with(" [nvvm]")),
+        "{:?}",
+        launches(&plans[1])
     );
+    assert_eq!(launches(&plans[2]), ["cub [cub]"]);
+    assert!(plans.iter().all(|p| p["sizes"]["n"] == 16777216));
 }
 
 #[test]

@@ -313,7 +313,7 @@ fn settings(select: capture::Select) -> capture::Settings {
             sections: vec!["LaunchStats".into()],
             metrics: vec![m::DURATION.into(), m::INST.into()],
         },
-        size_args: vec!["--size".into(), "16777216".into()],
+        placement: catalog::SlotChoice::Fast,
         source: false,
     }
 }
@@ -335,6 +335,7 @@ fn ncu_command_selects_the_profile_range_or_skips_the_warm_up() {
         &settings(capture::Select::Nvtx),
         &job,
         Path::new("out/r"),
+        Path::new("out/p.json"),
         Path::new("out/m.json"),
     ));
     let s = a.join(" ");
@@ -353,15 +354,14 @@ fn ncu_command_selects_the_profile_range_or_skips_the_warm_up() {
         "{s}"
     );
     assert!(
-        s.ends_with(
-            "dist/lab run --kernel reduce_v3 --backend llvm --size 16777216 --manifest out/m.json"
-        ),
+        s.ends_with("dist/lab run --from-plan out/p.json --placement fast --manifest out/m.json"),
         "{s}"
     );
     let s = args(&capture::ncu_command(
         &settings(capture::Select::LaunchSkip),
         &job,
         Path::new("out/r"),
+        Path::new("out/p.json"),
         Path::new("out/m.json"),
     ))
     .join(" ");
@@ -383,11 +383,12 @@ fn cub_is_always_selected_by_its_nvtx_range() {
         &settings(capture::Select::LaunchSkip),
         &job,
         Path::new("r"),
+        Path::new("p"),
         Path::new("m"),
     ))
     .join(" ");
     assert!(s.contains("--nvtx-include kernel-lab@profile/"), "{s}");
-    assert!(s.contains("run --kernel cub --backend both"), "{s}");
+    assert!(s.contains("run --from-plan p --placement fast"), "{s}");
 }
 
 /// The plan `lab run` printed on the H200 (kept in each manifest) and the report ncu wrote

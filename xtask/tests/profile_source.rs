@@ -505,7 +505,7 @@ fn the_capture_imports_the_sources() {
             sections: Vec::new(),
             metrics: Vec::new(),
         },
-        size_args: Vec::new(),
+        placement: catalog::SlotChoice::Fast,
         source,
     };
     let job = capture::Job {
@@ -528,7 +528,13 @@ fn the_capture_imports_the_sources() {
     };
     assert_eq!(job.name, "profile-reduce_v3-llvm");
     let args = |source| -> String {
-        let cmd = capture::ncu_command(&settings(source), &job, Path::new("r"), Path::new("m"));
+        let cmd = capture::ncu_command(
+            &settings(source),
+            &job,
+            Path::new("r"),
+            Path::new("p"),
+            Path::new("m"),
+        );
         cmd.get_args()
             .map(|a| a.to_string_lossy().into_owned())
             .collect::<Vec<_>>()
@@ -577,13 +583,13 @@ if [ "$1" = "--import" ]; then
   exit 0
 fi
 echo "$@" >> "$FAKE_LOG"
-out=""; b=""; prev=""
+out=""; plan=""; prev=""
 for a in "$@"; do
   [ "$prev" = "--export" ] && out=$a
-  [ "$prev" = "--backend" ] && b=$a
+  [ "$prev" = "--from-plan" ] && plan=$a
   prev=$a
 done
-echo "$b" > "$out.ncu-rep"
+grep -o '"backend": "[a-z]*"' "$plan" | head -1 | cut -d'"' -f4 > "$out.ncu-rep"
 "#;
 
 /// `profile --source` on a GPU machine, with stand-ins for lab and ncu that hand back the
@@ -645,7 +651,11 @@ fn profile_source_captures_the_source_pages() {
         runs.lines().all(|l| l.contains("--import-source yes")),
         "{runs}"
     );
-    assert!(!runs.contains("--backend nvvm"), "{runs}");
+    assert!(
+        runs.lines().all(|l| l.contains(" run --from-plan ")),
+        "{runs}"
+    );
+    assert!(!out.join("profile-reduce_v3-nvvm.ncu-rep").exists());
     for b in ["llvm", "nvcc"] {
         for page in [source::SASS_PAGE, source::CUDA_PAGE] {
             let got =

@@ -130,8 +130,6 @@ impl NcuOptions {
         };
         // The names first, on any machine: a wrong one lists the valid ones.
         catalog::select(kernels).map_err(|e| anyhow::anyhow!("--kernel: {e}"))?;
-        let mut size_args = size_args;
-        size_args.extend(["--placement".to_string(), placement.to_string()]);
         let lab = util::lab_binary(self.lab.as_deref())?;
         let mut plan = capture::plan(&lab, kernels, self.backend.name(), &size_args)?;
         if !backends.is_empty() {
@@ -156,7 +154,7 @@ impl NcuOptions {
             select: self.select,
             out_dir: self.out_dir(),
             collect,
-            size_args,
+            placement,
             source,
         };
         let rows = capture::capture(&settings, base, &plan)?;

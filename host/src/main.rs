@@ -132,7 +132,7 @@ fn run(cmd: Cmd) -> Result<()> {
         }
         Cmd::Placement(a) => {
             let kernels = host::placement::reductions(&a.kernel.join(","))?;
-            host::placement::run_cli(&host::placement::Request {
+            host::placement::run_cli(&host::placement::PlacementRequest {
                 kernels,
                 backends: a.backend,
                 n: a.size,
@@ -165,7 +165,7 @@ fn run(cmd: Cmd) -> Result<()> {
                 Some(path) => host::run::Launches::Planned(host::run::read_plan(path)?),
                 None => host::run::Launches::Named(named),
             };
-            let req = host::run::Request {
+            let req = host::run::RunRequest {
                 launches,
                 seed: a.seed,
                 placement: a.placement,

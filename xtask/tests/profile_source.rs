@@ -13,7 +13,7 @@ use profiler::diagnose;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xtask::profiler::metrics::{Row, stall_metric};
+use xtask::profiler::metrics::{Profiled, stall_metric};
 use xtask::profiler::ncu_csv::{Launch, Value};
 use xtask::profiler::source::{self, KernelSource, Origin, lines, page};
 
@@ -305,7 +305,7 @@ fn llvm_reduce_v3_barrier_stalls_are_charged_to_sync_threads() {
     for (reason, v) in [("barrier", 20.0), ("long_scoreboard", 5.0)] {
         p.metrics.insert(stall_metric(reason), Value::Num(v));
     }
-    let row = Row::new(p, "llvm");
+    let row = Profiled::new(p, "llvm");
     let mut d = diagnose::diagnose(&row);
     xtask::profiler::lines::locate(&row, &mut d, v3);
     let stall = d.get("stall").unwrap();
@@ -712,7 +712,7 @@ fn bank_conflicts_point_at_the_column_read_of_the_tile() {
     ] {
         p.metrics.insert(name.into(), Value::Num(v));
     }
-    let row = Row::new(p, "llvm");
+    let row = Profiled::new(p, "llvm");
     let mut d = diagnose::diagnose(&row);
     xtask::profiler::lines::locate(&row, &mut d, t);
     let bank = d.get("bank-conflicts").unwrap();

@@ -144,7 +144,7 @@ pub fn read_plan(path: &std::path::Path) -> Result<Plan> {
 
 /// What `lab run` was asked to do (parsed by the binary's argument layer).
 #[derive(Clone, Debug)]
-pub struct Request {
+pub struct RunRequest {
     pub launches: Launches,
     pub seed: u64,
     /// Where the reductions' result word goes (`--placement`).
@@ -156,7 +156,7 @@ pub struct Request {
 }
 
 /// `lab run`: one line per launch on stdout. Returns whether every result was right.
-pub fn run_cli(req: &Request) -> Result<bool> {
+pub fn run_cli(req: &RunRequest) -> Result<bool> {
     let plan = req.launches.plan()?;
     if req.plan_only {
         let json = serde_json::to_string_pretty(&plan).expect("the plan serializes");

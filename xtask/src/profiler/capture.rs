@@ -1,5 +1,5 @@
 //! Running `lab run` under ncu so that exactly the intended launches are profiled, and
-//! reading the result back as [`Row`]s.
+//! reading the result back as [`Profiled`]s.
 //!
 //! 1. `lab run --plan` resolves the kernel names (a wrong name fails here, with the list of
 //!    valid ones) and says which backends the binary carries: the one resolution.
@@ -18,7 +18,7 @@
 //!    (`--print-source sass`) and `<name>.source-cuda-sass.csv` (`cuda,sass`; see
 //!    [`super::source`]). Every file is written under a temporary name and renamed into place.
 
-use super::metrics::{Row, function_name, kernel_by_kernel};
+use super::metrics::{Profiled, function_name, kernel_by_kernel};
 use super::ncu_csv::{self, Launch};
 use anyhow::{Context, Result, bail};
 use catalog::{Runner, SlotChoice};
@@ -188,7 +188,7 @@ pub fn ncu_command(
 }
 
 /// Runs one job of `plan` under ncu and returns its rows (see the module docs for the files).
-pub fn run_job(s: &Settings, plan: &Plan, job: &Job) -> Result<Vec<Row>> {
+pub fn run_job(s: &Settings, plan: &Plan, job: &Job) -> Result<Vec<Profiled>> {
     std::fs::create_dir_all(&s.out_dir)
         .with_context(|| format!("creating {}", s.out_dir.display()))?;
     let file = |ext: &str| s.out_dir.join(format!("{}.{ext}", job.name));
@@ -316,7 +316,7 @@ pub fn match_rows(
     job: &Job,
     profiled: Vec<Launch>,
     launched: Option<&[Launched]>,
-) -> Result<Vec<Row>> {
+) -> Result<Vec<Profiled>> {
     let mut missing = Vec::new();
     for p in &job.launches {
         if p.backend == Runner::Cub {
@@ -371,12 +371,12 @@ pub fn match_rows(
     }
     Ok(keep
         .into_iter()
-        .map(|p| attach(Row::new(p, job.backend.name()), launched))
+        .map(|p| attach(Profiled::new(p, job.backend.name()), launched))
         .collect())
 }
 
 /// Adds what `lab run` reported about a row's launch: its grid, whether it was right.
-fn attach(mut row: Row, launched: Option<&[Launched]>) -> Row {
+fn attach(mut row: Profiled, launched: Option<&[Launched]>) -> Profiled {
     let f = function_name(&row.profiled.kernel).to_string();
     let cub = row.runner() == Some(Runner::Cub);
     if let Some(l) = launched.and_then(|ls| {
@@ -460,7 +460,7 @@ pub fn read_text(path: &Path) -> Result<String> {
 
 /// Reads captured raw pages back (`--from`, see [`raw_pages`]): the backend and the manifest
 /// (`<stem>.launches.json`) from the name, see [`stem`].
-pub fn read_capture(paths: &[PathBuf]) -> Result<Vec<Row>> {
+pub fn read_capture(paths: &[PathBuf]) -> Result<Vec<Profiled>> {
     let mut rows = Vec::new();
     for path in raw_pages(paths)? {
         let text = read_text(&path)?;
@@ -469,7 +469,7 @@ pub fn read_capture(paths: &[PathBuf]) -> Result<Vec<Row>> {
         let (stem, backend) = stem(&path);
         let launched = read_manifest(&super::source::file(&stem, "launches.json"));
         for p in profiled {
-            rows.push(attach(Row::new(p, &backend), launched.as_deref()));
+            rows.push(attach(Profiled::new(p, &backend), launched.as_deref()));
         }
     }
     // Backends side by side.
@@ -478,13 +478,13 @@ pub fn read_capture(paths: &[PathBuf]) -> Result<Vec<Row>> {
 }
 
 /// Runs every job of a plan; results in plan order.
-pub fn capture(s: &Settings, base: &str, plan: &Plan) -> Result<Vec<Row>> {
+pub fn capture(s: &Settings, base: &str, plan: &Plan) -> Result<Vec<Profiled>> {
     let mut rows = Vec::new();
     for job in jobs(base, &plan.launches, s.select) {
         rows.extend(run_job(s, plan, &job)?);
     }
     // Plan order (kernel by kernel), then anything unplanned (e.g. CUB's kernels).
-    let order = |r: &Row| {
+    let order = |r: &Profiled| {
         plan.launches
             .iter()
             .position(|p| {

@@ -3,7 +3,7 @@
 //! outputs written and printed.
 
 use super::capture::{self, Collect, Select, Settings};
-use super::metrics::Row;
+use super::metrics::Profiled;
 use crate::util;
 use anyhow::{Result, bail};
 use catalog::{Backend, Format, SlotChoice, Which};
@@ -100,7 +100,7 @@ impl NcuOptions {
         kernels: &str,
         collect: Collect,
         size_args: Vec<String>,
-    ) -> Result<(Vec<Row>, String)> {
+    ) -> Result<(Vec<Profiled>, String)> {
         self.collect_with(base, kernels, collect, size_args, false, &[])
     }
 
@@ -114,7 +114,7 @@ impl NcuOptions {
         size_args: Vec<String>,
         source: bool,
         backends: &[Backend],
-    ) -> Result<(Vec<Row>, String)> {
+    ) -> Result<(Vec<Profiled>, String)> {
         if !self.from.is_empty() {
             let rows = capture::read_capture(&self.from)?;
             let files: Vec<String> = self.from.iter().map(|p| p.display().to_string()).collect();
@@ -198,7 +198,7 @@ pub fn emit(
 }
 
 /// A result wrong under the profiler fails the command after the table is printed.
-pub fn fail_if_unverified(rows: &[Row]) -> Result<()> {
+pub fn fail_if_unverified(rows: &[Profiled]) -> Result<()> {
     let failed: Vec<&str> = rows
         .iter()
         .filter(|r| r.verified == Some(false))

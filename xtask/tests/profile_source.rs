@@ -9,6 +9,8 @@
 //! `ptxas -arch=sm_90 -lineinfo` and `nvdisasm -c -gi`, call-site files from the PTX. Numbers
 //! the tests expect are read off the CSV pages here, by other means than the code under test.
 
+mod harness;
+
 use profiler::diagnose;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -597,15 +599,8 @@ grep -o '"backend": "[a-z]*"' "$plan" | head -1 | cut -d'"' -f4 > "$out.ncu-rep"
 /// leaves out) with `--import-source yes`, and both Source pages land beside the raw page.
 #[test]
 fn profile_source_captures_the_source_pages() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("xtask-source-live-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, body) in [("lab", FAKE_LAB), ("ncu", FAKE_NCU)] {
-        let p = dir.join(name);
-        std::fs::write(&p, body).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    let sb = harness::Sandbox::new("source-live", &[("lab", FAKE_LAB), ("ncu", FAKE_NCU)]);
+    let dir = &sb.dir;
     let launch = |b: &str| {
         format!(
             r#"{{"label":"reduce_v3 [{b}]","kernel":"reduce_v3","entry":"reduce_v3_f32","family":"reduction","backend":"{b}","elements":16777216}}"#
@@ -619,7 +614,7 @@ fn profile_source_captures_the_source_pages() {
     );
     std::fs::write(dir.join("plan.json"), plan).unwrap();
     let out = dir.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let o = harness::xtask()
         .args([
             "profile",
             "--kernel",
@@ -636,15 +631,10 @@ fn profile_source_captures_the_source_pages() {
         .env("FAKE_PLAN", dir.join("plan.json"))
         .env("FAKE_CAPTURE", capture())
         .env("FAKE_LOG", dir.join("ncu-args.log"))
-        .env_remove("CARGO")
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let text = harness::stdout(&o);
+    assert!(o.status.success(), "{text}\n{}", harness::stderr(&o));
     let runs = std::fs::read_to_string(dir.join("ncu-args.log")).unwrap();
     assert_eq!(runs.lines().count(), 2, "{runs}");
     assert!(
@@ -682,7 +672,6 @@ fn profile_source_captures_the_source_pages() {
             assert!(m.kernels.contains_key("reduce_v3_f32"), "{b}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The tiled transpose reads its tile down a column: every extra shared wavefront of the

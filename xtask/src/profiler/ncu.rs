@@ -73,10 +73,13 @@ pub fn parse_which(s: &str) -> Result<Which, String> {
     Ok(which)
 }
 
-/// `--placement`: one of the slot choices, listed in the help as fast, slow, first.
+/// `--placement`'s values, in the order its help lists them.
+const PLACEMENTS: [SlotChoice; 3] = [SlotChoice::Fast, SlotChoice::Slow, SlotChoice::First];
+
+/// `--placement`: one of [`PLACEMENTS`], by name.
 fn parse_placement() -> impl clap::builder::TypedValueParser<Value = SlotChoice> {
     use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(["fast", "slow", "first"])
+    clap::builder::PossibleValuesParser::new(PLACEMENTS.map(SlotChoice::name))
         .map(|s| SlotChoice::from_name(&s).expect("one of the listed values"))
 }
 

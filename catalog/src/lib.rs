@@ -23,6 +23,17 @@
 //!
 //! The modules form layers, each using only those below it (a test holds them to it): the
 //! vocabulary; the records; the roofs read off them; the kernels; the model and the flags.
+//!
+//! # The chapter
+//!
+//! Wherever the lab's sources, in any crate, say *the chapter*, they mean the course chapter
+//! this lab accompanies, [`CHAPTER`]: "Profiling reductions and transposes" (its seed text is
+//! `../shared/seeds/profiling-reductions-transposes.txt`, beside this repository). Its
+//! section 6 is the reductions (v1–v7), its section 7 the transposes; *the chapter's
+//! kernels*, *metrics* and *expected values* are those sections'.
+
+/// The course chapter the lab accompanies: what *the chapter* means throughout the sources.
+pub const CHAPTER: &str = "Profiling reductions and transposes";
 
 pub mod cdefs;
 pub mod cli;

@@ -58,7 +58,7 @@ struct RunArgs {
     /// NAME[,NAME...]: a kernel, a PTX entry, a family (reduce, transpose, ceiling,
     /// launch_gap, faults), all, or a unique part of a name (`--list` shows every name); the
     /// fault catalogue's kernels run at their own sizes, whatever --size says
-    #[arg(long, required_unless_present = "list")]
+    #[arg(long, required_unless_present_any = ["list", "from_plan"])]
     kernel: Option<String>,
     /// Which compiler's PTX: llvm (rustc's NVPTX backend), nvvm (rust-cuda), both (the two
     /// Rust compilers), nvcc (the CUDA C++ twins) or all
@@ -87,6 +87,12 @@ struct RunArgs {
     /// Print the launch plan as JSON and exit, without touching the GPU
     #[arg(long)]
     plan: bool,
+    /// Run the launches of this plan (what --plan printed, or some of its launches) as it is,
+    /// at its sizes, instead of resolving --kernel and --backend
+    #[arg(long, value_name = "FILE", conflicts_with_all = [
+        "kernel", "backend", "size", "rows", "cols", "offset", "plan", "predict", "list",
+    ])]
+    from_plan: Option<std::path::PathBuf>,
     /// Print every valid kernel name and exit
     #[arg(long)]
     list: bool,
@@ -126,7 +132,7 @@ fn run(cmd: Cmd) -> Result<()> {
         }
         Cmd::Placement(a) => {
             let kernels = host::placement::reductions(&a.kernel.join(","))?;
-            host::placement::run_cli(&host::placement::Request {
+            host::placement::run_cli(&host::placement::PlacementRequest {
                 kernels,
                 backends: a.backend,
                 n: a.size,
@@ -141,7 +147,7 @@ fn run(cmd: Cmd) -> Result<()> {
                 print!("{}", host::run::names_help());
                 return Ok(());
             }
-            let req = host::run::Request {
+            let named = host::run::Named {
                 kernels: a.kernel.unwrap_or_default(),
                 which: a.backend,
                 sizes: catalog::records::Sizes {
@@ -150,15 +156,22 @@ fn run(cmd: Cmd) -> Result<()> {
                     cols: a.cols,
                     offset: a.offset,
                 },
+            };
+            if a.predict {
+                host::run::predict::run_cli(&named, a.roofs.as_deref())?;
+                return Ok(());
+            }
+            let launches = match &a.from_plan {
+                Some(path) => host::run::Launches::Planned(host::run::read_plan(path)?),
+                None => host::run::Launches::Named(named),
+            };
+            let req = host::run::RunRequest {
+                launches,
                 seed: a.seed,
                 placement: a.placement,
                 plan_only: a.plan,
                 manifest: a.manifest,
             };
-            if a.predict {
-                host::run::predict::run_cli(&req, a.roofs.as_deref())?;
-                return Ok(());
-            }
             if !host::run::run_cli(&req)? {
                 std::process::exit(1);
             }

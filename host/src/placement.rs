@@ -217,7 +217,7 @@ pub fn reductions(spec: &str) -> Result<Vec<&'static Kernel>> {
 
 /// What `lab placement` was asked to do.
 #[derive(Clone, Debug)]
-pub struct Request {
+pub struct PlacementRequest {
     pub kernels: Vec<&'static Kernel>,
     pub backends: Vec<Backend>,
     pub n: u64,
@@ -229,7 +229,7 @@ pub struct Request {
 
 /// `lab placement`: each version on each backend timed with the result word in every slot;
 /// one summary line per kernel, then whether the kernels agree on which slots are fast.
-pub fn run_cli(req: &Request) -> Result<()> {
+pub fn run_cli(req: &PlacementRequest) -> Result<()> {
     let lab = Lab::new()?;
     let (free, total) = lab.memory()?;
     if req.n * 4 > free {

@@ -7,7 +7,8 @@
 //!   text, the verdict first.
 //! - [`nsys`]: a program traced under nsys (or its tables read back), and the verdict per NVTX
 //!   range: is the time even inside a kernel?
-//! - [`tools`]: finding ncu and nsys, their known failures, files written whole.
+//! - [`tools`]: finding ncu and nsys, and their known failures (files are written whole by the
+//!   `files` crate).
 //! - [`process`], [`progress`]: a profiler run with its output forwarded, and its unfinished
 //!   progress lines shown as a bar on a terminal.
 //! - [`names`]: kernel names as a person reads them.

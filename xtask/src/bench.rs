@@ -177,7 +177,7 @@ fn take_own(args: &[String]) -> Result<(Own, Vec<String>)> {
             own.record = Some(parse_record(v)?);
         } else if name == "--predict" {
             // Checked now: a typo must fail before the bench runs, not when compare reads it.
-            crate::compare::predict::parse(v)?;
+            crate::compare::claims::parse(v)?;
             own.predict = Some(v.trim().to_string());
         } else {
             own.plot = Some(PathBuf::from(v));

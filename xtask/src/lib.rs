@@ -1,13 +1,14 @@
 //! The lab's front end as a library: `main.rs` parses the command line and calls
 //! [`commands`], one module per subcommand; the work is done by the modules below, which the
-//! tests use directly.
+//! tests use directly. *The chapter* is the course chapter `catalog::CHAPTER` names.
 //!
 //! - [`asm`]: PTX and SASS read, counted, listed, diffed and checked.
 //! - [`explore`]: a kernel's source, PTX and SASS as one linked HTML page.
 //! - [`bench`]: `lab bench` run, its results file found, recorded and plotted.
 //! - [`compare`]: two kernels, compilers or results files compared: time verdict, counters,
-//!   the recorded prediction checked, SASS.
-//! - [`profiler`]: ncu and nsys found, run and read; the chapter's predictions; the diagnosis.
+//!   the recorded claims checked, SASS.
+//! - [`profiler`]: ncu and nsys found, run and read; the chapter's expected values; the
+//!   diagnosis.
 //! - [`sanitize`]: every kernel under compute-sanitizer, and the canaries that prove each tool
 //!   reports.
 //! - [`experiment_log`]: the `--record "change; hypothesis"` rows, read and appended.

@@ -3,9 +3,11 @@
 //! run and stop, the files land in the output folder, no ncu is one line, and no GPU, like an
 //! unknown kernel, ends the command with one clear line and a non-zero exit.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod harness;
+
+use harness::{Sandbox, last_line, xtask};
+use std::path::Path;
+use std::process::Output;
 
 const FAKE_LAB: &str = r#"#!/bin/bash
 # lab bench --kernel K ... --out DIR: prints FAKE_DIR/K.json (as --format json does) and writes
@@ -34,66 +36,46 @@ echo "wrote $out/nvidia-h200-custom-fake.json" >&2
 cat "$FAKE_DIR/$kernel.json"
 "#;
 
-struct Sandbox {
-    dir: PathBuf,
+/// A sandbox with the fake lab and, per kernel, the H200 default run cut to that kernel's
+/// llvm f32 row (and the read ceiling, as a real run has).
+fn sandbox(name: &str) -> Sandbox {
+    let sb = Sandbox::new(&format!("compare-{name}"), &[("lab", FAKE_LAB)]);
+    let results = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../results/bench/nvidia-h200-default-20261130T092735Z.json");
+    let full: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results).unwrap()).unwrap();
+    for kernel in ["reduce_v3", "reduce_v5"] {
+        let mut r = full.clone();
+        let rows: Vec<serde_json::Value> = full["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| {
+                (x["kernel"] == kernel || x["kernel"] == "read_stream")
+                    && x["backend"] == "llvm"
+                    && x["dtype"] == "f32"
+            })
+            .cloned()
+            .collect();
+        r["rows"] = serde_json::Value::Array(rows);
+        std::fs::write(sb.path(&format!("{kernel}.json")), r.to_string()).unwrap();
+    }
+    sb
 }
 
 impl Sandbox {
-    /// A folder with the fake lab and, per kernel, the H200 default run cut to that kernel's
-    /// llvm f32 row (and the read ceiling, as a real run has).
-    fn new(name: &str) -> Sandbox {
-        let dir = std::env::temp_dir().join(format!("xtask-compare-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let lab = dir.join("lab");
-        std::fs::write(&lab, FAKE_LAB).unwrap();
-        std::fs::set_permissions(&lab, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let results = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../results/bench/nvidia-h200-default-20261130T092735Z.json");
-        let full: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(results).unwrap()).unwrap();
-        for kernel in ["reduce_v3", "reduce_v5"] {
-            let mut r = full.clone();
-            let rows: Vec<serde_json::Value> = full["rows"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|x| {
-                    (x["kernel"] == kernel || x["kernel"] == "read_stream")
-                        && x["backend"] == "llvm"
-                        && x["dtype"] == "f32"
-                })
-                .cloned()
-                .collect();
-            r["rows"] = serde_json::Value::Array(rows);
-            std::fs::write(dir.join(format!("{kernel}.json")), r.to_string()).unwrap();
-        }
-        Sandbox { dir }
-    }
-
     fn xtask(&self, mode: &str, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_xtask"))
+        xtask()
             .arg("compare")
-            .args(["--lab", &self.dir.join("lab").display().to_string()])
-            .args(["--log", &self.dir.join("log.csv").display().to_string()])
+            .args(["--lab", &self.arg("lab")])
+            .args(["--log", &self.arg("log.csv")])
             .args(args)
             .env("FAKE_DIR", &self.dir)
-            .env("FAKE_LOG", self.dir.join("lab-args.log"))
+            .env("FAKE_LOG", self.path("lab-args.log"))
             .env("FAKE_MODE", mode)
-            .env("NCU", self.dir.join("no-ncu-here"))
-            .env_remove("CARGO")
+            .env("NCU", self.path("no-ncu-here"))
             .output()
             .unwrap()
-    }
-
-    fn out(&self) -> PathBuf {
-        self.dir.join("out")
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -101,14 +83,9 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// The last line of stderr: the error a failed command ends with.
-fn last_line(o: &Output) -> String {
-    text(&o.stderr).lines().last().unwrap_or("").to_string()
-}
-
 #[test]
 fn live_rounds_run_until_the_verdict_repeats_and_land_in_the_folder() {
-    let s = Sandbox::new("live");
+    let s = sandbox("live");
     let out = s.out().display().to_string();
     let o = s.xtask(
         "",
@@ -184,7 +161,7 @@ fn live_rounds_run_until_the_verdict_repeats_and_land_in_the_folder() {
 
 #[test]
 fn one_kernel_on_two_compilers_asks_for_both() {
-    let s = Sandbox::new("backends");
+    let s = sandbox("backends");
     let o = s.xtask("", &["reduce_v4", "--no-ncu"]);
     assert!(!o.status.success());
     assert_eq!(
@@ -199,7 +176,7 @@ fn one_kernel_on_two_compilers_asks_for_both() {
 
 #[test]
 fn no_gpu_and_unknown_kernels_end_in_one_line() {
-    let s = Sandbox::new("refusals");
+    let s = sandbox("refusals");
     let out = s.out().display().to_string();
     let o = s.xtask("nodriver", &["reduce_v3", "reduce_v5", "--output", &out]);
     assert_eq!(o.status.code(), Some(1));

@@ -3,19 +3,21 @@
 //! in `tests/fixtures/`): what gets run, what gets written where, that the committed tables
 //! come out again, and the one clear line each known failure ends with.
 
-use std::os::unix::fs::PermissionsExt;
+mod harness;
+
+use harness::{Sandbox, last_line, stdout, xtask};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const FAKE_LAB: &str = r#"#!/bin/bash
-# lab run --plan: the plan the test wrote; lab run ... --manifest F: the H200 manifest of that
-# backend (CUB's for --kernel cub).
-plan=0; manifest=""; backend=""; kernel=""
+# lab run --plan: the plan the test wrote; lab run --from-plan P --manifest F: the H200
+# manifest of the runner P's launches run on (each plan it is given logged beside ncu's).
+plan=0; manifest=""; from=""; kernel=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --plan) plan=1;;
     --manifest) manifest=$2; shift;;
-    --backend) backend=$2; shift;;
+    --from-plan) from=$2; shift;;
     --kernel) kernel=$2; shift;;
   esac
   shift
@@ -25,9 +27,10 @@ if [ "$kernel" = "nope" ]; then
   exit 1
 fi
 if [ $plan = 1 ]; then cat "$FAKE_PLAN"; exit 0; fi
-[ "$kernel" = "cub" ] && backend=cub
+cat "$from" >> "$FAKE_LOG.plans"
+backend=$(grep -o '"backend": "[a-z]*"' "$from" | head -1 | cut -d'"' -f4)
 [ -n "$manifest" ] && cp "$FAKE_DIR/$FAKE_BASE-$backend.launches.json" "$manifest"
-echo "lab run (fake): $kernel [$backend]"
+echo "lab run (fake): [$backend]"
 "#;
 
 const FAKE_NCU: &str = r#"#!/bin/bash
@@ -50,12 +53,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 "${app[@]}"
-b=""; k=""
+p=""
 for ((i = 0; i < ${#app[@]}; i++)); do
-  [ "${app[$i]}" = "--backend" ] && b=${app[$((i + 1))]}
-  [ "${app[$i]}" = "--kernel" ] && k=${app[$((i + 1))]}
+  [ "${app[$i]}" = "--from-plan" ] && p=${app[$((i + 1))]}
 done
-[ "$k" = "cub" ] && b=cub
+b=$(grep -o '"backend": "[a-z]*"' "$p" | head -1 | cut -d'"' -f4)
 # The "report" is the raw page ncu exported from the real one; --import hands it back.
 gzip -dc "$FAKE_DIR/$FAKE_BASE-$b.raw.csv.gz" > "$out.ncu-rep"
 echo "==PROF== Report: $out.ncu-rep"
@@ -143,34 +145,22 @@ fn from_header(text: &str) -> String {
     lines[start..].join("\n")
 }
 
-struct Sandbox {
-    dir: PathBuf,
-}
-
-impl Sandbox {
-    fn new(name: &str) -> Sandbox {
-        let dir = std::env::temp_dir().join(format!("xtask-profile-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("bin")).unwrap();
-        for (file, body) in [
+/// A sandbox with the stand-in lab, ncu and nsys.
+fn sandbox(name: &str) -> Sandbox {
+    Sandbox::new(
+        &format!("profile-{name}"),
+        &[
             ("lab", FAKE_LAB),
             ("bin/ncu", FAKE_NCU),
             ("bin/nsys", FAKE_NSYS),
-        ] {
-            let p = dir.join(file);
-            std::fs::write(&p, body).unwrap();
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        Sandbox { dir }
-    }
+        ],
+    )
+}
 
-    fn out(&self) -> PathBuf {
-        self.dir.join("out")
-    }
-
+impl Sandbox {
     /// Writes the plan `lab run --plan` answers with.
     fn plan(&self, json: &str) -> PathBuf {
-        let p = self.dir.join("plan.json");
+        let p = self.path("plan.json");
         std::fs::write(&p, json).unwrap();
         p
     }
@@ -178,17 +168,16 @@ impl Sandbox {
     /// `xtask <args>` with the stand-ins: NCU/NSYS point at them, PATH has no real profiler,
     /// the fake ncu hands back `<base>-<backend>.raw.csv`, the fake lab `plan`.
     fn command(&self, base: &str, plan: &str, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        let mut c = xtask();
         c.args(args)
-            .env("NCU", self.dir.join("bin/ncu"))
-            .env("NSYS", self.dir.join("bin/nsys"))
+            .env("NCU", self.path("bin/ncu"))
+            .env("NSYS", self.path("bin/nsys"))
             .env("PATH", "/usr/bin:/bin")
             .env("FAKE_DIR", fixtures().join("ncu"))
             .env("FAKE_NSYS_DIR", fixtures().join("nsys"))
             .env("FAKE_PLAN", self.plan(plan))
             .env("FAKE_BASE", base)
-            .env("FAKE_LOG", self.dir.join("ncu-args.log"))
-            .env_remove("CARGO");
+            .env("FAKE_LOG", self.path("ncu-args.log"));
         c
     }
 
@@ -197,31 +186,13 @@ impl Sandbox {
     }
 
     fn lab(&self) -> String {
-        self.dir.join("lab").display().to_string()
+        self.arg("lab")
     }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn last_stderr_line(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .last()
-        .unwrap_or("")
-        .to_string()
 }
 
 #[test]
 fn ncu_table_runs_one_ncu_per_backend_and_prints_the_committed_table() {
-    let sb = Sandbox::new("table");
+    let sb = sandbox("table");
     let out = sb.out();
     let o = sb.xtask(
         "ncu-table",
@@ -256,12 +227,7 @@ fn ncu_table_runs_one_ncu_per_backend_and_prints_the_committed_table() {
     for ext in ["txt", "json", "csv"] {
         assert!(out.join(format!("ncu-table.{ext}")).is_file());
     }
-    let leftovers: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with('.'))
-        .collect();
+    let leftovers = sb.leftovers();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
     // Three ncu runs (llvm, nvvm, CUB), each selecting the NVTX range, the result word in the
     // fast slot (calibrated before the range).
@@ -272,20 +238,38 @@ fn ncu_table_runs_one_ncu_per_backend_and_prints_the_committed_table() {
             .all(|l| l.contains("--nvtx --nvtx-include kernel-lab@profile/"))
     );
     assert!(
-        log.contains(
-            "run --kernel reduce_v1,reduce_v2,reduce_v3,reduce_v4,reduce_v5,reduce_v6,reduce_v7 --backend nvvm --size 16777216 --placement fast --manifest"
-        ),
+        log.lines()
+            .all(|l| l.contains(" run --from-plan ") && l.contains(" --placement fast --manifest ")),
         "{log}"
     );
+    // Each run was given its part of the one plan: one runner's launches, at its sizes.
+    let plans = std::fs::read_to_string(sb.dir.join("ncu-args.log.plans")).unwrap();
+    let plans: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&plans)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let launches = |p: &serde_json::Value| -> Vec<String> {
+        p["launches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["label"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(plans.len(), 3);
+    assert_eq!(launches(&plans[1]).len(), 7);
     assert!(
-        log.contains("run --kernel cub --backend both --size 16777216 --placement fast"),
-        "{log}"
+        launches(&plans[1]).iter().all(|l| l.ends_with(" [nvvm]")),
+        "{:?}",
+        launches(&plans[1])
     );
+    assert_eq!(launches(&plans[2]), ["cub [cub]"]);
+    assert!(plans.iter().all(|p| p["sizes"]["n"] == 16777216));
 }
 
 #[test]
 fn launch_skip_runs_one_ncu_per_kernel() {
-    let sb = Sandbox::new("skip");
+    let sb = sandbox("skip");
     let out = sb.out();
     let o = sb.xtask(
         "ncu-transpose",
@@ -346,7 +330,7 @@ fn launch_skip_runs_one_ncu_per_kernel() {
         ],
     );
     assert!(!o.status.success());
-    let line = last_stderr_line(&o);
+    let line = last_line(&o);
     assert!(
         line.starts_with(
             "error: --placement fast calibrates with launches that --select launch-skip would count"
@@ -359,7 +343,7 @@ fn launch_skip_runs_one_ncu_per_kernel() {
 
 #[test]
 fn csv_and_json_formats_come_from_the_same_report() {
-    let sb = Sandbox::new("formats");
+    let sb = sandbox("formats");
     let csv = fixtures().join("ncu/ncu-transpose-llvm.raw.csv.gz");
     let o = sb.xtask(
         "x",
@@ -412,7 +396,7 @@ fn csv_and_json_formats_come_from_the_same_report() {
 
 #[test]
 fn ncu_transpose_reads_back_the_committed_table() {
-    let sb = Sandbox::new("transposefrom");
+    let sb = sandbox("transposefrom");
     let files: Vec<String> = ["llvm", "nvvm"]
         .iter()
         .map(|b| {
@@ -439,7 +423,7 @@ fn ncu_transpose_reads_back_the_committed_table() {
 
 #[test]
 fn counter_permission_is_one_clear_line() {
-    let sb = Sandbox::new("perm");
+    let sb = sandbox("perm");
     let o = sb
         .command(
             "ncu-table",
@@ -458,7 +442,7 @@ fn counter_permission_is_one_clear_line() {
         .output()
         .unwrap();
     assert!(!o.status.success());
-    let line = last_stderr_line(&o);
+    let line = last_line(&o);
     assert!(
         line.starts_with(
             "error: ncu may not read the GPU's performance counters (ERR_NVGPUCTRPERM)"
@@ -477,7 +461,7 @@ fn nothing_profiled_and_no_report_are_clear_errors() {
         ("none", "ncu profiled no kernel"),
         ("noreport", "ncu wrote no report"),
     ] {
-        let sb = Sandbox::new(mode);
+        let sb = sandbox(mode);
         let o = sb
             .command(
                 "ncu-table",
@@ -494,7 +478,7 @@ fn nothing_profiled_and_no_report_are_clear_errors() {
             .output()
             .unwrap();
         assert!(!o.status.success());
-        let line = last_stderr_line(&o);
+        let line = last_line(&o);
         assert!(
             line.starts_with(&format!("error: {want}")),
             "{mode}: {line}"
@@ -518,7 +502,7 @@ fn missing_profiler_is_one_clear_line() {
                     .starts_with("nsight-compute")
             })
         });
-    let sb = Sandbox::new("missing");
+    let sb = sandbox("missing");
     let o = sb
         .command(
             "ncu-table",
@@ -529,7 +513,7 @@ fn missing_profiler_is_one_clear_line() {
         .output()
         .unwrap();
     assert!(!o.status.success());
-    let line = last_stderr_line(&o);
+    let line = last_line(&o);
     if installed {
         // Found, and run on this machine without the stand-in's answers: it fails otherwise.
         assert!(!line.contains("not found on PATH"), "{line}");
@@ -546,7 +530,7 @@ fn missing_profiler_is_one_clear_line() {
 
 #[test]
 fn a_wrong_kernel_name_lists_the_valid_ones() {
-    let sb = Sandbox::new("name");
+    let sb = sandbox("name");
     let o = sb.xtask(
         "x",
         &reductions_plan(),
@@ -554,7 +538,7 @@ fn a_wrong_kernel_name_lists_the_valid_ones() {
     );
     assert!(!o.status.success());
     // The catalogue's rule, checked here before lab (or the GPU) is involved.
-    let line = last_stderr_line(&o);
+    let line = last_line(&o);
     assert!(
         line.starts_with("error: --kernel: 'nope' matches no kernel; valid: all, ceiling, reduce"),
         "{line}"
@@ -565,10 +549,10 @@ fn a_wrong_kernel_name_lists_the_valid_ones() {
 
 #[test]
 fn a_missing_lab_binary_says_how_to_build_it() {
-    let sb = Sandbox::new("nolab");
+    let sb = sandbox("nolab");
     let o = sb.xtask("x", "{}", &["ncu-table", "--lab", "/nonexistent/lab"]);
     assert!(!o.status.success());
-    let line = last_stderr_line(&o);
+    let line = last_line(&o);
     assert!(
         line.contains("the lab binary is not at /nonexistent/lab"),
         "{line}"
@@ -577,7 +561,7 @@ fn a_missing_lab_binary_says_how_to_build_it() {
 
 #[test]
 fn nsys_traces_and_prints_the_committed_tables() {
-    let sb = Sandbox::new("nsys");
+    let sb = sandbox("nsys");
     let out = sb.out();
     let o = sb.xtask(
         "x",
@@ -622,7 +606,7 @@ fn nsys_traces_and_prints_the_committed_tables() {
 
 #[test]
 fn nsys_importer_without_libdw_is_one_clear_line() {
-    let sb = Sandbox::new("libdw");
+    let sb = sandbox("libdw");
     let o = sb
         .command(
             "x",
@@ -641,7 +625,7 @@ fn nsys_importer_without_libdw_is_one_clear_line() {
         .output()
         .unwrap();
     assert!(!o.status.success());
-    let line = last_stderr_line(&o);
+    let line = last_line(&o);
     assert!(
         line.contains("cannot load libdw.so.1") && line.contains("LD_LIBRARY_PATH"),
         "{line}"
@@ -650,7 +634,7 @@ fn nsys_importer_without_libdw_is_one_clear_line() {
 
 #[test]
 fn nsys_reads_back_captured_tables() {
-    let sb = Sandbox::new("nsysfrom");
+    let sb = sandbox("nsysfrom");
     let prefix = |p: &str| fixtures().join("nsys").join(p).display().to_string();
     let (gap, bench) = (prefix("nsys-launch-gap"), prefix("nsys-bench"));
     let o = sb.xtask("x", "{}", &["nsys", "--from", &gap, &bench]);
@@ -672,7 +656,7 @@ fn nsys_reads_back_captured_tables() {
 
 #[test]
 fn profile_summarises_the_full_reports() {
-    let sb = Sandbox::new("profile");
+    let sb = sandbox("profile");
     let csv = |b: &str| {
         fixtures()
             .join(format!("ncu/profile-reduce_v3-{b}.raw.csv.gz"))

@@ -15,9 +15,9 @@ use profiler::diagnose;
 use profiler::ncu::Counters;
 use std::path::{Path, PathBuf};
 use xtask::profiler::capture;
-use xtask::profiler::metrics::{self as m, Row};
+use xtask::profiler::expected::{self, Check, Expect, Status, Tol};
+use xtask::profiler::metrics::{self as m, Profiled};
 use xtask::profiler::ncu_csv::{self, Launch, Value};
-use xtask::profiler::predict::{self, Check, Expect, Status, Tol};
 use xtask::profiler::report::{self, TableReport};
 
 fn fixtures() -> PathBuf {
@@ -29,7 +29,7 @@ fn results() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/profile")
 }
 
-fn read(names: &[&str]) -> Vec<Row> {
+fn read(names: &[&str]) -> Vec<Profiled> {
     let paths: Vec<PathBuf> = names
         .iter()
         .map(|n| fixtures().join(format!("{n}.raw.csv.gz")))
@@ -37,15 +37,15 @@ fn read(names: &[&str]) -> Vec<Row> {
     capture::read_capture(&paths).unwrap()
 }
 
-fn reductions() -> Vec<Row> {
+fn reductions() -> Vec<Profiled> {
     read(&["ncu-table-llvm", "ncu-table-nvvm", "ncu-table-cub"])
 }
 
-fn transposes() -> Vec<Row> {
+fn transposes() -> Vec<Profiled> {
     read(&["ncu-transpose-llvm", "ncu-transpose-nvvm"])
 }
 
-fn get<'a>(rows: &'a [Row], label: &str) -> &'a Row {
+fn get<'a>(rows: &'a [Profiled], label: &str) -> &'a Profiled {
     rows.iter().find(|r| r.label == label).unwrap_or_else(|| {
         let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
         panic!("no row {label}; rows: {labels:?}")
@@ -53,24 +53,24 @@ fn get<'a>(rows: &'a [Row], label: &str) -> &'a Row {
 }
 
 /// A metric that must be there.
-fn num(r: &Row, metric: &str) -> f64 {
+fn num(r: &Profiled, metric: &str) -> f64 {
     r.m(metric)
         .unwrap_or_else(|| panic!("{}: no number for {metric}", r.label))
 }
 
-fn per_block(r: &Row, metric: &str) -> f64 {
+fn per_block(r: &Profiled, metric: &str) -> f64 {
     r.per_block(metric)
         .unwrap_or_else(|| panic!("{}: no {metric} per block", r.label))
 }
 
 /// `metric` ÷ `requests`, for a row that must have both.
-fn per_req(r: &Row, metric: &str, requests: &str) -> f64 {
+fn per_req(r: &Profiled, metric: &str, requests: &str) -> f64 {
     r.ratio(metric, requests)
         .unwrap_or_else(|| panic!("{}: no {metric} / {requests}", r.label))
 }
 
 /// A row with just these metrics, for one rule at a time.
-fn row(metrics: &[(&str, f64)]) -> Row {
+fn row(metrics: &[(&str, f64)]) -> Profiled {
     let mut p = Launch {
         kernel: "k".into(),
         ..Launch::default()
@@ -78,11 +78,11 @@ fn row(metrics: &[(&str, f64)]) -> Row {
     for (name, v) in metrics {
         p.metrics.insert(name.to_string(), Value::Num(*v));
     }
-    Row::new(p, "llvm")
+    Profiled::new(p, "llvm")
 }
 
 /// Every rule that fired, negligible ones included.
-fn rules_fired(r: &Row) -> Vec<&'static str> {
+fn rules_fired(r: &Profiled) -> Vec<&'static str> {
     let d = diagnose::diagnose(r);
     d.findings
         .iter()
@@ -91,7 +91,7 @@ fn rules_fired(r: &Row) -> Vec<&'static str> {
         .collect()
 }
 
-fn finding(r: &Row, rule: &str) -> diagnose::Finding {
+fn finding(r: &Profiled, rule: &str) -> diagnose::Finding {
     diagnose::diagnose(r)
         .get(rule)
         .cloned()
@@ -313,7 +313,7 @@ fn settings(select: capture::Select) -> capture::Settings {
             sections: vec!["LaunchStats".into()],
             metrics: vec![m::DURATION.into(), m::INST.into()],
         },
-        size_args: vec!["--size".into(), "16777216".into()],
+        placement: catalog::SlotChoice::Fast,
         source: false,
     }
 }
@@ -335,6 +335,7 @@ fn ncu_command_selects_the_profile_range_or_skips_the_warm_up() {
         &settings(capture::Select::Nvtx),
         &job,
         Path::new("out/r"),
+        Path::new("out/p.json"),
         Path::new("out/m.json"),
     ));
     let s = a.join(" ");
@@ -353,15 +354,14 @@ fn ncu_command_selects_the_profile_range_or_skips_the_warm_up() {
         "{s}"
     );
     assert!(
-        s.ends_with(
-            "dist/lab run --kernel reduce_v3 --backend llvm --size 16777216 --manifest out/m.json"
-        ),
+        s.ends_with("dist/lab run --from-plan out/p.json --placement fast --manifest out/m.json"),
         "{s}"
     );
     let s = args(&capture::ncu_command(
         &settings(capture::Select::LaunchSkip),
         &job,
         Path::new("out/r"),
+        Path::new("out/p.json"),
         Path::new("out/m.json"),
     ))
     .join(" ");
@@ -383,11 +383,12 @@ fn cub_is_always_selected_by_its_nvtx_range() {
         &settings(capture::Select::LaunchSkip),
         &job,
         Path::new("r"),
+        Path::new("p"),
         Path::new("m"),
     ))
     .join(" ");
     assert!(s.contains("--nvtx-include kernel-lab@profile/"), "{s}");
-    assert!(s.contains("run --kernel cub --backend both"), "{s}");
+    assert!(s.contains("run --from-plan p --placement fast"), "{s}");
 }
 
 /// The plan `lab run` printed on the H200 (kept in each manifest) and the report ncu wrote
@@ -640,8 +641,8 @@ fn dominant_stalls_and_dram() {
 #[test]
 fn reduction_predictions_on_the_h200() {
     let rows = reductions();
-    let checks = predict::evaluate(&rows, &m::reduction_columns(), &predict::reductions());
-    assert_eq!(predict::tally(&checks), (44, 18, 0));
+    let checks = expected::evaluate(&rows, &m::reduction_columns(), &expected::reductions());
+    assert_eq!(expected::tally(&checks), (44, 18, 0));
     use Status::{Held, Off};
     for (label, column, status, measured) in [
         ("reduce_v1 [llvm]", "sh_ld_req_per_block", Held, "95.1"),
@@ -755,11 +756,11 @@ fn reduction_predictions_on_the_h200() {
 
 #[test]
 fn a_relation_to_a_missing_kernel_is_not_measured_rather_than_off() {
-    let rows: Vec<Row> = reductions()
+    let rows: Vec<Profiled> = reductions()
         .into_iter()
         .filter(|r| r.kernel != "reduce_v3")
         .collect();
-    let checks = predict::evaluate(&rows, &m::reduction_columns(), &predict::reductions());
+    let checks = expected::evaluate(&rows, &m::reduction_columns(), &expected::reductions());
     assert_eq!(
         check(&checks, "reduce_v1 [llvm]", "inst").status,
         Status::Missing
@@ -771,7 +772,7 @@ fn tolerances_are_applied_as_stated() {
     let mut r = row(&[(m::CTAS, 10.0), (m::SH_LD_REQ, 970.0)]);
     r.kernel = "reduce_v1".into();
     r.label = "reduce_v1 [llvm]".into();
-    let pred = |v, tol| predict::Prediction {
+    let pred = |v, tol| expected::Expectation {
         kernel: "reduce_v1",
         column: "sh_ld_req_per_block",
         expect: Expect::Near(v, tol),
@@ -779,7 +780,7 @@ fn tolerances_are_applied_as_stated() {
         if_off: Some("why"),
     };
     let cols = m::reduction_columns();
-    let status = |p| predict::evaluate(std::slice::from_ref(&r), &cols, &[p])[0].status;
+    let status = |p| expected::evaluate(std::slice::from_ref(&r), &cols, &[p])[0].status;
     assert_eq!(status(pred(94.0, Tol::Abs(3.0))), Status::Held); // 97 vs 94 ±3
     assert_eq!(status(pred(94.0, Tol::Abs(2.0))), Status::Off);
     assert_eq!(status(pred(90.0, Tol::Rel(0.1))), Status::Held);
@@ -791,7 +792,7 @@ fn tolerances_are_applied_as_stated() {
 #[test]
 fn committed_ncu_table_is_reproduced_from_the_capture() {
     let committed = std::fs::read_to_string(results().join("ncu-table.txt")).unwrap();
-    let preds = predict::reductions();
+    let preds = expected::reductions();
     let report = TableReport::build(
         "ncu-table",
         String::new(),
@@ -892,14 +893,14 @@ fn transpose_counters_per_request() {
 
 #[test]
 fn transpose_predictions_on_the_h200() {
-    let p = predict::transposes(4096, 4096);
+    let p = expected::transposes(4096, 4096);
     let conflicts = p
         .iter()
         .find(|p| p.kernel == "transpose_tiled" && p.column == "sh_ld_conflicts")
         .unwrap();
     assert_eq!(conflicts.expect, Expect::Near(16_252_928.0, Tol::Rel(0.05)));
-    let checks = predict::evaluate(&transposes(), &m::transpose_columns(), &p);
-    assert_eq!(predict::tally(&checks), (30, 2, 0));
+    let checks = expected::evaluate(&transposes(), &m::transpose_columns(), &p);
+    assert_eq!(expected::tally(&checks), (30, 2, 0));
     let off: Vec<(&str, &str)> = checks
         .iter()
         .filter(|c| c.status == Status::Off)
@@ -942,7 +943,7 @@ fn transpose_predictions_on_the_h200() {
 #[test]
 fn committed_ncu_transpose_is_reproduced_from_the_capture() {
     let committed = std::fs::read_to_string(results().join("ncu-transpose.txt")).unwrap();
-    let preds = predict::transposes(4096, 4096);
+    let preds = expected::transposes(4096, 4096);
     let text = TableReport::build(
         "ncu-transpose",
         String::new(),
@@ -1284,7 +1285,7 @@ fn committed_ncu_table_nvcc_is_reproduced_from_the_capture() {
     let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
     let want: Vec<String> = (1..=6).map(|v| format!("reduce_v{v} [nvcc]")).collect();
     assert_eq!(labels, want);
-    let preds = predict::reductions();
+    let preds = expected::reductions();
     let text = TableReport::build(
         "ncu-table",
         String::new(),
@@ -1323,7 +1324,7 @@ fn nvcc_twins_issue_fewer_instructions_than_the_chapters_88() {
 #[test]
 fn nvcc_merges_v2s_first_level_loads_like_nvvm() {
     let (ours, cpp) = (reductions(), read(&["ncu-table-nvcc"]));
-    let per_block_req = |rows: &[Row], label: &str| per_block(get(rows, label), m::SH_LD_REQ);
+    let per_block_req = |rows: &[Profiled], label: &str| per_block(get(rows, label), m::SH_LD_REQ);
     let fewer = per_block_req(&ours, "reduce_v2 [llvm]") - per_block_req(&cpp, "reduce_v2 [nvcc]");
     assert!((fewer - 4.0).abs() < 0.5, "{fewer}");
     let same = per_block_req(&ours, "reduce_v2 [nvvm]") - per_block_req(&cpp, "reduce_v2 [nvcc]");

@@ -13,6 +13,8 @@
 //! CUB at 2^28) with the three event lists, and what nsys, its importer and `xtask nsys`
 //! printed on a machine without `libdw.so.1`.
 
+mod harness;
+
 use profiler::nsys::csv::{self as nsys_csv, StatsTable, TABLES};
 use std::path::{Path, PathBuf};
 
@@ -305,11 +307,12 @@ fn a_skipped_report_is_an_empty_table_that_says_why() {
 
 // ---- Where the time goes: the verdicts on the 2026-11-30 capture --------------------------
 
+use harness::{Sandbox, last_line};
 use profiler::nsys::csv::{ApiCall, GpuOp, NvtxRange};
 use profiler::nsys::{self, verdict};
 use profiler::tools;
 use std::os::unix::fs::PermissionsExt;
-use std::process::{Command, Output};
+use std::process::Output;
 use verdict::{Kind, RangeVerdict, Timeline};
 
 /// The capture as `xtask nsys` keeps it: `tests/fixtures/nsys/capture/` copied once per run of
@@ -988,48 +991,33 @@ if [ "$cmd" = "stats" ]; then
 fi
 "#;
 
-struct Sandbox {
-    dir: PathBuf,
-}
-
-impl Sandbox {
-    /// nsys in Nsight Compute's layout, the importer answering `--version` with
-    /// `importer_says` and `importer_exit`.
-    fn new(name: &str, importer_says: &str, importer_exit: i32) -> Sandbox {
-        let dir = std::env::temp_dir().join(format!("xtask-nsys-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let importer = format!("#!/bin/bash\necho '{importer_says}' >&2\nexit {importer_exit}\n");
-        for (file, body) in [
+/// nsys in Nsight Compute's layout, the importer answering `--version` with `importer_says`
+/// and `importer_exit`, and a lab that does nothing.
+fn sandbox(name: &str, importer_says: &str, importer_exit: i32) -> Sandbox {
+    let importer = format!("#!/bin/bash\necho '{importer_says}' >&2\nexit {importer_exit}\n");
+    let sb = Sandbox::new(
+        &format!("nsys-{name}"),
+        &[
             ("host/target-linux-x64/nsys", FAKE_NSYS),
             (
                 "host/linux-desktop-glibc_2_11_3-x64/QdstrmImporter",
                 importer.as_str(),
             ),
             ("lab", "#!/bin/sh\n"),
-        ] {
-            let p = dir.join(file);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, body).unwrap();
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        std::fs::create_dir_all(dir.join("out")).unwrap();
-        Sandbox {
-            dir: dir.canonicalize().unwrap(),
-        }
-    }
+        ],
+    );
+    std::fs::create_dir_all(sb.out()).unwrap();
+    sb
+}
 
-    fn out(&self) -> PathBuf {
-        self.dir.join("out")
-    }
-
+impl Sandbox {
     fn xtask(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        let mut c = harness::xtask();
         c.args(args)
-            .env("NSYS", self.dir.join("host/target-linux-x64/nsys"))
+            .env("NSYS", self.path("host/target-linux-x64/nsys"))
             .env("PATH", "/usr/bin:/bin")
             .env("FAKE_CAPTURE", capture())
-            .env("FAKE_PREFIX", "nsys-launchgap")
-            .env_remove("CARGO");
+            .env("FAKE_PREFIX", "nsys-launchgap");
         for (k, v) in env {
             c.env(k, v);
         }
@@ -1037,7 +1025,7 @@ impl Sandbox {
     }
 
     fn trace(&self, env: &[(&str, &str)]) -> Output {
-        let lab = self.dir.join("lab");
+        let lab = self.path("lab");
         let out = self.out();
         self.xtask(
             &[
@@ -1052,30 +1040,6 @@ impl Sandbox {
             env,
         )
     }
-
-    /// Hidden files in the output folder: what a run left half-done.
-    fn leftovers(&self) -> Vec<String> {
-        std::fs::read_dir(self.out())
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with('.'))
-            .collect()
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn stderr_tail(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .last()
-        .unwrap_or("")
-        .to_string()
 }
 
 /// The H200's failure replayed: nsys exits 0 with "Importer error status: An unknown error
@@ -1088,14 +1052,14 @@ fn no_report_because_the_importer_lacks_libdw_is_one_line() {
         .find(|l| l.contains("error while loading shared libraries"))
         .unwrap()
         .to_string();
-    let sb = Sandbox::new("nolibdw", &said, 127);
+    let sb = sandbox("nolibdw", &said, 127);
     let o = sb.trace(&[("FAKE_NO_IMPORTER", "1")]);
     assert!(!o.status.success());
     let importer = sb
         .dir
         .join("host/linux-desktop-glibc_2_11_3-x64/QdstrmImporter");
     assert_eq!(
-        stderr_tail(&o),
+        last_line(&o),
         format!(
             "error: nsys's importer ({}) cannot load libdw.so.1: {REMEDY}",
             importer.display()
@@ -1110,10 +1074,10 @@ fn no_report_because_the_importer_lacks_libdw_is_one_line() {
 /// No report although the importer runs: the log is where the reason is.
 #[test]
 fn no_report_with_a_working_importer_points_at_the_log() {
-    let sb = Sandbox::new("noreport", "NVIDIA Nsight Systems 36398880", 0);
+    let sb = sandbox("noreport", "NVIDIA Nsight Systems 36398880", 0);
     let o = sb.trace(&[("FAKE_NO_IMPORTER", "1")]);
     assert!(!o.status.success());
-    let line = stderr_tail(&o);
+    let line = last_line(&o);
     assert!(line.starts_with("error: nsys wrote no report ("), "{line}");
     assert!(line.ends_with("nsys-launch-gap.nsys.log for why"), "{line}");
     assert_eq!(sb.leftovers(), Vec::<String>::new());
@@ -1123,12 +1087,12 @@ fn no_report_with_a_working_importer_points_at_the_log() {
 /// capture's copy replaced), the verdicts printed, and `--from` reading them back the same.
 #[test]
 fn traces_are_kept_gzipped_and_read_back_the_same() {
-    let sb = Sandbox::new("ok", "NVIDIA Nsight Systems 36398880", 0);
+    let sb = sandbox("ok", "NVIDIA Nsight Systems 36398880", 0);
     let stale = sb.out().join("nsys-launch-gap_cuda_gpu_trace.csv");
     std::fs::write(&stale, "an earlier capture\n").unwrap();
     let o = sb.trace(&[]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", harness::stderr(&o));
+    let text = harness::stdout(&o);
     assert!(!stale.exists());
     for r in nsys_csv::REPORTS {
         let gz = nsys_csv::GZIPPED.contains(&r);

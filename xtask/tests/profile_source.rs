@@ -9,11 +9,13 @@
 //! `ptxas -arch=sm_90 -lineinfo` and `nvdisasm -c -gi`, call-site files from the PTX. Numbers
 //! the tests expect are read off the CSV pages here, by other means than the code under test.
 
+mod harness;
+
 use profiler::diagnose;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xtask::profiler::metrics::{Row, stall_metric};
+use xtask::profiler::metrics::{Profiled, stall_metric};
 use xtask::profiler::ncu_csv::{Launch, Value};
 use xtask::profiler::source::{self, KernelSource, Origin, lines, page};
 
@@ -305,7 +307,7 @@ fn llvm_reduce_v3_barrier_stalls_are_charged_to_sync_threads() {
     for (reason, v) in [("barrier", 20.0), ("long_scoreboard", 5.0)] {
         p.metrics.insert(stall_metric(reason), Value::Num(v));
     }
-    let row = Row::new(p, "llvm");
+    let row = Profiled::new(p, "llvm");
     let mut d = diagnose::diagnose(&row);
     xtask::profiler::lines::locate(&row, &mut d, v3);
     let stall = d.get("stall").unwrap();
@@ -505,7 +507,7 @@ fn the_capture_imports_the_sources() {
             sections: Vec::new(),
             metrics: Vec::new(),
         },
-        size_args: Vec::new(),
+        placement: catalog::SlotChoice::Fast,
         source,
     };
     let job = capture::Job {
@@ -528,7 +530,13 @@ fn the_capture_imports_the_sources() {
     };
     assert_eq!(job.name, "profile-reduce_v3-llvm");
     let args = |source| -> String {
-        let cmd = capture::ncu_command(&settings(source), &job, Path::new("r"), Path::new("m"));
+        let cmd = capture::ncu_command(
+            &settings(source),
+            &job,
+            Path::new("r"),
+            Path::new("p"),
+            Path::new("m"),
+        );
         cmd.get_args()
             .map(|a| a.to_string_lossy().into_owned())
             .collect::<Vec<_>>()
@@ -577,13 +585,13 @@ if [ "$1" = "--import" ]; then
   exit 0
 fi
 echo "$@" >> "$FAKE_LOG"
-out=""; b=""; prev=""
+out=""; plan=""; prev=""
 for a in "$@"; do
   [ "$prev" = "--export" ] && out=$a
-  [ "$prev" = "--backend" ] && b=$a
+  [ "$prev" = "--from-plan" ] && plan=$a
   prev=$a
 done
-echo "$b" > "$out.ncu-rep"
+grep -o '"backend": "[a-z]*"' "$plan" | head -1 | cut -d'"' -f4 > "$out.ncu-rep"
 "#;
 
 /// `profile --source` on a GPU machine, with stand-ins for lab and ncu that hand back the
@@ -591,15 +599,8 @@ echo "$b" > "$out.ncu-rep"
 /// leaves out) with `--import-source yes`, and both Source pages land beside the raw page.
 #[test]
 fn profile_source_captures_the_source_pages() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("xtask-source-live-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, body) in [("lab", FAKE_LAB), ("ncu", FAKE_NCU)] {
-        let p = dir.join(name);
-        std::fs::write(&p, body).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    let sb = harness::Sandbox::new("source-live", &[("lab", FAKE_LAB), ("ncu", FAKE_NCU)]);
+    let dir = &sb.dir;
     let launch = |b: &str| {
         format!(
             r#"{{"label":"reduce_v3 [{b}]","kernel":"reduce_v3","entry":"reduce_v3_f32","family":"reduction","backend":"{b}","elements":16777216}}"#
@@ -613,7 +614,7 @@ fn profile_source_captures_the_source_pages() {
     );
     std::fs::write(dir.join("plan.json"), plan).unwrap();
     let out = dir.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let o = harness::xtask()
         .args([
             "profile",
             "--kernel",
@@ -630,22 +631,21 @@ fn profile_source_captures_the_source_pages() {
         .env("FAKE_PLAN", dir.join("plan.json"))
         .env("FAKE_CAPTURE", capture())
         .env("FAKE_LOG", dir.join("ncu-args.log"))
-        .env_remove("CARGO")
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let text = harness::stdout(&o);
+    assert!(o.status.success(), "{text}\n{}", harness::stderr(&o));
     let runs = std::fs::read_to_string(dir.join("ncu-args.log")).unwrap();
     assert_eq!(runs.lines().count(), 2, "{runs}");
     assert!(
         runs.lines().all(|l| l.contains("--import-source yes")),
         "{runs}"
     );
-    assert!(!runs.contains("--backend nvvm"), "{runs}");
+    assert!(
+        runs.lines().all(|l| l.contains(" run --from-plan ")),
+        "{runs}"
+    );
+    assert!(!out.join("profile-reduce_v3-nvvm.ncu-rep").exists());
     for b in ["llvm", "nvcc"] {
         for page in [source::SASS_PAGE, source::CUDA_PAGE] {
             let got =
@@ -672,7 +672,6 @@ fn profile_source_captures_the_source_pages() {
             assert!(m.kernels.contains_key("reduce_v3_f32"), "{b}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The tiled transpose reads its tile down a column: every extra shared wavefront of the
@@ -702,7 +701,7 @@ fn bank_conflicts_point_at_the_column_read_of_the_tile() {
     ] {
         p.metrics.insert(name.into(), Value::Num(v));
     }
-    let row = Row::new(p, "llvm");
+    let row = Profiled::new(p, "llvm");
     let mut d = diagnose::diagnose(&row);
     xtask::profiler::lines::locate(&row, &mut d, t);
     let bank = d.get("bank-conflicts").unwrap();

@@ -6,9 +6,10 @@
 //! (`tests/fixtures/sanitize/`, whose README says where they come from); its clean closing
 //! lines are the H200's too (results/sanitize/54d9599/sanitize.log.gz).
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod harness;
+
+use harness::{Sandbox, stderr, stdout, xtask};
+use std::process::Command;
 
 const FAKE_LAB: &str = r#"#!/bin/bash
 case "$1" in
@@ -61,69 +62,41 @@ case "$tool" in
 esac
 "#;
 
-struct Sandbox {
-    dir: PathBuf,
+/// A sandbox with the stand-in lab and compute-sanitizer.
+fn sandbox(name: &str) -> Sandbox {
+    Sandbox::new(
+        &format!("sanitize-{name}"),
+        &[("lab", FAKE_LAB), ("bin/compute-sanitizer", FAKE_SANITIZER)],
+    )
 }
 
 impl Sandbox {
-    fn new(name: &str) -> Sandbox {
-        let dir =
-            std::env::temp_dir().join(format!("xtask-sanitize-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("bin")).unwrap();
-        for (file, body) in [("lab", FAKE_LAB), ("bin/compute-sanitizer", FAKE_SANITIZER)] {
-            let p = dir.join(file);
-            std::fs::write(&p, body).unwrap();
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        Sandbox { dir }
-    }
-
-    fn out(&self) -> PathBuf {
-        self.dir.join("out")
-    }
-
     fn command(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        let mut c = xtask();
         c.arg("sanitize")
             .args(args)
             .arg("--lab")
-            .arg(self.dir.join("lab"))
+            .arg(self.path("lab"))
             .arg("--output")
             .arg(self.out())
-            .env("COMPUTE_SANITIZER", self.dir.join("bin/compute-sanitizer"))
-            .env("FAKE_LOG", self.dir.join("calls.log"))
+            .env("COMPUTE_SANITIZER", self.path("bin/compute-sanitizer"))
+            .env("FAKE_LOG", self.path("calls.log"))
             .env(
                 "FAKE_FIXTURES",
                 concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sanitize"),
             )
-            .env_remove("FAKE_CLEAN_TOOL")
-            .env_remove("CARGO");
+            .env_remove("FAKE_CLEAN_TOOL");
         c
     }
 
     /// The sanitizer's calls: `tool lab-args`, one a line, in the order they ran.
     fn calls(&self) -> Vec<String> {
-        std::fs::read_to_string(self.dir.join("calls.log"))
+        std::fs::read_to_string(self.path("calls.log"))
             .unwrap_or_default()
             .lines()
             .map(String::from)
             .collect()
     }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 const FLAGGED: [&str; 4] = [
@@ -135,7 +108,7 @@ const FLAGGED: [&str; 4] = [
 
 #[test]
 fn canaries_only_runs_each_canary_under_its_own_tool() {
-    let s = Sandbox::new("only");
+    let s = sandbox("only");
     let o = s.command(&["--canaries-only"]).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let lines: Vec<String> = stdout(&o).lines().skip(1).map(String::from).collect();
@@ -159,7 +132,7 @@ fn canaries_only_runs_each_canary_under_its_own_tool() {
 
 #[test]
 fn a_clean_canary_stops_sanitize_with_one_line_naming_it() {
-    let s = Sandbox::new("clean");
+    let s = sandbox("clean");
     let o = s
         .command(&[])
         .env("FAKE_CLEAN_TOOL", "racecheck")
@@ -182,7 +155,7 @@ fn a_clean_canary_stops_sanitize_with_one_line_naming_it() {
 
 #[test]
 fn the_report_lists_the_canaries_before_the_kernels() {
-    let s = Sandbox::new("full");
+    let s = sandbox("full");
     let o = s
         .command(&["--tool", "memcheck,racecheck"])
         .output()

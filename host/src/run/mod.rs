@@ -23,7 +23,8 @@
 //! entry of a known family runs here without a change. What each launch reads, resets and
 //! checks is its family's case (`crate::cases`), the same `lab bench` times.
 //!
-//! - `plan`: `--kernel` resolved, the launches planned, the memory they need;
+//! - `plan`: `--kernel` resolved, the launches planned, the memory they need; a plan given
+//!   back (`--from-plan`, how xtask's profilers run what `--plan` resolved) checked;
 //! - `launch`: the launches;
 //! - [`predict`]: `--predict`, the model's time for each kernel from a run's roofs, no GPU;
 //! - this module: the command (its output lines, `--list`, `--manifest`).
@@ -37,7 +38,9 @@ mod tests;
 pub use catalog::nvtx::{NVTX_FILTER, PROFILE_RANGE, WARMUP_RANGE};
 pub use catalog::records::{Launched, Manifest, Plan, Planned, Sizes};
 pub use launch::run;
-pub use plan::{DEFAULT_EDGE, DEFAULT_N, RunKernel, bytes_needed, default_sizes, plan, select};
+pub use plan::{
+    DEFAULT_EDGE, DEFAULT_N, RunKernel, bytes_needed, check, default_sizes, plan, select,
+};
 
 use crate::error::{HostError, Result};
 use crate::files::{report_written, write_atomic};
@@ -95,13 +98,54 @@ pub fn names_help() -> String {
     s
 }
 
-/// What `lab run` was asked to do (parsed by the binary's argument layer).
+/// `--kernel`, `--backend` and the sizes, as given.
 #[derive(Clone, Debug)]
-pub struct Request {
+pub struct Named {
     /// `--kernel`: names, families or unique parts of names, comma-separated.
     pub kernels: String,
     pub which: Which,
     pub sizes: Sizes,
+}
+
+/// What `lab run` launches.
+#[derive(Clone, Debug)]
+pub enum Launches {
+    /// The kernels named, resolved here into a plan.
+    Named(Named),
+    /// A plan resolved before (`--from-plan`: what `lab run --plan` printed, or some of its
+    /// launches), run as it is once [`check`]ed.
+    Planned(Plan),
+}
+
+impl Launches {
+    /// The plan to run.
+    pub fn plan(&self) -> Result<Plan> {
+        match self {
+            Launches::Named(n) => plan(&select(&n.kernels)?, n.which, n.sizes),
+            Launches::Planned(p) => {
+                check(p)?;
+                Ok(p.clone())
+            }
+        }
+    }
+}
+
+/// Reads the plan `--from-plan FILE` names.
+pub fn read_plan(path: &std::path::Path) -> Result<Plan> {
+    let invalid = |detail: String| HostError::Invalid {
+        what: "--from-plan",
+        detail,
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| invalid(format!("could not read '{}': {e}", path.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| invalid(format!("'{}' is not a plan: {e}", path.display())))
+}
+
+/// What `lab run` was asked to do (parsed by the binary's argument layer).
+#[derive(Clone, Debug)]
+pub struct RunRequest {
+    pub launches: Launches,
     pub seed: u64,
     /// Where the reductions' result word goes (`--placement`).
     pub placement: SlotChoice,
@@ -112,9 +156,8 @@ pub struct Request {
 }
 
 /// `lab run`: one line per launch on stdout. Returns whether every result was right.
-pub fn run_cli(req: &Request) -> Result<bool> {
-    let kernels = select(&req.kernels)?;
-    let plan = plan(&kernels, req.which, req.sizes)?;
+pub fn run_cli(req: &RunRequest) -> Result<bool> {
+    let plan = req.launches.plan()?;
     if req.plan_only {
         let json = serde_json::to_string_pretty(&plan).expect("the plan serializes");
         println!("{json}");
@@ -129,9 +172,9 @@ pub fn run_cli(req: &Request) -> Result<bool> {
         "lab run: {} ({} SMs), reductions n = {}, transposes {}×{}; one warm-up, then one launch in NVTX range '{}'",
         lab.info.name,
         lab.info.sm_count,
-        req.sizes.n,
-        req.sizes.rows,
-        req.sizes.cols,
+        plan.sizes.n,
+        plan.sizes.rows,
+        plan.sizes.cols,
         PROFILE_RANGE
     );
     let mut slots = ResultSlots::new()?;

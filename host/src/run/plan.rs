@@ -130,9 +130,9 @@ pub fn select(spec: &str) -> Result<Vec<RunKernel>> {
     Ok(out)
 }
 
-/// The plan: the launches for `kernels` × `which`, kernel by kernel, each on every chosen
-/// backend that carries it.
-pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
+/// Refuses sizes no launch of `kernels` can take: none may be 0, and `bump` indexes its
+/// elements with a u32.
+fn check_sizes(kernels: &[RunKernel], sizes: Sizes) -> Result<()> {
     if sizes.n == 0 || sizes.rows == 0 || sizes.cols == 0 {
         return Err(HostError::Invalid {
             what: "size",
@@ -150,6 +150,13 @@ pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
             why: "bump's u32 index",
         });
     }
+    Ok(())
+}
+
+/// The plan: the launches for `kernels` × `which`, kernel by kernel, each on every chosen
+/// backend that carries it.
+pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
+    check_sizes(kernels, sizes)?;
     let backends = which.backends();
     let mut notes = Vec::new();
     if let Some(why) = cub::unavailable() {
@@ -200,7 +207,46 @@ pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
     })
 }
 
-/// The kernel a planned launch runs, looked up again in the catalogue.
+/// Checks a plan made by an earlier `lab run --plan` (or a part of one) before it runs: each
+/// launch names one catalogue kernel, on a runner that carries it, and the sizes are ones
+/// [`plan`] accepts.
+pub fn check(plan: &Plan) -> Result<()> {
+    let invalid = |detail: String| HostError::Invalid {
+        what: "--from-plan",
+        detail,
+    };
+    let mut kernels = Vec::new();
+    for p in &plan.launches {
+        let picked =
+            catalog::select(&p.kernel).map_err(|e| invalid(format!("{}: {e}", p.label)))?;
+        let [s] = picked[..] else {
+            return Err(invalid(format!(
+                "{}: '{}' names {} kernels, a planned launch one",
+                p.label,
+                p.kernel,
+                picked.len()
+            )));
+        };
+        let k = RunKernel::of(s);
+        let runs = match p.backend {
+            Runner::Compiled(b) => k.kernel.library.is_none() && k.kernel.carried_by(b),
+            Runner::Cub => k.kernel.library.is_some(),
+            Runner::Driver => false,
+        };
+        if !runs {
+            return Err(invalid(format!(
+                "{}: {} does not run on {}",
+                p.label,
+                k.name(),
+                p.backend
+            )));
+        }
+        kernels.push(k);
+    }
+    check_sizes(&kernels, plan.sizes)
+}
+
+/// The catalogue kernel a planned launch names ([`check`] has made sure it names one).
 pub(super) fn planned_kernel(p: &Planned) -> RunKernel {
     let s = catalog::select(&p.kernel).expect("a planned kernel is in the catalogue");
     RunKernel::of(s[0])

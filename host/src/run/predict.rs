@@ -3,7 +3,7 @@
 //! `results/bench/`), the counts the catalogue's (`catalog::model`); the output names the file
 //! and where each roof came from.
 
-use super::Request;
+use super::Named;
 use super::plan::{RunKernel, select};
 use crate::error::{HostError, Result};
 use catalog::model::check::{self, RoofSet};
@@ -18,7 +18,7 @@ pub const RESULTS_DIR: &str = "results/bench";
 
 /// Prints the prediction of every kernel `req` selects, at its sizes, from the roofs of
 /// `roofs_file` (else the newest results file under [`RESULTS_DIR`]).
-pub fn run_cli(req: &Request, roofs_file: Option<&Path>) -> Result<()> {
+pub fn run_cli(req: &Named, roofs_file: Option<&Path>) -> Result<()> {
     let kernels = select(&req.kernels)?;
     let path = match roofs_file {
         Some(p) => p.to_path_buf(),
@@ -37,13 +37,7 @@ pub fn run_cli(req: &Request, roofs_file: Option<&Path>) -> Result<()> {
 }
 
 /// The whole output: the file and its roofs, the rule, then one block per kernel.
-fn text(
-    req: &Request,
-    kernels: &[RunKernel],
-    path: &Path,
-    report: &Report,
-    set: &RoofSet,
-) -> String {
+fn text(req: &Named, kernels: &[RunKernel], path: &Path, report: &Report, set: &RoofSet) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -222,7 +216,6 @@ pub fn newest(dir: &Path) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::placement::SlotChoice;
     use catalog::Which;
     use catalog::records::Sizes;
 
@@ -230,8 +223,8 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(p)
     }
 
-    fn request(kernels: &str) -> Request {
-        Request {
+    fn request(kernels: &str) -> Named {
+        Named {
             kernels: kernels.into(),
             which: Which::All,
             sizes: Sizes {
@@ -240,10 +233,6 @@ mod tests {
                 cols: 8192,
                 offset: 0,
             },
-            seed: 1,
-            placement: SlotChoice::First,
-            plan_only: false,
-            manifest: None,
         }
     }
 

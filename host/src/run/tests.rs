@@ -211,3 +211,42 @@ fn the_list_names_every_entry() {
     }
     assert!(help.contains("[reduce_v3_f32]") && help.contains("reduce_v3_i32"));
 }
+
+/// A plan `--plan` printed runs as it is, whole or in part; a hand-made one is held to the
+/// catalogue before any GPU work.
+#[test]
+fn a_plan_given_back_is_checked_against_the_catalogue() {
+    let whole = plan(
+        &select("reduce_v3,transpose_naive").unwrap(),
+        Which::All,
+        default_sizes(),
+    )
+    .unwrap();
+    check(&whole).unwrap();
+    let mut part = whole.clone();
+    part.launches.retain(|l| l.backend == Backend::Nvvm);
+    assert_eq!(part.launches.len(), 2);
+    check(&part).unwrap();
+
+    let mut odd = part.clone();
+    odd.launches[0].kernel = "reduce".into();
+    let e = check(&odd).unwrap_err().to_string();
+    assert!(
+        e.starts_with("--from-plan: reduce_v3 [nvvm]: 'reduce' names "),
+        "{e}"
+    );
+
+    let mut off = part.clone();
+    off.launches[0].backend = catalog::Runner::Cub;
+    let e = check(&off).unwrap_err().to_string();
+    assert!(e.contains("reduce_v3 does not run on cub"), "{e}");
+
+    let mut empty = part;
+    empty.sizes.n = 0;
+    assert!(
+        check(&empty)
+            .unwrap_err()
+            .to_string()
+            .contains("at least 1")
+    );
+}

@@ -82,7 +82,7 @@ pub const FFMA_THREAD_INST: &str = "smsp__sass_thread_inst_executed_op_ffma_pred
 pub const THREAD_INST: &str = "smsp__thread_inst_executed_pred_on.sum";
 
 // Shared memory.
-/// Shared loads with at least one lane on: the requests the chapter counts.
+/// Shared loads with at least one lane on: the requests a shared-memory access counts as.
 pub const SH_LD_REQ: &str = "smsp__inst_executed_op_shared_ld_pred_on_any.sum";
 pub const SH_ST_REQ: &str = "smsp__inst_executed_op_shared_st_pred_on_any.sum";
 /// Shared load instructions executed, lanes on or not.

@@ -1,6 +1,6 @@
 //! Parser for `nsys stats --report R --format csv` output, and its text rendering.
 //!
-//! Each report is one CSV table. The three the chapter reads:
+//! Each report is one CSV table. The three summaries printed:
 //! - `nvtx_sum`: `Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),
 //!   StdDev (ns),Style,Range` — time per NVTX range;
 //! - `cuda_api_sum`: `…,Num Calls,…,Name` — calls and CPU time per CUDA API function;

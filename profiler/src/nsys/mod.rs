@@ -1,6 +1,6 @@
 //! Nsight Systems timelines of any program (`cargo xtask nsys` traces the lab's launch-gap
 //! demo and bench, or `-- PROGRAM`): the verdict per NVTX range first, the kernels worth
-//! opening, then the three tables the chapter reads, printed as text and kept as CSV:
+//! opening, then three summary tables, printed as text and kept as CSV:
 //! `nvtx_sum` (time per NVTX range), `cuda_api_sum` (calls and CPU time per CUDA API
 //! function), `cuda_gpu_kern_sum` (GPU time per kernel); and, from three event lists
 //! (`nvtx_pushpop_trace`, `cuda_gpu_trace`, `cuda_api_trace`), where the time goes per NVTX

@@ -9,11 +9,25 @@
 use super::{ptx, short_path};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// One frame of an inline chain: a line of a source file.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// One frame of an inline chain: a line of a source file. Written `["file", line]` (the
+/// capture's saved line maps, `profiler::source::lines`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(from = "(String, u32)", into = "(String, u32)")]
 pub struct Frame {
     pub file: String,
     pub line: u32,
+}
+
+impl From<(String, u32)> for Frame {
+    fn from((file, line): (String, u32)) -> Frame {
+        Frame { file, line }
+    }
+}
+
+impl From<Frame> for (String, u32) {
+    fn from(f: Frame) -> (String, u32) {
+        (f.file, f.line)
+    }
 }
 
 /// Whether `path` is library code (see the module documentation): Rust's library sources

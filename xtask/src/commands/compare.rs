@@ -2,7 +2,7 @@
 //! compared by time (with a verdict), counters (with the recorded prediction checked) and code
 //! (see [`crate::compare`]).
 
-use crate::compare::{self, Request};
+use crate::compare::{self, CompareRequest};
 use anyhow::Result;
 use catalog::{Backend, Dtype, Format};
 use std::path::PathBuf;
@@ -78,8 +78,8 @@ pub fn run(args: &Args) -> Result<()> {
     compare::run(&request(args))
 }
 
-fn request(a: &Args) -> Request {
-    Request {
+fn request(a: &Args) -> CompareRequest {
+    CompareRequest {
         a: a.a.clone(),
         b: a.b.clone(),
         backends: a.backend.clone(),
@@ -113,7 +113,7 @@ mod tests {
         args: Args,
     }
 
-    fn parse(argv: &[&str]) -> Request {
+    fn parse(argv: &[&str]) -> CompareRequest {
         let cli =
             Cli::try_parse_from(std::iter::once("compare").chain(argv.iter().copied())).unwrap();
         request(&cli.args)

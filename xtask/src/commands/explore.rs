@@ -6,7 +6,7 @@
 //! already made (`--capture`, default [`crate::explore::CAPTURE`]).
 
 use crate::asm;
-use crate::explore::{self, CAPTURE, Request};
+use crate::explore::{self, CAPTURE, ExploreRequest};
 use anyhow::{Result, bail};
 use catalog::Backend;
 use std::path::PathBuf;
@@ -58,7 +58,7 @@ pub fn run(args: &Args) -> Result<()> {
             root.join(p)
         }
     };
-    let req = Request {
+    let req = ExploreRequest {
         kernels,
         backends: args.backend.0.clone(),
         capture: args.capture.as_ref().map(at_root),

@@ -6,7 +6,7 @@
 
 use crate::asm::parse_backends;
 use crate::profiler::ncu::NcuOptions;
-use crate::profiler::profile::{Request, profile};
+use crate::profiler::profile::{ProfileRequest, profile};
 use crate::profiler::program::{self, Output};
 use anyhow::Result;
 use catalog::Backend;
@@ -169,7 +169,7 @@ pub fn run(args: &Args) -> Result<()> {
     if reading_back && !crate::profiler::capture::lab_pages(&f.ncu.from)? {
         return program::profile_pages(&crate::profiler::capture::raw_pages(&f.ncu.from)?, &out);
     }
-    let request = Request {
+    let request = ProfileRequest {
         kernel: &f.kernel,
         set: f.set,
         size: f.size,

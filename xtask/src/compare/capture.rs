@@ -2,7 +2,7 @@
 //! each pair's hot lines read from them.
 
 use super::pairs::Pair;
-use super::{HOT_LINES, HotLines, Plan, Request, code};
+use super::{CompareRequest, HOT_LINES, HotLines, Plan, code};
 use anyhow::Result;
 use catalog::records::Row;
 use std::path::{Path, PathBuf};
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// both sides), or a live capture's `ncu-a-*` and `ncu-b-*` in `out_dir`; and whether the line
 /// map is saved with them (made at capture time, from the PTX the kernels ran).
 pub(super) fn capture_stems(
-    req: &Request,
+    req: &CompareRequest,
     plan: &Plan,
     out_dir: Option<&Path>,
 ) -> Option<(Vec<PathBuf>, Vec<PathBuf>, bool)> {
@@ -61,7 +61,7 @@ pub(super) fn source_stem(stems: &[PathBuf], row: &Row) -> Option<(PathBuf, Stri
 /// Each pair's hot-line diff, from the Source pages of its capture; a note for each pair
 /// without one.
 pub(super) fn hot_lines(
-    req: &Request,
+    req: &CompareRequest,
     plan: &Plan,
     pairs: &[Pair],
     out_dir: Option<&Path>,

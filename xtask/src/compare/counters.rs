@@ -3,12 +3,12 @@
 //! ([`crate::profiler::ncu::NcuOptions::collect`], the path every ncu subcommand takes) or from
 //! raw pages captured earlier.
 
+use super::claims::change_pct;
 use super::live;
 use super::pairs::Pair;
-use super::predict::change_pct;
-use super::{Plan, Request};
+use super::{CompareRequest, Plan};
 use crate::profiler::capture::Collect;
-use crate::profiler::metrics::{self, Column, Row as Launch, function_name};
+use crate::profiler::metrics::{self, Column, Profiled as Launch, function_name};
 use crate::profiler::ncu::NcuOptions;
 use anyhow::Result;
 use catalog::{Backend, Dtype, Family, Runner};
@@ -207,7 +207,7 @@ fn options(dir: &Path, lab: Option<&Path>, backend: Backend) -> Result<NcuOption
 pub(super) type ProfiledSides = Option<(Vec<Launch>, Vec<Launch>, Option<String>)>;
 
 pub(super) fn profiled_rows(
-    req: &Request,
+    req: &CompareRequest,
     plan: &Plan,
     pairs: &[Pair],
     out_dir: Option<&Path>,

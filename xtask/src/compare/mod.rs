@@ -4,8 +4,8 @@
 //! - time ([`time`], [`verdict`], [`live`]): both distributions and a verdict by one stated
 //!   rule, live over rounds of `lab bench` until the verdict holds twice in a row, or from two
 //!   results files;
-//! - counters ([`counters`]): the chapter's ncu metrics side by side, and the predictions
-//!   ([`predict`]) recorded with the experiment checked against them, the outcome written back
+//! - counters ([`counters`]): the chapter's ncu metrics side by side, and the claims
+//!   ([`claims`], `--predict`) recorded with the experiment checked against them, the outcome written back
 //!   to the experiment log;
 //! - code ([`code`]): the SASS statistics that differ, and the hot-line diff.
 //!
@@ -14,20 +14,20 @@
 //! distributions as an SVG ([`svg`]).
 
 pub mod capture;
+pub mod claims;
 pub mod code;
 pub mod counters;
 pub mod live;
 pub mod model;
 pub mod pairs;
 pub mod plan;
-pub mod predict;
 pub mod render;
 pub mod svg;
 pub mod time;
 pub mod verdict;
 
 use crate::experiment_log::{self, Entry};
-use crate::profiler::metrics::Row as Launch;
+use crate::profiler::metrics::Profiled as Launch;
 use crate::util;
 use anyhow::{Context, Result, bail};
 use catalog::records::{Report as Results, Row};
@@ -47,7 +47,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// What the user asked for (the command line, parsed).
 #[derive(Clone, Debug)]
-pub struct Request {
+pub struct CompareRequest {
     pub a: String,
     pub b: Option<String>,
     pub backends: Vec<Backend>,
@@ -131,7 +131,7 @@ pub struct PredictionCheck {
     /// `--predict`, or the log entry it came from (`log: date commit, change`).
     pub source: String,
     pub prediction: String,
-    pub checks: Vec<predict::Check>,
+    pub checks: Vec<claims::Check>,
     pub summary: String,
 }
 
@@ -205,7 +205,7 @@ pub struct Compared {
 
 /// Runs the comparison and prints it; writes the outputs, the SVG, and the predictions'
 /// outcomes to the experiment log.
-pub fn run(req: &Request) -> Result<()> {
+pub fn run(req: &CompareRequest) -> Result<()> {
     let c = compare(req)?;
     let r = &c.report;
     let text = render::text(r);
@@ -243,8 +243,8 @@ pub fn run(req: &Request) -> Result<()> {
 }
 
 /// Measures (or reads) both sides and builds the report.
-pub fn compare(req: &Request) -> Result<Compared> {
-    let flag_clauses = req.predict.as_deref().map(predict::parse).transpose()?;
+pub fn compare(req: &CompareRequest) -> Result<Compared> {
+    let flag_clauses = req.predict.as_deref().map(claims::parse).transpose()?;
     let plan = plan(req)?;
     let log_file = req
         .log
@@ -351,8 +351,8 @@ pub fn compare(req: &Request) -> Result<Compared> {
     for (_, _, spec, _) in &wanted {
         // A log entry's prediction was checked when it was recorded; one that no longer parses
         // is reported on its pair below.
-        if let Ok(c) = predict::parse(spec) {
-            extra_metrics.extend(predict::raw_metrics(&c));
+        if let Ok(c) = claims::parse(spec) {
+            extra_metrics.extend(claims::raw_metrics(&c));
         }
     }
     let mut seen = Vec::new();
@@ -409,7 +409,7 @@ pub fn compare(req: &Request) -> Result<Compared> {
         let p = &pairs[*i];
         let clauses = match (&flag_clauses, log_index) {
             (Some(c), None) => c.clone(),
-            _ => match predict::parse(spec) {
+            _ => match claims::parse(spec) {
                 Ok(c) => c,
                 Err(e) => {
                     notes.push(format!(
@@ -423,17 +423,17 @@ pub fn compare(req: &Request) -> Result<Compared> {
         let time_side = times
             .iter()
             .find(|t| t.label == p.label)
-            .map(|t| predict::TimeSide {
+            .map(|t| claims::TimeSide {
                 a_us: t.a.median_us,
                 b_us: t.b.median_us,
                 verdict: t.verdict,
             });
         let hit = found[*i];
         let lookup = |name: &str| hit.and_then(|(a, b)| counters::value(a, b, &cols, name));
-        let c = predict::check(&clauses, time_side, &lookup);
-        let summary = predict::summary(&c);
+        let c = claims::check(&clauses, time_side, &lookup);
+        let summary = claims::summary(&c);
         if let Some(j) = log_index {
-            if c.iter().all(|x| x.outcome == predict::Outcome::Unmeasured) {
+            if c.iter().all(|x| x.outcome == claims::Outcome::Unmeasured) {
                 notes.push(format!(
                     "{}: the logged prediction stays unchecked: nothing it names was measured",
                     p.label

@@ -1,7 +1,7 @@
 //! A and B resolved into a plan: two kernels, one kernel from two compilers, or two results
 //! files, to run live or to read; every refusal is one line.
 
-use super::Request;
+use super::CompareRequest;
 use super::live;
 use super::pairs::{Axis, Filter, Pairing, some};
 use anyhow::{Result, bail};
@@ -59,7 +59,7 @@ pub(super) fn kernel(name: &str) -> Result<&'static catalog::Kernel> {
 }
 
 /// What to run or read, from the request; every refusal is one line.
-pub fn plan(req: &Request) -> Result<Plan> {
+pub fn plan(req: &CompareRequest) -> Result<Plan> {
     let dtypes = req.dtypes.clone();
     if is_file(&req.a) {
         let Some(b) = req.b.as_deref().filter(|b| is_file(b)) else {

@@ -2,7 +2,7 @@
 //! (`section,pair,metric,a,b,change_pct,verdict,predicted_change_pct,text`; a hot line's a and b
 //! are its shares of the samples, in percent). JSON is the report serialized.
 
-use super::predict::fmt_change;
+use super::claims::fmt_change;
 use super::{Report, Source};
 use anyhow::Result;
 use comfy_table::{CellAlignment, Table, presets::ASCII_MARKDOWN};
@@ -301,9 +301,9 @@ pub fn csv(r: &Report) -> Result<String> {
     for p in &r.predictions {
         for c in &p.checks {
             let outcome = match c.outcome {
-                super::predict::Outcome::Held => "held",
-                super::predict::Outcome::Missed => "missed",
-                super::predict::Outcome::Unmeasured => "unmeasured",
+                super::claims::Outcome::Held => "held",
+                super::claims::Outcome::Missed => "missed",
+                super::claims::Outcome::Unmeasured => "unmeasured",
             };
             w.serialize(Line {
                 section: "prediction",

@@ -58,7 +58,7 @@ pub fn draw(r: &Report) -> Result<String> {
                 "{}: {} ({}, {:.3}x)",
                 t.label,
                 t.verdict.name(),
-                super::predict::fmt_change(t.delta_pct),
+                super::claims::fmt_change(t.delta_pct),
                 t.speedup
             );
             let mut chart = ChartBuilder::on(&area)

@@ -28,8 +28,8 @@ fn ncu_fixture(name: &str) -> PathBuf {
 const NEWEST: &str = "nvidia-h200-default-20261130T092735Z.json";
 const BEFORE: &str = "nvidia-h200-default-20261130T090757Z.json";
 
-fn req(a: &str, b: Option<&str>) -> Request {
-    Request {
+fn req(a: &str, b: Option<&str>) -> CompareRequest {
+    CompareRequest {
         a: a.into(),
         b: b.map(String::from),
         backends: Vec::new(),
@@ -272,8 +272,8 @@ fn counters_from_the_h200_capture_check_a_prediction() {
     );
     let p = &r.predictions[0];
     assert_eq!(p.source, "--predict");
-    use predict::Outcome::*;
-    let got: Vec<predict::Outcome> = p.checks.iter().map(|x| x.outcome).collect();
+    use claims::Outcome::*;
+    let got: Vec<claims::Outcome> = p.checks.iter().map(|x| x.outcome).collect();
     // v5 at 2^28 is six times v3's speed (an eighth of the blocks, so of the same-address
     // atomics): "time same" misses; the capture has no dram__bytes_read: unmeasured.
     assert_eq!(
@@ -409,7 +409,7 @@ fn the_plan_follows_the_arguments() {
 /// Every refusal: one line, saying what to do.
 #[test]
 fn refusals_are_one_line() {
-    let err = |q: Request| {
+    let err = |q: CompareRequest| {
         let e = match compare(&q) {
             Ok(_) => panic!("{q:?} was accepted"),
             Err(e) => format!("{e:#}"),

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 pub const CAPTURE: &str = "xtask/tests/fixtures/ncu/capture";
 
 /// What to draw.
-pub struct Request {
+pub struct ExploreRequest {
     /// One kernel pattern (`reduce_v3`, `reduce_v3_f32`), or two to put side by side.
     pub kernels: Vec<String>,
     /// One backend, or two for one kernel on two compilers.
@@ -38,7 +38,7 @@ pub fn capture_stem(dir: &Path, backend: Backend) -> PathBuf {
 }
 
 /// Writes the pages; returns their paths.
-pub fn run(req: &Request) -> Result<Vec<PathBuf>> {
+pub fn run(req: &ExploreRequest) -> Result<Vec<PathBuf>> {
     match (req.kernels.len(), req.backends.len()) {
         (1 | 2, 1) | (1, 2) => {}
         (0, _) => bail!("name a kernel: cargo xtask explore --kernel reduce_v3"),

@@ -2,7 +2,7 @@
 //! the catalogue says it must get (a planted fault's, a fixed twin's "none", the chapter's own
 //! kernels'), as a list, a tally and a confusion table (expected verdict × the headline's).
 
-use super::metrics::Row;
+use super::metrics::Profiled;
 use catalog::kernels::verdict;
 use profiler::diagnose::{self, Kind};
 use profiler::table;
@@ -23,7 +23,7 @@ pub struct Judged {
 
 /// The kernels of `rows` the catalogue states a verdict for, judged: each label once (a
 /// two-pass kernel's second launch is the same kernel again).
-pub fn judge(rows: &[Row]) -> Vec<Judged> {
+pub fn judge(rows: &[Profiled]) -> Vec<Judged> {
     let mut seen = std::collections::HashSet::new();
     rows.iter()
         .filter(|r| seen.insert(r.label.as_str()))

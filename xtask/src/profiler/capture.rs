@@ -1,13 +1,15 @@
 //! Running `lab run` under ncu so that exactly the intended launches are profiled, and
-//! reading the result back as [`Row`]s.
+//! reading the result back as [`Profiled`]s.
 //!
 //! 1. `lab run --plan` resolves the kernel names (a wrong name fails here, with the list of
-//!    valid ones) and says which backends the binary carries.
+//!    valid ones) and says which backends the binary carries: the one resolution.
 //! 2. One ncu process per backend (`--select nvtx`: `--nvtx --nvtx-include
 //!    kernel-lab@profile/`, every kernel of that backend in one report), or one per kernel and
 //!    backend (`--select launch-skip`: `--kernel-name <entry> --launch-skip 1 --launch-count 1`,
-//!    which skips the warm-up without NVTX). Within one report every kernel name is unique,
-//!    so rows map to launches by name.
+//!    which skips the warm-up without NVTX). Each runs `lab run --from-plan` on its own part of
+//!    the plan (written beside the report for the run, then removed), so it launches exactly
+//!    what was planned. Within one report every kernel name is unique, so rows map to
+//!    launches by name.
 //! 3. The report is exported as `<name>.ncu-rep`, imported as `<name>.raw.csv`
 //!    (`--page raw --csv --print-units base`), with `lab run`'s manifest as
 //!    `<name>.launches.json` and ncu's console output as `<name>.ncu.log`. With
@@ -16,10 +18,10 @@
 //!    (`--print-source sass`) and `<name>.source-cuda-sass.csv` (`cuda,sass`; see
 //!    [`super::source`]). Every file is written under a temporary name and renamed into place.
 
-use super::metrics::{Row, function_name, kernel_by_kernel};
+use super::metrics::{Profiled, function_name, kernel_by_kernel};
 use super::ncu_csv::{self, Launch};
 use anyhow::{Context, Result, bail};
-use catalog::Runner;
+use catalog::{Runner, SlotChoice};
 use files::write_atomic;
 use profiler::tools;
 use std::path::{Path, PathBuf};
@@ -55,8 +57,8 @@ pub struct Settings {
     pub select: Select,
     pub out_dir: PathBuf,
     pub collect: Collect,
-    /// `--size N --rows R --cols C` for `lab run`.
-    pub size_args: Vec<String>,
+    /// Where the profiled runs put the reductions' result word.
+    pub placement: SlotChoice,
     /// Also collect and export the Source page (`profile --source`).
     pub source: bool,
 }
@@ -123,8 +125,22 @@ pub fn jobs(base: &str, plan: &[Planned], select: Select) -> Vec<Job> {
     jobs
 }
 
-/// The ncu command line of one job.
-pub fn ncu_command(s: &Settings, job: &Job, report: &Path, manifest: &Path) -> Command {
+/// The plan one job runs: `plan` with only the job's launches.
+pub fn job_plan(plan: &Plan, job: &Job) -> Plan {
+    Plan {
+        launches: job.launches.clone(),
+        ..plan.clone()
+    }
+}
+
+/// The ncu command line of one job, whose launches `lab run` reads from `plan` ([`job_plan`]).
+pub fn ncu_command(
+    s: &Settings,
+    job: &Job,
+    report: &Path,
+    plan: &Path,
+    manifest: &Path,
+) -> Command {
     let mut cmd = Command::new(&s.ncu);
     cmd.args(["--clock-control", s.clock_control.name()])
         .args(["--cache-control", s.cache_control.name()]);
@@ -159,29 +175,20 @@ pub fn ncu_command(s: &Settings, job: &Job, report: &Path, manifest: &Path) -> C
             ]);
         }
     }
-    let kernels: Vec<&str> = job.launches.iter().map(|l| l.kernel.as_str()).collect();
     cmd.arg("--export")
         .arg(report)
         .arg("--force-overwrite")
         .arg(&s.lab)
-        .args(["run", "--kernel", &kernels.join(",")])
-        // CUB is one launch whatever the backend: any valid value does.
-        .args([
-            "--backend",
-            if job.backend == Runner::Cub {
-                "both"
-            } else {
-                job.backend.name()
-            },
-        ])
-        .args(&s.size_args)
+        .args(["run", "--from-plan"])
+        .arg(plan)
+        .args(["--placement", s.placement.name()])
         .arg("--manifest")
         .arg(manifest);
     cmd
 }
 
-/// Runs one job under ncu and returns its rows (see the module docs for the files).
-pub fn run_job(s: &Settings, job: &Job) -> Result<Vec<Row>> {
+/// Runs one job of `plan` under ncu and returns its rows (see the module docs for the files).
+pub fn run_job(s: &Settings, plan: &Plan, job: &Job) -> Result<Vec<Profiled>> {
     std::fs::create_dir_all(&s.out_dir)
         .with_context(|| format!("creating {}", s.out_dir.display()))?;
     let file = |ext: &str| s.out_dir.join(format!("{}.{ext}", job.name));
@@ -192,11 +199,16 @@ pub fn run_job(s: &Settings, job: &Job) -> Result<Vec<Row>> {
         .join(format!(".{}.tmp{}", job.name, std::process::id()));
     let report_tmp = PathBuf::from(format!("{}.ncu-rep", report_stem.display()));
     let manifest_tmp = files::temp_path(&manifest);
+    let plan_tmp = files::temp_path(&file("plan.json"));
     let _ = std::fs::remove_file(&report_tmp);
     let _ = std::fs::remove_file(&manifest_tmp);
+    let json = serde_json::to_string_pretty(&job_plan(plan, job)).expect("a plan serializes");
+    std::fs::write(&plan_tmp, json).with_context(|| format!("writing {}", plan_tmp.display()))?;
 
-    let mut cmd = ncu_command(s, job, &report_stem, &manifest_tmp);
-    let (status, console) = crate::process::run_tee(&mut cmd)?;
+    let mut cmd = ncu_command(s, job, &report_stem, &plan_tmp, &manifest_tmp);
+    let ran = crate::process::run_tee(&mut cmd);
+    let _ = std::fs::remove_file(&plan_tmp);
+    let (status, console) = ran?;
     let logged = format!("+ {}\n{console}", crate::process::show(&cmd));
     write_atomic(&file("ncu.log"), logged.as_bytes())?;
     if let Some(problem) = tools::known_problem("ncu", &console) {
@@ -304,7 +316,7 @@ pub fn match_rows(
     job: &Job,
     profiled: Vec<Launch>,
     launched: Option<&[Launched]>,
-) -> Result<Vec<Row>> {
+) -> Result<Vec<Profiled>> {
     let mut missing = Vec::new();
     for p in &job.launches {
         if p.backend == Runner::Cub {
@@ -359,12 +371,12 @@ pub fn match_rows(
     }
     Ok(keep
         .into_iter()
-        .map(|p| attach(Row::new(p, job.backend.name()), launched))
+        .map(|p| attach(Profiled::new(p, job.backend.name()), launched))
         .collect())
 }
 
 /// Adds what `lab run` reported about a row's launch: its grid, whether it was right.
-fn attach(mut row: Row, launched: Option<&[Launched]>) -> Row {
+fn attach(mut row: Profiled, launched: Option<&[Launched]>) -> Profiled {
     let f = function_name(&row.profiled.kernel).to_string();
     let cub = row.runner() == Some(Runner::Cub);
     if let Some(l) = launched.and_then(|ls| {
@@ -448,7 +460,7 @@ pub fn read_text(path: &Path) -> Result<String> {
 
 /// Reads captured raw pages back (`--from`, see [`raw_pages`]): the backend and the manifest
 /// (`<stem>.launches.json`) from the name, see [`stem`].
-pub fn read_capture(paths: &[PathBuf]) -> Result<Vec<Row>> {
+pub fn read_capture(paths: &[PathBuf]) -> Result<Vec<Profiled>> {
     let mut rows = Vec::new();
     for path in raw_pages(paths)? {
         let text = read_text(&path)?;
@@ -457,7 +469,7 @@ pub fn read_capture(paths: &[PathBuf]) -> Result<Vec<Row>> {
         let (stem, backend) = stem(&path);
         let launched = read_manifest(&super::source::file(&stem, "launches.json"));
         for p in profiled {
-            rows.push(attach(Row::new(p, &backend), launched.as_deref()));
+            rows.push(attach(Profiled::new(p, &backend), launched.as_deref()));
         }
     }
     // Backends side by side.
@@ -466,13 +478,13 @@ pub fn read_capture(paths: &[PathBuf]) -> Result<Vec<Row>> {
 }
 
 /// Runs every job of a plan; results in plan order.
-pub fn capture(s: &Settings, base: &str, plan: &Plan) -> Result<Vec<Row>> {
+pub fn capture(s: &Settings, base: &str, plan: &Plan) -> Result<Vec<Profiled>> {
     let mut rows = Vec::new();
     for job in jobs(base, &plan.launches, s.select) {
-        rows.extend(run_job(s, &job)?);
+        rows.extend(run_job(s, plan, &job)?);
     }
     // Plan order (kernel by kernel), then anything unplanned (e.g. CUB's kernels).
-    let order = |r: &Row| {
+    let order = |r: &Profiled| {
         plan.launches
             .iter()
             .position(|p| {

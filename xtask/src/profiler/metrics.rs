@@ -89,10 +89,10 @@ pub const TABLE_SECTIONS: [&str; 2] = ["LaunchStats", "Occupancy"];
 
 /// One profiled launch with the names the tables use.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct Row {
+pub struct Profiled {
     /// `reduce_v3 [llvm]`.
     pub label: String,
-    /// `reduce_v3`: what predictions are keyed by.
+    /// `reduce_v3`: what the expected values are keyed by.
     pub kernel: String,
     /// `llvm`, `nvvm`, `cub`.
     pub backend: String,
@@ -103,12 +103,12 @@ pub struct Row {
     pub profiled: Launch,
 }
 
-impl Row {
+impl Profiled {
     /// Names a profiled launch: `reduce_v3_f32` on llvm → `reduce_v3 [llvm]`; a kernel the lab
     /// did not plan (CUB's) keeps ncu's name.
-    pub fn new(profiled: Launch, backend: &str) -> Row {
+    pub fn new(profiled: Launch, backend: &str) -> Profiled {
         let kernel = kernel_name(&profiled.kernel);
-        Row {
+        Profiled {
             label: format!("{kernel} [{backend}]"),
             kernel,
             backend: backend.to_string(),
@@ -127,7 +127,7 @@ impl Row {
 
 /// Orders `rows` kernel by kernel, in the order their kernels first appear, and within one
 /// kernel by `then` (the sort is stable: rows of equal keys keep their order).
-pub fn kernel_by_kernel<K: Ord>(rows: &mut [Row], then: impl Fn(&Row) -> K) {
+pub fn kernel_by_kernel<K: Ord>(rows: &mut [Profiled], then: impl Fn(&Profiled) -> K) {
     let mut kernels: Vec<String> = Vec::new();
     for r in rows.iter() {
         if !kernels.contains(&r.kernel) {
@@ -139,7 +139,7 @@ pub fn kernel_by_kernel<K: Ord>(rows: &mut [Row], then: impl Fn(&Row) -> K) {
 
 /// The rules read a lab row as its launch, with the grid `lab run` reported standing in for
 /// ncu's block count where ncu did not collect it.
-impl Counters for Row {
+impl Counters for Profiled {
     fn m(&self, name: &str) -> Option<f64> {
         self.profiled
             .num(name)
@@ -166,10 +166,10 @@ pub fn kernel_name(ncu_name: &str) -> String {
 
 /// A numeric column of a table: a header, a unit note, and how to get it from a row.
 pub struct Column {
-    /// Key predictions refer to.
+    /// Key the expected values refer to.
     pub key: &'static str,
     pub header: &'static str,
-    pub get: fn(&Row) -> Option<f64>,
+    pub get: fn(&Profiled) -> Option<f64>,
     /// Decimals shown.
     pub digits: usize,
 }

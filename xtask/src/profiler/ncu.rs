@@ -3,7 +3,7 @@
 //! outputs written and printed.
 
 use super::capture::{self, Collect, Select, Settings};
-use super::metrics::Row;
+use super::metrics::Profiled;
 use crate::util;
 use anyhow::{Result, bail};
 use catalog::{Backend, Format, SlotChoice, Which};
@@ -73,10 +73,13 @@ pub fn parse_which(s: &str) -> Result<Which, String> {
     Ok(which)
 }
 
-/// `--placement`: one of the slot choices, listed in the help as fast, slow, first.
+/// `--placement`'s values, in the order its help lists them.
+const PLACEMENTS: [SlotChoice; 3] = [SlotChoice::Fast, SlotChoice::Slow, SlotChoice::First];
+
+/// `--placement`: one of [`PLACEMENTS`], by name.
 fn parse_placement() -> impl clap::builder::TypedValueParser<Value = SlotChoice> {
     use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(["fast", "slow", "first"])
+    clap::builder::PossibleValuesParser::new(PLACEMENTS.map(SlotChoice::name))
         .map(|s| SlotChoice::from_name(&s).expect("one of the listed values"))
 }
 
@@ -100,7 +103,7 @@ impl NcuOptions {
         kernels: &str,
         collect: Collect,
         size_args: Vec<String>,
-    ) -> Result<(Vec<Row>, String)> {
+    ) -> Result<(Vec<Profiled>, String)> {
         self.collect_with(base, kernels, collect, size_args, false, &[])
     }
 
@@ -114,7 +117,7 @@ impl NcuOptions {
         size_args: Vec<String>,
         source: bool,
         backends: &[Backend],
-    ) -> Result<(Vec<Row>, String)> {
+    ) -> Result<(Vec<Profiled>, String)> {
         if !self.from.is_empty() {
             let rows = capture::read_capture(&self.from)?;
             let files: Vec<String> = self.from.iter().map(|p| p.display().to_string()).collect();
@@ -130,8 +133,6 @@ impl NcuOptions {
         };
         // The names first, on any machine: a wrong one lists the valid ones.
         catalog::select(kernels).map_err(|e| anyhow::anyhow!("--kernel: {e}"))?;
-        let mut size_args = size_args;
-        size_args.extend(["--placement".to_string(), placement.to_string()]);
         let lab = util::lab_binary(self.lab.as_deref())?;
         let mut plan = capture::plan(&lab, kernels, self.backend.name(), &size_args)?;
         if !backends.is_empty() {
@@ -156,7 +157,7 @@ impl NcuOptions {
             select: self.select,
             out_dir: self.out_dir(),
             collect,
-            size_args,
+            placement,
             source,
         };
         let rows = capture::capture(&settings, base, &plan)?;
@@ -200,7 +201,7 @@ pub fn emit(
 }
 
 /// A result wrong under the profiler fails the command after the table is printed.
-pub fn fail_if_unverified(rows: &[Row]) -> Result<()> {
+pub fn fail_if_unverified(rows: &[Profiled]) -> Result<()> {
     let failed: Vec<&str> = rows
         .iter()
         .filter(|r| r.verified == Some(false))

@@ -5,7 +5,7 @@
 //! which line.
 
 use super::capture::{self, Collect};
-use super::metrics::{self, Row, function_name, kernel_by_kernel};
+use super::metrics::{self, Profiled, function_name, kernel_by_kernel};
 use super::ncu::{NcuOptions, emit, fail_if_unverified};
 use super::source::{self, KernelSource};
 use super::{lines, report};
@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// What `profile` profiles: the kernels (a `--kernel` list), the ncu section set, the sizes.
-pub struct Request<'a> {
+pub struct ProfileRequest<'a> {
     pub kernel: &'a str,
     pub set: profiler::ncu::run::Set,
     pub size: u64,
@@ -34,7 +34,7 @@ pub struct Request<'a> {
 
 /// Profiles the requested kernels (or reads a capture back), then writes and prints the
 /// summary; fails after printing when a result was wrong under the profiler.
-pub fn profile(req: &Request, opts: &NcuOptions) -> Result<()> {
+pub fn profile(req: &ProfileRequest, opts: &NcuOptions) -> Result<()> {
     let collect = Collect {
         set: Some(req.set),
         sections: Vec::new(),
@@ -158,8 +158,8 @@ pub fn profile(req: &Request, opts: &NcuOptions) -> Result<()> {
 
 /// Read back, the rows of the requested kernels and compilers; then kernel by kernel (in the
 /// order they first appear), each kernel's compilers in `--backend`'s order.
-fn arrange(mut rows: Vec<Row>, req: &Request) -> Vec<Row> {
-    let position = |r: &Row| {
+fn arrange(mut rows: Vec<Profiled>, req: &ProfileRequest) -> Vec<Profiled> {
+    let position = |r: &Profiled| {
         let b = r.runner()?.backend()?;
         req.backends.iter().position(|x| *x == b)
     };
@@ -179,7 +179,7 @@ fn arrange(mut rows: Vec<Row>, req: &Request) -> Vec<Row> {
 /// Each row's capture stem, whose source pages `--source` reads: the ncu job's files in the
 /// output folder, or the raw page's siblings when reading back (None for CUB's kernels, which
 /// have no lab PTX, and for a row no `--from` file names).
-fn stems(base: &str, rows: &[Row], opts: &NcuOptions) -> Result<Vec<Option<PathBuf>>> {
+fn stems(base: &str, rows: &[Profiled], opts: &NcuOptions) -> Result<Vec<Option<PathBuf>>> {
     if opts.from.is_empty() {
         return Ok(rows
             .iter()

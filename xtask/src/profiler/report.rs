@@ -1,9 +1,9 @@
 //! What the ncu subcommands print: one result struct per table, and one printer per format
 //! (fixed-width text, JSON, CSV), plus `profile`'s per-kernel summary.
 
-use super::metrics::{Column, Row};
+use super::expected::{self, Check, Expect, Expectation, Status, fmt_value};
+use super::metrics::{Column, Profiled};
 use super::ncu_csv::Value;
-use super::predict::{self, Check, Expect, Prediction, Status, fmt_value};
 use profiler::diagnose::{self, Diagnosis};
 use profiler::ncu::Counters;
 use std::collections::BTreeMap;
@@ -49,11 +49,11 @@ impl TableReport {
         kind: &str,
         title: String,
         notes: Vec<String>,
-        rows: &[Row],
+        rows: &[Profiled],
         columns: &[Column],
-        preds: &[Prediction],
+        preds: &[Expectation],
     ) -> TableReport {
-        let checks = predict::evaluate(rows, columns, preds);
+        let checks = expected::evaluate(rows, columns, preds);
         TableReport {
             kind: kind.to_string(),
             title,
@@ -90,8 +90,8 @@ impl TableReport {
             .find(|c| c.label == label && c.column == key)
     }
 
-    /// The text table, the predictions checked, and a one-line diagnosis per kernel.
-    pub fn text(&self, preds: &[Prediction]) -> String {
+    /// The text table, the expectations checked, and a one-line diagnosis per kernel.
+    pub fn text(&self, preds: &[Expectation]) -> String {
         let mut out = format!("{}\n", self.title);
         for n in &self.notes {
             out += &format!("{n}\n");
@@ -112,7 +112,7 @@ impl TableReport {
                     let v = r.values.get(c.key).copied().flatten();
                     let mut cell = v.map_or("n/a".to_string(), |x| fmt_digits(x, c.digits));
                     if let Some(ch) = self.check(&r.label, c.key) {
-                        if let Some(p) = predicted(preds, &r.kernel, c.key) {
+                        if let Some(p) = expected_value(preds, &r.kernel, c.key) {
                             cell += &format!(" ({})", fmt_value(p));
                         }
                         if ch.status == Status::Off {
@@ -146,7 +146,7 @@ impl TableReport {
         serde_json::to_string_pretty(self).expect("reports serialize")
     }
 
-    /// Long format: one line per (kernel, column), with its prediction where there is one.
+    /// Long format: one line per (kernel, column), with its expected value where there is one.
     pub fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
         let header = [
@@ -183,8 +183,8 @@ impl TableReport {
     }
 }
 
-/// The number a `Near` prediction expects, for the cell annotation.
-fn predicted(preds: &[Prediction], kernel: &str, key: &str) -> Option<f64> {
+/// The number a `Near` expectation asks for, for the cell annotation.
+fn expected_value(preds: &[Expectation], kernel: &str, key: &str) -> Option<f64> {
     preds
         .iter()
         .find(|p| p.kernel == kernel && p.column == key)
@@ -205,7 +205,7 @@ fn status_word(s: Status) -> &'static str {
 /// `94.0` with `digits` decimals; integers grouped by thousands.
 pub fn fmt_digits(x: f64, digits: usize) -> String {
     if digits == 0 {
-        predict::group_thousands(x.round() as i64)
+        expected::group_thousands(x.round() as i64)
     } else {
         format!("{x:.digits$}")
     }
@@ -216,7 +216,7 @@ pub fn checks_text(checks: &[Check]) -> String {
     if checks.is_empty() {
         return String::new();
     }
-    let (held, off, missing) = predict::tally(checks);
+    let (held, off, missing) = expected::tally(checks);
     let mut out = format!(
         "\nPredictions vs measured: {held} held, {off} off, {missing} not measured \
          (value (prediction) in the table; ! = outside the stated tolerance)\n"
@@ -264,7 +264,7 @@ pub fn checks_text(checks: &[Check]) -> String {
 
 /// `profile`'s summary of one lab kernel: the verdict first, then the numbers and the ranked
 /// findings (see [`profiler::report::kernel_text`]), marked when its result was wrong.
-pub fn profile_text(row: &Row, d: &Diagnosis) -> String {
+pub fn profile_text(row: &Profiled, d: &Diagnosis) -> String {
     let title = match row.verified {
         Some(false) => format!("{} — result FAILED verification", row.label),
         _ => row.label.clone(),

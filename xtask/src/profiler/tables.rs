@@ -1,11 +1,11 @@
 //! `ncu-table` and `ncu-transpose`: the chapter's key metrics for every reduction (and the
-//! transposes), one profiled launch each, with the chapter's predictions beside the measured
+//! transposes), one profiled launch each, with the chapter's expected values beside the measured
 //! values and a one-line diagnosis per kernel.
 
 use super::capture::Collect;
-use super::metrics::{self, Row};
+use super::expected::{self, Expectation};
+use super::metrics::{self, Profiled};
 use super::ncu::{NcuOptions, emit, fail_if_unverified};
-use super::predict::{self, Prediction};
 use super::report::TableReport;
 use anyhow::{Result, bail};
 
@@ -18,10 +18,10 @@ pub fn reductions(opts: &NcuOptions, size: u64) -> Result<()> {
     };
     let size_args = vec!["--size".into(), size.to_string()];
     let (rows, how) = opts.collect("ncu-table", "reductions", collect, size_args)?;
-    let preds = predict::reductions();
+    let preds = expected::reductions();
     let title = format!(
         "ncu-table: reductions, n = {} f32, one profiled launch each (after an untimed warm-up)",
-        predict::group_thousands(size as i64)
+        expected::group_thousands(size as i64)
     );
     let notes = vec![
         how,
@@ -55,7 +55,7 @@ pub fn transposes(opts: &NcuOptions, rows: u32, cols: u32) -> Result<()> {
         cols.to_string(),
     ];
     let (measured, how) = opts.collect("ncu-transpose", "transposes", collect, size_args)?;
-    let preds = predict::transposes(rows as u64, cols as u64);
+    let preds = expected::transposes(rows as u64, cols as u64);
     let title = format!(
         "ncu-transpose: {}×{} f32, one profiled launch each (after an untimed warm-up)",
         rows, cols
@@ -82,11 +82,11 @@ pub fn transposes(opts: &NcuOptions, rows: u32, cols: u32) -> Result<()> {
 fn tabulate(
     kind: &str,
     opts: &NcuOptions,
-    rows: &[Row],
+    rows: &[Profiled],
     title: String,
     notes: Vec<String>,
     columns: &[metrics::Column],
-    preds: &[Prediction],
+    preds: &[Expectation],
 ) -> Result<()> {
     if rows.is_empty() {
         bail!("no profiled kernels to tabulate");

@@ -49,7 +49,7 @@ pub const CANARY_LIMIT: Duration = Duration::from_secs(60);
 
 /// How a canary came back, for the report.
 #[derive(serde::Serialize)]
-pub struct CanaryRow {
+pub struct CanaryCheck {
     pub tool: &'static str,
     pub kernel: &'static str,
     pub flagged: bool,
@@ -66,7 +66,7 @@ pub fn run_canaries(
     lab: &Path,
     selected: &[String],
     out: &Path,
-) -> Result<Vec<CanaryRow>> {
+) -> Result<Vec<CanaryCheck>> {
     let jobs = CANARIES
         .iter()
         .filter(|c| selected.iter().any(|t| t == c.tool))
@@ -100,7 +100,7 @@ pub fn run_canaries(
 }
 
 /// The one line that fails the command when any canary was not flagged.
-pub fn check_canaries(rows: &[CanaryRow], log: &Path) -> Result<()> {
+pub fn check_canaries(rows: &[CanaryCheck], log: &Path) -> Result<()> {
     let failed: Vec<&str> = rows
         .iter()
         .filter(|r| !r.flagged)
@@ -117,8 +117,8 @@ pub fn check_canaries(rows: &[CanaryRow], log: &Path) -> Result<()> {
 /// else, so what the tool finds in the process is the canary's, wherever the report places it
 /// (racecheck names the inlined `core::ptr::write_volatile`, not the kernel). Anything less,
 /// and the tool or this command's reading of it would miss a real fault as well.
-pub fn judge_canary(c: &Canary, outcome: &Outcome) -> CanaryRow {
-    let mut row = CanaryRow {
+pub fn judge_canary(c: &Canary, outcome: &Outcome) -> CanaryCheck {
+    let mut row = CanaryCheck {
         tool: c.tool,
         kernel: c.kernel,
         flagged: false,

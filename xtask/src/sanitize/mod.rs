@@ -9,7 +9,7 @@
 pub mod canary;
 pub mod findings;
 
-pub use canary::{CANARIES, CANARY_LIMIT, Canary, CanaryRow, check_canaries, judge_canary};
+pub use canary::{CANARIES, CANARY_LIMIT, Canary, CanaryCheck, check_canaries, judge_canary};
 pub use findings::{Finding, Summary, parse_findings, parse_summary};
 
 use crate::process::run_parallel;
@@ -40,7 +40,7 @@ const CASES_LINE: &str = "# cases: reductions n = 1, 31, 257, 2^20+3 (offsets 0.
 
 /// One kernel × tool result.
 #[derive(serde::Serialize)]
-pub struct Row {
+pub struct KernelCheck {
     pub kernel: String,
     pub tool: String,
     pub clean: bool,
@@ -146,7 +146,7 @@ pub(crate) fn sanitizer_cmd(sanitizer: &Path, tool: &str) -> Command {
 /// What the kernels' runs found.
 pub struct Checked {
     /// One row per kernel × tool, then one per finding in a kernel not on the list.
-    pub rows: Vec<Row>,
+    pub rows: Vec<KernelCheck>,
     /// Findings, and runs that failed by themselves.
     pub findings: usize,
     /// Every run's command line and output.
@@ -238,14 +238,14 @@ fn tally(
 
     // Every sanitized kernel of the catalogue, in its order, then the demo.
     let listed = || sanitized().map(|k| k.name).chain([GRAPH_DEMO]);
-    let mut rows: Vec<Row> = Vec::new();
+    let mut rows: Vec<KernelCheck> = Vec::new();
     for tool in tools {
         for k in listed() {
             let first = table
                 .iter()
                 .find(|((f, t), _)| t == tool && same_kernel(f, k))
                 .map(|(_, v)| v[0].clone());
-            rows.push(Row {
+            rows.push(KernelCheck {
                 kernel: k.into(),
                 tool: tool.clone(),
                 clean: first.is_none(),
@@ -256,7 +256,7 @@ fn tally(
     // Findings in kernels not on the list (CUB's internal kernels) or from a failed run.
     for ((f, tool), msgs) in &table {
         if !listed().any(|k| same_kernel(f, k)) {
-            rows.push(Row {
+            rows.push(KernelCheck {
                 kernel: f.clone(),
                 tool: tool.clone(),
                 clean: false,
@@ -281,13 +281,13 @@ pub fn header(root: &Path) -> String {
 }
 
 /// The canaries' report lines.
-pub fn canary_lines(canaries: &[CanaryRow]) -> String {
+pub fn canary_lines(canaries: &[CanaryCheck]) -> String {
     canaries.iter().map(|c| format!("{}\n", c.line)).collect()
 }
 
 /// The summary as printed and kept: the header, the cases, the canaries, one line per row, the
 /// count of findings.
-pub fn summary(header: &str, canaries: &[CanaryRow], checked: &Checked) -> String {
+pub fn summary(header: &str, canaries: &[CanaryCheck], checked: &Checked) -> String {
     let mut summary = header.to_string() + CASES_LINE + &canary_lines(canaries);
     for r in &checked.rows {
         match &r.first_error {

@@ -26,8 +26,8 @@ use std::path::Path;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mapped {
     pub opcode: String,
-    /// `(file, line)`, innermost first; empty where the cubin has no line for it.
-    pub chain: Vec<(String, u32)>,
+    /// The inline chain, innermost first; empty where the cubin has no line for it.
+    pub chain: Vec<Frame>,
 }
 
 /// Per kernel, its instructions in address order: what `<stem>.source-lines.json` holds.
@@ -82,14 +82,12 @@ pub fn build(backend: Backend, ptx: &Path, functions: &[&str]) -> Result<LineMap
         .iter()
         .filter(|f| functions.contains(&f.name.as_str()))
         .map(|f| {
-            let mut chain: Vec<(String, u32)> = Vec::new();
+            let mut chain: Vec<Frame> = Vec::new();
             let mut insts = Vec::new();
             for l in &f.lines {
                 match l {
                     // nvdisasm prints a line only where it changes.
-                    SassLine::Source(c) => {
-                        chain = c.iter().map(|x| (x.file.clone(), x.line)).collect()
-                    }
+                    SassLine::Source(c) => chain = c.clone(),
                     SassLine::Inst { inst, .. } => insts.push(Mapped {
                         opcode: inst.opcode.clone(),
                         chain: chain.clone(),
@@ -181,17 +179,6 @@ pub fn ncu_line(addresses: &[u64], at: &BTreeMap<u64, Vec<(String, u32)>>) -> Ve
         .collect()
 }
 
-/// A frame list from the map's tuples.
-pub fn frames(chain: &[(String, u32)]) -> Vec<Frame> {
-    chain
-        .iter()
-        .map(|(file, line)| Frame {
-            file: file.clone(),
-            line: *line,
-        })
-        .collect()
-}
-
 /// `/a/b/../c//d` → `/a/c/d`: ncu resolves the paths that the PTX's `.file` records keep.
 pub fn normalize(path: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
@@ -227,7 +214,7 @@ mod tests {
     fn aligns_only_when_opcodes_agree() {
         let m = |op: &str| Mapped {
             opcode: op.into(),
-            chain: vec![("a.rs".into(), 1)],
+            chain: vec![frame("a.rs", 1)],
         };
         let offline = [m("LDC"), m("S2R"), m("EXIT")];
         let got = align(&["LDC", "S2R", "EXIT", "BRA", "NOP", "NOP"], &offline).unwrap();

@@ -342,7 +342,7 @@ fn kernel(
                 Ok(aligned) => (
                     aligned
                         .iter()
-                        .map(|m| m.map_or_else(Vec::new, |m| lines::frames(&m.chain)))
+                        .map(|m| m.map_or_else(Vec::new, |m| m.chain.clone()))
                         .collect(),
                     Origin::Chains {
                         made_by: m.made_by.clone(),

@@ -1,7 +1,7 @@
 //! `profile --source`'s text: one block per kernel, after its summary and diagnosis.
 
 use super::{KernelSource, LineRow, Origin, Totals, page};
-use crate::profiler::predict::group_thousands;
+use crate::profiler::expected::group_thousands;
 
 /// SASS instructions shown under a line (all of them with `--sass`), and hot instructions
 /// listed for a kernel without lines.

@@ -1,6 +1,6 @@
-//! The reduction predictions (the chapter's section 6).
+//! What the chapter expects of the reductions under ncu (its section 6).
 
-use super::{Expect, Prediction, Tol};
+use super::{Expect, Expectation, Tol};
 
 const NVCC_SASS: &str = "the chapter counted its own nvcc's SASS for its own CUDA C++; nvcc 13 on \
                          this lab's C++ twins issues 71.5 / 82.5 / 69.5 per warp too, so the count \
@@ -12,17 +12,17 @@ pub(super) fn level_requests(stride: u32) -> f64 {
     2.0 * stride.div_ceil(32) as f64
 }
 
-/// The reduction predictions of the chapter's section 6 (per block of 256 threads).
-pub fn reductions() -> Vec<Prediction> {
+/// The chapter's expected values for the reductions, its section 6 (per block of 256 threads).
+pub fn reductions() -> Vec<Expectation> {
     use Expect::*;
-    let p = |kernel, column, expect, source| Prediction {
+    let p = |kernel, column, expect, source| Expectation {
         kernel,
         column,
         expect,
         source,
         if_off: None,
     };
-    let per_warp = |kernel| Prediction {
+    let per_warp = |kernel| Expectation {
         kernel,
         column: "inst_per_warp",
         expect: Near(88.0, Tol::Rel(0.15)),

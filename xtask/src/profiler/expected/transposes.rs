@@ -1,16 +1,16 @@
-//! The transpose predictions (the chapter's section 7).
+//! What the chapter expects of the transposes under ncu (its section 7).
 
-use super::{Expect, Prediction, Tol};
+use super::{Expect, Expectation, Tol};
 
-/// The transpose predictions of the chapter's section 7, for a `rows × cols` input
+/// The chapter's expected values for the transposes, its section 7, for a `rows × cols` input
 /// (per warp-wide request; totals scale with the matrix).
-pub fn transposes(rows: u64, cols: u64) -> Vec<Prediction> {
+pub fn transposes(rows: u64, cols: u64) -> Vec<Expectation> {
     use Expect::*;
     // Each element is read out of the tile once, 32 per warp-wide request.
     let requests = (rows * cols) as f64 / 32.0;
     let mut v = Vec::new();
     let mut p = |kernel, column, expect, source, if_off| {
-        v.push(Prediction {
+        v.push(Expectation {
             kernel,
             column,
             expect,

@@ -1,9 +1,11 @@
-//! The chapter's predictions, and their comparison with what ncu measured.
+//! What the chapter expects ncu to measure, and the check of each expectation against what it
+//! did measure. (The model's predicted times are `catalog::model`'s; a user's claims about
+//! counters, `compare --predict`, are `crate::compare::claims`'.)
 //!
-//! Each prediction names a kernel, a table column, what is expected (a number with a stated
-//! tolerance, or a relation to another kernel of the same backend), where it comes from, and
-//! where a deviation has a known cause, that cause in one line. A prediction that does not
-//! hold is a finding, not an error: `ncu-table` prints it, flagged, and carries on.
+//! Each [`Expectation`] names a kernel, a table column, what is expected (a number with a
+//! stated tolerance, or a relation to another kernel of the same backend), where it comes from,
+//! and where a deviation has a known cause, that cause in one line. An expectation that does
+//! not hold is a finding, not an error: `ncu-table` prints it, flagged, and carries on.
 //!
 //! - [`reductions`]: the chapter's section 6, per block of 256 threads.
 //! - [`transposes`]: the chapter's section 7, per warp-wide request.
@@ -14,18 +16,18 @@ mod transposes;
 pub use reductions::reductions;
 pub use transposes::transposes;
 
-use super::metrics::{Column, Row};
+use super::metrics::{Column, Profiled};
 use profiler::ncu::Counters;
 
-/// How far a measurement may sit from a predicted number.
+/// How far a measurement may sit from an expected number.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Tol {
     Abs(f64),
-    /// A fraction of the predicted value.
+    /// A fraction of the expected value.
     Rel(f64),
 }
 
-/// What a prediction expects of the measured value.
+/// What an expectation asks of the measured value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Expect {
     /// Within the tolerance of a number.
@@ -44,9 +46,9 @@ pub enum Expect {
     DominantStall(&'static str),
 }
 
-/// One prediction about one kernel.
+/// One expectation about one kernel.
 #[derive(Clone, Debug)]
-pub struct Prediction {
+pub struct Expectation {
     /// Kernel name as in the tables: `reduce_v2`.
     pub kernel: &'static str,
     /// A column key (`sh_ld_req_per_block`), or `top_stall`.
@@ -59,7 +61,7 @@ pub struct Prediction {
     pub if_off: Option<&'static str>,
 }
 
-/// Did the prediction hold?
+/// Did the expectation hold?
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
@@ -69,7 +71,7 @@ pub enum Status {
     Missing,
 }
 
-/// One prediction checked against one row.
+/// One expectation checked against one row.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Check {
     pub label: String,
@@ -135,9 +137,9 @@ impl Expect {
     }
 }
 
-/// Checks every prediction against every row of its kernel (each backend separately).
-pub fn evaluate(rows: &[Row], columns: &[Column], preds: &[Prediction]) -> Vec<Check> {
-    let value = |row: &Row, key: &str| {
+/// Checks every expectation against every row of its kernel (each backend separately).
+pub fn evaluate(rows: &[Profiled], columns: &[Column], preds: &[Expectation]) -> Vec<Check> {
+    let value = |row: &Profiled, key: &str| {
         columns
             .iter()
             .find(|c| c.key == key)
@@ -219,8 +221,8 @@ pub fn evaluate(rows: &[Row], columns: &[Column], preds: &[Prediction]) -> Vec<C
     out
 }
 
-/// Kernels the predictions talk about (the peers of a `Lowest` comparison).
-fn preds_mention(preds: &[Prediction], kernel: &str) -> bool {
+/// Kernels the expectations talk about (the peers of a `Lowest` comparison).
+fn preds_mention(preds: &[Expectation], kernel: &str) -> bool {
     preds.iter().any(|p| p.kernel == kernel)
 }
 

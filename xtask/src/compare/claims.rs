@@ -1,4 +1,6 @@
-//! Predictions that name a counter and a direction, and their check against a comparison.
+//! A user's claims about an experiment (given as `--predict`): each names a counter and the
+//! way it moves, checked against a comparison. (The model's predicted times are
+//! `catalog::model`'s; what the chapter expects ncu to measure, `crate::profiler::expected`.)
 //!
 //! Syntax (`bench --record … --predict`, `compare --predict`): clauses separated by commas,
 //! each `COUNTER DIRECTION [AMOUNT]`:

@@ -1,10 +1,11 @@
 //! What the ncu subcommands print: one result struct per table, and one printer per format
 //! (fixed-width text, JSON, CSV), plus `profile`'s per-kernel summary.
 
-use super::expected::{self, Check, Expect, Expectation, Status, fmt_value};
+use super::expected::{self, Check, Expect, Expectation, Status};
 use super::metrics::{Column, Profiled};
 use super::ncu_csv::Value;
 use profiler::diagnose::{self, Diagnosis};
+use profiler::fmt;
 use profiler::ncu::Counters;
 use std::collections::BTreeMap;
 
@@ -113,7 +114,7 @@ impl TableReport {
                     let mut cell = v.map_or("n/a".to_string(), |x| fmt_digits(x, c.digits));
                     if let Some(ch) = self.check(&r.label, c.key) {
                         if let Some(p) = expected_value(preds, &r.kernel, c.key) {
-                            cell += &format!(" ({})", fmt_value(p));
+                            cell += &format!(" ({})", fmt::value(p));
                         }
                         if ch.status == Status::Off {
                             cell += "!";
@@ -205,7 +206,7 @@ fn status_word(s: Status) -> &'static str {
 /// `94.0` with `digits` decimals; integers grouped by thousands.
 pub fn fmt_digits(x: f64, digits: usize) -> String {
     if digits == 0 {
-        expected::group_thousands(x.round() as i64)
+        fmt::thousands(x.round() as i64)
     } else {
         format!("{x:.digits$}")
     }
@@ -275,7 +276,7 @@ pub fn profile_text(row: &Profiled, d: &Diagnosis) -> String {
         row.profiled.grid,
         row.profiled.block,
         row.m(profiler::ncu::metrics::REGISTERS)
-            .map_or("n/a".into(), fmt_value)
+            .map_or("n/a".into(), fmt::value)
     );
     profiler::report::kernel_text(&title, &launch, row, d)
 }

@@ -21,7 +21,7 @@ pub fn reductions(opts: &NcuOptions, size: u64) -> Result<()> {
     let preds = expected::reductions();
     let title = format!(
         "ncu-table: reductions, n = {} f32, one profiled launch each (after an untimed warm-up)",
-        expected::group_thousands(size as i64)
+        profiler::fmt::thousands(size as i64)
     );
     let notes = vec![
         how,

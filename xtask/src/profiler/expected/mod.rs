@@ -17,6 +17,7 @@ pub use reductions::reductions;
 pub use transposes::transposes;
 
 use super::metrics::{Column, Profiled};
+use profiler::fmt;
 use profiler::ncu::Counters;
 
 /// How far a measurement may sit from an expected number.
@@ -91,39 +92,13 @@ pub struct Check {
     pub reason: Option<String>,
 }
 
-/// Decimal places that show a value without noise.
-pub fn fmt_value(x: f64) -> String {
-    if x == x.trunc() && x.abs() < 1e15 {
-        group_thousands(x as i64)
-    } else if x.abs() >= 1000.0 {
-        group_thousands(x.round() as i64)
-    } else if x.abs() >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    }
-}
-
-/// `16252928` → `16,252,928`.
-pub fn group_thousands(v: i64) -> String {
-    let s = v.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if v < 0 { format!("-{out}") } else { out }
-}
-
 impl Expect {
     /// The expectation in words, with its tolerance.
     pub fn describe(&self) -> String {
         match *self {
-            Expect::Near(v, Tol::Abs(t)) => format!("{} ±{}", fmt_value(v), fmt_value(t)),
-            Expect::Near(v, Tol::Rel(r)) => format!("{} ±{:.0}%", fmt_value(v), r * 100.0),
-            Expect::AtLeast(v) => format!("≥ {}", fmt_value(v)),
+            Expect::Near(v, Tol::Abs(t)) => format!("{} ±{}", fmt::value(v), fmt::value(t)),
+            Expect::Near(v, Tol::Rel(r)) => format!("{} ±{:.0}%", fmt::value(v), r * 100.0),
+            Expect::AtLeast(v) => format!("≥ {}", fmt::value(v)),
             Expect::SameAs { kernel, rel } => format!("= {kernel} ±{:.0}%", rel * 100.0),
             Expect::Above { kernel } => format!("> {kernel}"),
             Expect::Below {
@@ -193,7 +168,7 @@ pub fn evaluate(rows: &[Profiled], columns: &[Column], preds: &[Expectation]) ->
                     }
                     Expect::DominantStall(_) => unreachable!("handled above"),
                 });
-                (m, m.map_or("n/a".into(), fmt_value), held)
+                (m, m.map_or("n/a".into(), fmt::value), held)
             };
             let status = match held {
                 Some(true) => Status::Held,
@@ -236,16 +211,6 @@ pub fn tally(checks: &[Check]) -> (usize, usize, usize) {
 mod tests {
     use super::reductions::level_requests;
     use super::*;
-
-    #[test]
-    fn thousands() {
-        assert_eq!(group_thousands(16_252_928), "16,252,928");
-        assert_eq!(group_thousands(-1000), "-1,000");
-        assert_eq!(group_thousands(999), "999");
-        assert_eq!(fmt_value(94.0), "94");
-        assert_eq!(fmt_value(1.23456), "1.23");
-        assert_eq!(fmt_value(31.25), "31.2");
-    }
 
     #[test]
     fn v5_requests_are_its_three_shared_levels() {

@@ -1,7 +1,7 @@
 //! `profile --source`'s text: one block per kernel, after its summary and diagnosis.
 
 use super::{KernelSource, LineRow, Origin, Totals, page};
-use crate::profiler::expected::group_thousands;
+use profiler::fmt;
 
 /// SASS instructions shown under a line (all of them with `--sass`), and hot instructions
 /// listed for a kernel without lines.
@@ -9,7 +9,7 @@ const TOP_SASS: usize = 3;
 const TOP_INSTRUCTIONS: usize = 12;
 
 fn n(x: u64) -> String {
-    group_thousands(x as i64)
+    fmt::thousands(x as i64)
 }
 
 fn share(part: u64, whole: u64) -> String {

@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | `tensor_cores` ([`gemm`]) | FP32 GEMM on the FMA pipe | BF16 inputs, `mma.sync` |
 //! | `coalescing` | `out[i] = in[32 i]` | `out[i] = in[i]` |
-//! | `occupancy` | 96 live values per thread | 8 |
+//! | `occupancy` | 96 live values per thread | 2 |
 //! | `bank_conflicts` | column reads of a 32 × 32 tile | a 32 × 33 tile |
 //! | `tail` | 1.15 waves of long blocks | one wave, grid-stride |
 //! | `undersized_grid` | 16 blocks | one wave |
@@ -18,7 +18,7 @@
 //! | `async_stages` | `cp.async`, one stage | four stages |
 //! | `sfu` | 32 `sin.approx` per element | the same sines by an FMA recurrence |
 //! | `l2_resident` | a 16 MiB working set | 256 MiB |
-//! | `barrier` | a shared-memory tree per 32 elements | warp shuffles |
+//! | `barrier` | a shared-memory butterfly per 128 elements | warp shuffles |
 //!
 //! Every kernel takes raw pointers and `u64`/`u32` sizes; each launch's shape is in its
 //! catalogue entry and its launcher (`host/src/launchers/faults.rs`), which checks what the
@@ -69,8 +69,9 @@ macro_rules! unroll {
 pub mod gemm;
 
 // The literal counts of the `unroll!`s below, held to the launch constants they stand for.
-const _: () = assert!(LIVE_FAULT == 96 && LIVE_FIXED == 8);
+const _: () = assert!(LIVE_FAULT == 96 && LIVE_FIXED == 2);
 const _: () = assert!(SPILL_WORDS == 32 && SPILL_PASSES * SPILL_WORDS == 64);
+const _: () = assert!(PER_THREAD == 4 && LINE_WORDS == 256 && SEGMENT == 32 * 4);
 
 /// One step of an FNV-1a-style hash: `(h ^ v) · 0x01000193`, wrapping. Order-dependent, so no
 /// compiler can merge or reorder the steps of a chain of them.
@@ -103,19 +104,42 @@ fn fma4(v: Vec4<f32>, a: f32, b: f32) -> Vec4<f32> {
 
 // ---- 2. Uncoalesced global access. ----
 
-/// `out[i] = input[(i · STRIDE) & mask]` for `i < n`, one element per thread. At `STRIDE` 32
-/// the lanes of a warp read 32 different 128-byte lines (a 32-byte sector each for 4 useful
-/// bytes); at 1, one line. `mask` (a power of two minus one, the input's length − 1) keeps the
-/// strided reads inside an input 4 × the L2 or more.
+/// `out[i] = f(load(i))` for the [`PER_THREAD`] elements `i` of this thread below `n`: thread
+/// `t` of block `b` takes `i = (b · PER_THREAD + k) · BLOCK + t`, `k < PER_THREAD`, all its loads
+/// issued before the first `f`, so each thread has [`PER_THREAD`] independent loads in flight
+/// and each of them is a warp's consecutive `i`.
 ///
 /// # Launch
-/// 1-D, blocks of [`BLOCK`] threads, `ceil(n / BLOCK)` of them, no shared memory.
+/// 1-D, blocks of [`BLOCK`] threads, `ceil(n / (BLOCK · PER_THREAD))` of them.
+#[inline(always)]
+unsafe fn per_thread<F: Fn(u64) -> f32, G: Fn(f32) -> f32>(n: u64, out: *mut f32, load: F, f: G) {
+    let first = block_idx_x() as u64 * (BLOCK * PER_THREAD) as u64 + thread_idx_x() as u64;
+    let at = |k: usize| first + k as u64 * BLOCK as u64;
+    let mut v = [0.0f32; PER_THREAD as usize];
+    unroll!(4, k, 0, {
+        if at(k) < n {
+            v[k] = load(at(k));
+        }
+    });
+    unroll!(4, k, 0, {
+        if at(k) < n {
+            *out.add(at(k) as usize) = f(v[k]);
+        }
+    });
+}
+
+/// `out[i] = input[(i · STRIDE) & mask]` for `i < n`, [`PER_THREAD`] elements per thread
+/// ([`per_thread`]). At `STRIDE` 32 the lanes of a warp read 32 different 128-byte lines (a
+/// 32-byte sector each for 4 useful bytes); at 1, one line. `mask` (a power of two minus one,
+/// the input's length − 1) keeps the strided reads inside an input 4 × the L2 or more.
 #[inline(always)]
 unsafe fn strided_copy<const STRIDE: u64>(input: *const f32, mask: u64, out: *mut f32, n: u64) {
-    let i = global_thread();
-    if i < n {
-        *out.add(i as usize) = *input.add(((i * STRIDE) & mask) as usize);
-    }
+    per_thread(
+        n,
+        out,
+        |i| unsafe { *input.add(((i * STRIDE) & mask) as usize) },
+        |x| x,
+    )
 }
 
 kernel! {
@@ -134,15 +158,16 @@ kernel! {
 
 // ---- 3. Occupancy starved by registers. ----
 
-/// A warp-wide pointer chase through `table`, `steps` loads per thread, each thread folding
-/// what it loads into one of `$live` accumulators in turn ([`mix`]), all of them live for the
-/// whole loop. One load in flight per warp: the time is the loads' latency over the warps
-/// resident, so the `$live` registers per thread (which set how many warps fit) set the speed.
-/// (A macro, not a function generic over `$live`: [`unroll!`] takes a literal count.)
+/// A warp-wide chase through `table`, `steps` steps per thread: at each step every lane loads
+/// its two 16-byte groups of the warp's current line (1 KiB per warp, each load a warp's
+/// consecutive 512 bytes) and folds their eight words into one of `$live` accumulators in turn
+/// ([`mix`]), all of them live for the whole loop; the next line is named by the first word,
+/// so each step waits for the one before. One step in flight per warp: the bytes in flight,
+/// and so the speed, are set by the warps resident, which the `$live` registers per thread
+/// decide. (A macro, not a function generic over `$live`: [`unroll!`] takes a literal count.)
 ///
-/// - `table`: `(mask + 1) · LINE_WORDS` words; word `l · 32 + lane` holds the next line after
-///   line `l` in its low bits (`& mask`), the same for every lane, so each load is one
-///   128-byte line.
+/// - `table`: `(mask + 1) · LINE_WORDS` words, 16-byte aligned; every word of line `l` holds
+///   the next line after `l` in its low bits (`& mask`).
 /// - `steps`: a multiple of `$live`.
 /// - `out`: one word per thread, the fold of its accumulators.
 ///
@@ -156,14 +181,18 @@ macro_rules! chase_live {
             fn $name(table: *const u32, mask: u32, steps: u32, out: *mut u32) {
                 let gtid = global_thread();
                 let lane = thread_idx_x() % 32;
+                let groups = table as *const Vec4<u32>;
                 let mut line = ((gtid / 32) as u32).wrapping_mul(0x9E37_79B1) & mask;
                 let mut acc = [lane; $live];
                 let mut t = 0;
                 while t < steps {
                     unroll!($live, j, 0, {
-                        let w = *table.add((line * LINE_WORDS + lane) as usize);
-                        acc[j] = mix(acc[j], w);
-                        line = w & mask;
+                        let g = (line * (LINE_WORDS / 4) + lane) as usize;
+                        let Vec4([a, b, c, d]) = load4(groups.add(g));
+                        let Vec4([e, f, g2, h]) = load4(groups.add(g + 32));
+                        let v = mix(mix(mix(mix(acc[j], a), b), c), d);
+                        acc[j] = mix(mix(mix(mix(v, e), f), g2), h);
+                        line = a & mask;
                     });
                     t += $live;
                 }
@@ -184,7 +213,7 @@ chase_live! {
 
 chase_live! {
     /// The fix: [`LIVE_FIXED`].
-    occupancy_fixed, 8
+    occupancy_fixed, 2
 }
 
 // ---- 4. Shared-memory bank conflicts. ----
@@ -561,19 +590,19 @@ kernel! {
     /// SM per clock against the FMA pipe's 128).
     ///
     /// # Launch
-    /// 1-D, blocks of [`BLOCK`] threads, `ceil(n / BLOCK)` of them, no shared memory.
+    /// 1-D, blocks of [`BLOCK`] threads, `ceil(n / (BLOCK · PER_THREAD))` of them
+    /// ([`per_thread`]), no shared memory.
     fn sfu_fault(input: *const f32, out: *mut f32, n: u64) {
-        let i = global_thread();
-        if i < n {
-            let theta = *input.add(i as usize) * SFU_SCALE;
+        per_thread(n, out, |i| unsafe { *input.add(i as usize) }, |x| {
+            let theta = x * SFU_SCALE;
             let mut y = 0.0;
             let mut k = 1;
             while k <= SFU_TERMS {
                 y += sin_approx_f32(theta * k as f32);
                 k += 1;
             }
-            *out.add(i as usize) = y;
-        }
+            y
+        })
     }
 }
 
@@ -585,9 +614,8 @@ kernel! {
     /// # Launch
     /// As [`sfu_fault`].
     fn sfu_fixed(input: *const f32, out: *mut f32, n: u64) {
-        let i = global_thread();
-        if i < n {
-            let theta = *input.add(i as usize) * SFU_SCALE;
+        per_thread(n, out, |i| unsafe { *input.add(i as usize) }, |x| {
+            let theta = x * SFU_SCALE;
             let t2 = theta * theta;
             let sin1 = theta * fma_f32(t2, fma_f32(t2, 1.0 / 120.0, -1.0 / 6.0), 1.0);
             let cos1 = fma_f32(
@@ -606,8 +634,8 @@ kernel! {
                 cur = next;
                 k += 1;
             }
-            *out.add(i as usize) = y;
-        }
+            y
+        })
     }
 }
 
@@ -653,52 +681,56 @@ kernel! {
 
 // ---- 13. Barrier-bound. ----
 
-/// Element `tid` of chunk `c` (chunks of [`BLOCK`]), or 0 past the last chunk.
+/// Elements per chunk of the barrier pair: a block's threads, four each.
+const CHUNK: u64 = (BLOCK * 4) as u64;
+
+/// The sum of thread `tid`'s four elements of chunk `c` (wrapping; one 16-byte load), or 0
+/// past the last chunk.
 #[inline(always)]
-unsafe fn chunk_element(input: *const i32, chunks: u64, c: u64, tid: u32) -> i32 {
+unsafe fn chunk_group(input: *const i32, chunks: u64, c: u64, tid: u32) -> i32 {
     if c < chunks {
-        *input.add((c * BLOCK as u64 + tid as u64) as usize)
+        let Vec4([a, b, x, y]) =
+            load4((input as *const Vec4<i32>).add((c * BLOCK as u64 + tid as u64) as usize));
+        a.wrapping_add(b).wrapping_add(x).wrapping_add(y)
     } else {
         0
     }
 }
 
 kernel! {
-    /// The fault: sums of every 32 consecutive elements (`out[s] = Σ input[32s..32s+32]`,
-    /// wrapping) through a shared-memory tree with a block-wide barrier per level: six
-    /// barriers per 256 elements. Blocks walk chunks of [`BLOCK`] elements grid-stride, each
-    /// thread loading its element of the next chunk before the tree of this one, so the
-    /// loads overlap the trees and the barriers are what is left.
+    /// The fault: sums of every [`SEGMENT`] consecutive elements (`out[s] = Σ
+    /// input[128s..128s+128]`, wrapping): each thread adds its four (one 16-byte load), then a
+    /// warp's 32 partials meet in a shared-memory butterfly, every lane busy at every level,
+    /// with a block-wide barrier after each write and each read: ten barriers per chunk of
+    /// 1024 elements. Blocks walk the chunks grid-stride, each thread loading its group of
+    /// the next chunk before the butterfly of this one, so the loads overlap the butterflies
+    /// and the barriers are what is left.
     ///
-    /// - `input`: `n` i32, `n` a multiple of [`BLOCK`]; `out`: `n / 32` i32.
+    /// - `input`: `n` i32, 16-byte aligned, `n` a multiple of `BLOCK · 4`; `out`: `n / 128` i32.
     ///
     /// # Launch
     /// 1-D, blocks of [`BLOCK`] threads, dynamic shared memory `BLOCK · 4` bytes, one wave.
     fn barrier_fault(input: *const i32, n: u64, out: *mut i32) {
         let s = Shared::<i32>::dynamic();
         let tid = thread_idx_x();
-        let lane = tid % 32;
-        let chunks = n / BLOCK as u64;
+        let chunks = n / CHUNK;
         let grid = grid_dim_x() as u64;
         let mut c = block_idx_x() as u64;
-        let mut next = chunk_element(input, chunks, c, tid);
+        let mut next = chunk_group(input, chunks, c, tid);
         while c < chunks {
-            s.set(tid, next);
-            next = chunk_element(input, chunks, c + grid, tid);
-            sync_threads();
+            let mut v = next;
+            next = chunk_group(input, chunks, c + grid, tid);
             let mut stride = 16;
-            while stride > 1 {
-                if lane < stride {
-                    s.set(tid, s.get(tid).wrapping_add(s.get(tid + stride)));
-                }
+            while stride > 0 {
+                s.set(tid, v);
+                sync_threads();
+                v = v.wrapping_add(s.get(tid ^ stride));
                 sync_threads();
                 stride /= 2;
             }
-            if lane == 0 {
-                let v = s.get(tid).wrapping_add(s.get(tid + 1));
+            if tid % 32 == 0 {
                 *out.add((c * (BLOCK / 32) as u64 + (tid / 32) as u64) as usize) = v;
             }
-            sync_threads();
             c += grid;
         }
     }
@@ -706,20 +738,20 @@ kernel! {
 
 kernel! {
     /// The fix: the same sums by five warp shuffles ([`warp_sum`]), no shared memory, no
-    /// barrier (the same pairs in the same order), the next chunk's element loaded first as
-    /// in the fault.
+    /// barrier, the next chunk's group loaded first as in the fault. (The pairs meet in another
+    /// order than the butterfly's; wrapping integer sums do not depend on it.)
     ///
     /// # Launch
     /// As [`barrier_fault`], without shared memory.
     fn barrier_fixed(input: *const i32, n: u64, out: *mut i32) {
         let tid = thread_idx_x();
-        let chunks = n / BLOCK as u64;
+        let chunks = n / CHUNK;
         let grid = grid_dim_x() as u64;
         let mut c = block_idx_x() as u64;
-        let mut next = chunk_element(input, chunks, c, tid);
+        let mut next = chunk_group(input, chunks, c, tid);
         while c < chunks {
             let v = next;
-            next = chunk_element(input, chunks, c + grid, tid);
+            next = chunk_group(input, chunks, c + grid, tid);
             let v = warp_sum(v);
             if tid % 32 == 0 {
                 *out.add((c * (BLOCK / 32) as u64 + (tid / 32) as u64) as usize) = v;

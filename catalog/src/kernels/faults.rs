@@ -56,7 +56,7 @@ pub enum Pair {
     TensorCores,
     /// A copy reading every 32nd element; fixed: consecutive elements.
     Coalescing,
-    /// A latency-bound chase with 96 live values per thread; fixed: 8.
+    /// A latency-bound chase with 96 live values per thread; fixed: 2.
     Occupancy,
     /// Column reads of an unpadded 32 × 32 shared tile; fixed: a 32 × 33 tile.
     BankConflicts,

@@ -211,7 +211,7 @@ const FB: (u32, u32) = (faults::BLOCK, 1);
 const PER_THREAD: Shape = Shape::Blocks {
     elements_per_block: faults::BLOCK as u64,
 };
-/// One 16-byte group (four f32) per thread.
+/// Four elements per thread (one 16-byte group, or `faults::PER_THREAD` separate loads).
 const PER_THREAD_GROUP: Shape = Shape::Blocks {
     elements_per_block: 4 * faults::BLOCK as u64,
 };
@@ -247,7 +247,7 @@ const OCCUPANCY: (Fault, Fault) = pair(
     ("occupancy_fault", "occupancy_fixed"),
     "launch__occupancy_limit_registers",
     None,
-    "96 live accumulators per thread → 8",
+    "96 live accumulators per thread → 2",
     1 << 18,
 );
 const BANK_CONFLICTS: (Fault, Fault) = pair(
@@ -346,7 +346,7 @@ const BARRIER: (Fault, Fault) = pair(
     ("barrier_fault", "barrier_fixed"),
     "smsp__warp_issue_stalled_barrier_per_warp_active.pct",
     None,
-    "shared-memory tree with a barrier per level → five warp shuffles",
+    "shared-memory butterfly with two barriers per level → five warp shuffles",
     1 << 28,
 );
 
@@ -688,20 +688,20 @@ pub const KERNELS: &[Kernel] = &[
     fault_kernel(
         "coalescing_fault",
         FB,
-        PER_THREAD,
+        PER_THREAD_GROUP,
         Shared::None,
         4,
         COALESCING.0,
-        "out[i] = in[32·i]: every lane of a warp in its own 128-byte line",
+        "out[i] = in[32·i], four per thread: every lane of a warp in its own 128-byte line",
     ),
     fault_kernel(
         "coalescing_fixed",
         FB,
-        PER_THREAD,
+        PER_THREAD_GROUP,
         Shared::None,
         4,
         COALESCING.1,
-        "out[i] = in[i]: one line per warp",
+        "out[i] = in[i], four per thread: one line per warp per load",
     ),
     fault_kernel(
         "occupancy_fault",
@@ -710,7 +710,7 @@ pub const KERNELS: &[Kernel] = &[
         Shared::None,
         4,
         OCCUPANCY.0,
-        "a warp-wide chase with 96 live values per thread: 128 registers, 25 % occupancy",
+        "a warp-wide chase of 1 KiB lines with 96 live values per thread: 12.5 % occupancy",
     ),
     fault_kernel(
         "occupancy_fixed",
@@ -719,7 +719,7 @@ pub const KERNELS: &[Kernel] = &[
         Shared::None,
         4,
         OCCUPANCY.1,
-        "the same chase with 8 live values: full occupancy, four times the loads in flight",
+        "the same chase with 2 live values: full occupancy, eight times the bytes in flight",
     ),
     fault_kernel(
         "bank_conflicts_fault",
@@ -868,7 +868,7 @@ pub const KERNELS: &[Kernel] = &[
     fault_kernel(
         "sfu_fault",
         FB,
-        PER_THREAD,
+        PER_THREAD_GROUP,
         Shared::None,
         3,
         SFU.0,
@@ -877,7 +877,7 @@ pub const KERNELS: &[Kernel] = &[
     fault_kernel(
         "sfu_fixed",
         FB,
-        PER_THREAD,
+        PER_THREAD_GROUP,
         Shared::None,
         3,
         SFU.1,
@@ -905,18 +905,18 @@ pub const KERNELS: &[Kernel] = &[
         "barrier_fault",
         FB,
         Shape::OneWave {
-            elements_per_block: faults::BLOCK as u64,
+            elements_per_block: 4 * faults::BLOCK as u64,
         },
         Shared::PerThread,
         3,
         BARRIER.0,
-        "sums of 32 elements by a shared-memory tree: six barriers per 256 elements",
+        "sums of 128 elements by a shared-memory butterfly: ten barriers per 1024 elements",
     ),
     fault_kernel(
         "barrier_fixed",
         FB,
         Shape::OneWave {
-            elements_per_block: faults::BLOCK as u64,
+            elements_per_block: 4 * faults::BLOCK as u64,
         },
         Shared::None,
         3,

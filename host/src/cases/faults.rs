@@ -20,7 +20,7 @@ use crate::lab::Lab;
 use crate::launchers::LaunchConfig;
 use crate::launchers::faults::{fault_of, pair};
 use catalog::kernels::{Fault, Pair};
-use catalog::launch::faults::{BLOCK, L2_EXCEEDS_LOG2, L2_FITS_LOG2, LINE_WORDS};
+use catalog::launch::faults::{BLOCK, L2_EXCEEDS_LOG2, L2_FITS_LOG2, LINE_WORDS, SEGMENT};
 use catalog::{Backend, Kernel};
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
@@ -139,14 +139,15 @@ fn u32s(n: usize, seed: u64) -> Vec<u32> {
     (0..n).map(|_| r.random::<u32>() | 1).collect()
 }
 
-/// A table of `lines` 32-word lines: every word of line `l` holds the next line (a random
-/// one) in its low bits, random bits above them.
+/// The occupancy pair's table: `lines` lines of [`LINE_WORDS`] random words, each word of line
+/// `l` naming line `l + 1` (wrapping) in its low bits, so a warp's chase streams through
+/// consecutive lines from wherever it starts.
 fn line_table(lines: usize, seed: u64) -> Vec<u32> {
     let mut r = SmallRng::seed_from_u64(seed);
     let mask = lines as u32 - 1;
     let mut t = Vec::with_capacity(lines * LINE_WORDS as usize);
-    for _ in 0..lines {
-        let next = r.random_range(0..lines as u32);
+    for l in 0..lines as u32 {
+        let next = l.wrapping_add(1) & mask;
         t.extend((0..LINE_WORDS).map(|_| next | (r.random::<u32>() & !mask)));
     }
     t
@@ -191,7 +192,7 @@ impl Inputs {
                 }
             }
             Pair::Occupancy => {
-                let table = line_table(pick(1 << 21, 1 << 10), seed);
+                let table = line_table(pick(1 << 18, 1 << 10), seed);
                 Data::Lines {
                     dev: lab.upload(&table)?,
                     table,
@@ -303,7 +304,7 @@ impl Inputs {
             Pair::TensorCores => (8 + 4 + 4) * size * size,
             // The input is 4 × the output.
             Pair::Coalescing => 16 * size + 4 * size,
-            Pair::Occupancy => (4 * LINE_WORDS as u64) << 21,
+            Pair::Occupancy => (4 * LINE_WORDS as u64) << 18,
             Pair::L2Resident => 16 << L2_EXCEEDS_LOG2,
             Pair::Tail => 4 << 20,
             // x, then t and y of the two passes.
@@ -423,7 +424,7 @@ impl<'a> FaultCase<'a> {
             }
             Data::Ints { x, .. } => (
                 lab.fault_config(backend, kernel, x.len() as u64)?,
-                Outputs::I32(buffer(x.len() / 32)?),
+                Outputs::I32(buffer(x.len() / SEGMENT as usize)?),
             ),
         };
         Ok(FaultCase {
@@ -453,7 +454,7 @@ impl<'a> FaultCase<'a> {
                 return (4 * (m * k + n * k + m * n), 2 * m * n * k);
             }
             (Data::Strided { n, .. }, _) => 8 * *n as u64,
-            (Data::Lines { threads, steps, .. }, _) => 4 * *threads as u64 * *steps as u64,
+            (Data::Lines { threads, steps, .. }, _) => 32 * *threads as u64 * *steps as u64,
             (Data::Stream { reads, .. }, _) if *reads > 0 => 16 * reads,
             (Data::Vector { x, .. }, _) => 8 * x.len() as u64,
             (Data::Tiles { x, .. }, _)
@@ -461,7 +462,7 @@ impl<'a> FaultCase<'a> {
             | (Data::Stream { x, .. }, _) => 4 * x.len() as u64,
             (Data::Table { .. }, _) => 4 * self.units as u64 * BLOCK as u64,
             (Data::Seeds { seeds, .. }, _) => 8 * seeds.len() as u64,
-            (Data::Ints { x, .. }, _) => 4 * x.len() as u64 + x.len() as u64 / 8,
+            (Data::Ints { x, .. }, _) => 4 * x.len() as u64 + 4 * x.len() as u64 / SEGMENT as u64,
         };
         (bytes, 0)
     }

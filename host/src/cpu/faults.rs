@@ -5,7 +5,8 @@
 //! (`crate::cases::faults`).
 
 use catalog::launch::faults::{
-    ASYNC_THREADS, BLOCK, LINE_WORDS, SFU_TERMS, SPILL_PASSES, SPILL_WORDS, TILE, UNIT_STEPS,
+    ASYNC_THREADS, BLOCK, LINE_WORDS, SEGMENT, SFU_TERMS, SPILL_PASSES, SPILL_WORDS, TILE,
+    UNIT_STEPS,
 };
 
 /// The kernels' hash step: `(h ^ v) · 0x01000193`, wrapping.
@@ -41,15 +42,19 @@ pub fn gemm_element(a: &[f32], b: &[f32], kd: usize, i: usize, j: usize) -> (f64
 }
 
 /// The occupancy pair's warp `warp`, its 32 lanes' results: the warp's chase through
-/// `table` (lines of 32 words, `mask + 1` of them; every word of a line names the same next
-/// line), `steps` loads, each lane folding its words into `live` accumulators in turn.
+/// `table` (lines of [`LINE_WORDS`] words, `mask + 1` of them; every word of a line names the
+/// same next line), `steps` steps, each lane folding its eight words of the line (its 16-byte
+/// groups `lane` and `lane + 32`) into `live` accumulators in turn.
 pub fn chase_live(table: &[u32], mask: u32, steps: u32, live: usize, warp: u64) -> Vec<u32> {
     let mut line = (warp as u32).wrapping_mul(0x9E37_79B1) & mask;
     let mut acc: Vec<Vec<u32>> = (0..32).map(|lane| vec![lane; live]).collect();
     for s in 0..steps as usize {
-        let words = &table[(line * LINE_WORDS) as usize..][..32];
-        for (lane, &w) in words.iter().enumerate() {
-            acc[lane][s % live] = mix(acc[lane][s % live], w);
+        let words = &table[(line * LINE_WORDS) as usize..][..LINE_WORDS as usize];
+        for (lane, a) in acc.iter_mut().enumerate() {
+            let mine = words[4 * lane..][..4]
+                .iter()
+                .chain(&words[128 + 4 * lane..][..4]);
+            a[s % live] = mine.fold(a[s % live], |h, &w| mix(h, w));
         }
         line = words[0] & mask;
     }
@@ -175,9 +180,9 @@ pub fn group_sums(words: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// The barrier pair: each 32 consecutive elements' wrapping sum.
+/// The barrier pair: each [`SEGMENT`] consecutive elements' wrapping sum.
 pub fn segment_sums(x: &[i32]) -> Vec<i32> {
-    x.chunks(32)
+    x.chunks(SEGMENT as usize)
         .map(|s| s.iter().fold(0i32, |a, &v| a.wrapping_add(v)))
         .collect()
 }

@@ -9,7 +9,7 @@ use crate::lab::Lab;
 use catalog::kernels::{Fault, Pair};
 use catalog::launch::faults::{
     ASYNC_THREADS, BLOCK, GEMM_K_BF16, GEMM_TILE, L2_EXCEEDS_LOG2, L2_FITS_LOG2, LINE_WORDS,
-    LIVE_FAULT, LIVE_FIXED, SPILL_PASSES, SPILL_WORDS, TILE,
+    LIVE_FAULT, LIVE_FIXED, SEGMENT, SPILL_PASSES, SPILL_WORDS, TILE,
 };
 use catalog::{Backend, Family, Kernel, Shape};
 use cust::launch;
@@ -202,15 +202,15 @@ impl Lab {
         let func = self.function(backend, k.name)?;
         let (i, o, mask) = (input.as_device_ptr(), out.as_device_ptr(), len - 1);
         let (grid, block) = super::dims(&cfg);
-        // SAFETY: thread i < n writes out[i] (out has n elements) and reads input at an index
-        // masked below len; no shared memory.
+        // SAFETY: each thread's elements i < n (four per thread) write out[i] (out has n
+        // elements) and read input at an index masked below len; no shared memory.
         unsafe { launch!(func<<<grid, block, cfg.shared_bytes, stream>>>(i, mask, o, n)) }
             .ctx(|| format!("launching {} [{backend}] n={n}", k.name))
     }
 
-    /// Queues one warp-wide chase of `steps` loads per thread through `table` (lines of 32
-    /// words, a power of two of them), `out.len()` threads (a multiple of [`BLOCK`]), each
-    /// storing its fold to `out`.
+    /// Queues one warp-wide chase of `steps` steps per thread through `table` (lines of
+    /// [`LINE_WORDS`] words, a power of two of them, 16-byte aligned), `out.len()` threads (a
+    /// multiple of [`BLOCK`]), each storing its fold to `out`.
     pub fn launch_chase_live(
         &self,
         backend: Backend,
@@ -237,11 +237,12 @@ impl Lab {
             "a power of two",
         )?;
         require(
-            lines <= 1 << 27,
+            lines <= 1 << 26,
             "table lines",
             lines,
-            "at most 2^27 (u32 word indices)",
+            "at most 2^26 (u32 group indices)",
         )?;
+        check_aligned("table", table)?;
         let n = out.len() as u64;
         require(
             n > 0 && n.is_multiple_of(BLOCK as u64),
@@ -257,9 +258,10 @@ impl Lab {
             (lines - 1) as u32,
         );
         let (grid, block) = super::dims(&cfg);
-        // SAFETY: every load is of a word `line · 32 + lane` with line masked below the table's
-        // lines (checked: the table holds them all); thread t writes out[t], and there are
-        // exactly out.len() threads (a multiple of the block, checked).
+        // SAFETY: every load is of a 16-byte group `line · 64 + lane (+ 32)` with line masked
+        // below the table's lines (checked: the table holds them all, 16-byte aligned); thread
+        // t writes out[t], and there are exactly out.len() threads (a multiple of the block,
+        // checked).
         unsafe { launch!(func<<<grid, block, cfg.shared_bytes, stream>>>(t, mask, steps, o)) }
             .ctx(|| format!("launching {} [{backend}] {n} threads", k.name))
     }
@@ -525,7 +527,8 @@ impl Lab {
         let func = self.function(backend, k.name)?;
         let (i, o) = (input.as_device_ptr(), out.as_device_ptr());
         let (grid, block) = super::dims(&cfg);
-        // SAFETY: thread i < n reads input[i] and writes out[i], both n long.
+        // SAFETY: each thread's elements i < n (four per thread) read input[i] and write
+        // out[i], both n long.
         unsafe { launch!(func<<<grid, block, cfg.shared_bytes, stream>>>(i, o, n)) }
             .ctx(|| format!("launching {} [{backend}] n={n}", k.name))
     }
@@ -573,8 +576,8 @@ impl Lab {
             .ctx(|| format!("launching {} [{backend}] {reads} reads", k.name))
     }
 
-    /// Queues the barrier pair: `out[s] = Σ input[32s..32s+32]` (wrapping), `input.len()` a
-    /// multiple of [`BLOCK`], `out` a 32nd of it.
+    /// Queues the barrier pair: `out[s] = Σ input[128s..128s+128]` (wrapping), `input.len()`
+    /// a multiple of `4 ·` [`BLOCK`] and 16-byte aligned, `out` a 128th of it.
     pub fn launch_segment_sums(
         &self,
         backend: Backend,
@@ -586,19 +589,21 @@ impl Lab {
         fault_of(k, Pair::Barrier)?;
         let n = input.len() as u64;
         require(
-            n > 0 && n.is_multiple_of(BLOCK as u64),
+            n > 0 && n.is_multiple_of(4 * BLOCK as u64),
             "input",
             n,
-            "a multiple of 256",
+            "a multiple of 1024",
         )?;
-        check_len("out", out.len(), n / 32)?;
+        check_aligned("input", input)?;
+        check_len("out", out.len(), n / SEGMENT as u64)?;
         let cfg = self.fault_config(backend, k, n)?;
         let func = self.function(backend, k.name)?;
         let (i, o) = (input.as_device_ptr(), out.as_device_ptr());
         let (grid, block) = super::dims(&cfg);
-        // SAFETY: blocks walk the n / 256 chunks grid-stride, each reading its 256 elements and
-        // writing its 8 sums, inside input and out (checked); the shared memory is the
-        // catalogue's (one word per thread for the fault, none for the fix).
+        // SAFETY: blocks walk the n / 1024 chunks grid-stride, each reading its 1024 elements
+        // (16-byte groups, aligned: checked) and writing its 8 sums, inside input and out
+        // (checked); the shared memory is the catalogue's (one word per thread for the fault,
+        // none for the fix).
         unsafe { launch!(func<<<grid, block, cfg.shared_bytes, stream>>>(i, n, o)) }
             .ctx(|| format!("launching {} [{backend}] n={n}", k.name))
     }

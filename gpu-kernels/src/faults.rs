@@ -18,7 +18,7 @@
 //! | `async_stages` | `cp.async`, one stage | four stages |
 //! | `sfu` | 32 `sin.approx` per element | the same sines by an FMA recurrence |
 //! | `l2_resident` | a 16 MiB working set | 256 MiB |
-//! | `barrier` | a shared-memory butterfly per 128 elements | warp shuffles |
+//! | `barrier` | a shared-memory butterfly per 32 elements | warp shuffles |
 //!
 //! Every kernel takes raw pointers and `u64`/`u32` sizes; each launch's shape is in its
 //! catalogue entry and its launcher (`host/src/launchers/faults.rs`), which checks what the
@@ -26,7 +26,6 @@
 
 use crate::device::*;
 pub use crate::launch::faults::*;
-use crate::reduce::warp_sum;
 
 /// `$body` once for each `$i` in `$base .. $base + $n` (`$n` one of 1, 2, 4, 8, 16, 32, 64,
 /// 96), `$i` a `usize` constant in each copy: no loop is left for a compiler to keep, so arrays
@@ -71,7 +70,7 @@ pub mod gemm;
 // The literal counts of the `unroll!`s below, held to the launch constants they stand for.
 const _: () = assert!(LIVE_FAULT == 96 && LIVE_FIXED == 2);
 const _: () = assert!(SPILL_WORDS == 32 && SPILL_PASSES * SPILL_WORDS == 64);
-const _: () = assert!(PER_THREAD == 4 && LINE_WORDS == 256 && SEGMENT == 32 * 4);
+const _: () = assert!(PER_THREAD == 4 && LINE_WORDS == 256 && SEGMENT == 32);
 
 /// One step of an FNV-1a-style hash: `(h ^ v) · 0x01000193`, wrapping. Order-dependent, so no
 /// compiler can merge or reorder the steps of a chain of them.
@@ -681,45 +680,57 @@ kernel! {
 
 // ---- 13. Barrier-bound. ----
 
-/// Elements per chunk of the barrier pair: a block's threads, four each.
-const CHUNK: u64 = (BLOCK * 4) as u64;
-
-/// The sum of thread `tid`'s four elements of chunk `c` (wrapping; one 16-byte load), or 0
-/// past the last chunk.
+/// Element `tid` of chunk `c` (chunks of [`BLOCK`]), or 0 past the last chunk.
 #[inline(always)]
-unsafe fn chunk_group(input: *const i32, chunks: u64, c: u64, tid: u32) -> i32 {
+unsafe fn chunk_element(input: *const i32, chunks: u64, c: u64, tid: u32) -> i32 {
     if c < chunks {
-        let Vec4([a, b, x, y]) =
-            load4((input as *const Vec4<i32>).add((c * BLOCK as u64 + tid as u64) as usize));
-        a.wrapping_add(b).wrapping_add(x).wrapping_add(y)
+        *input.add((c * BLOCK as u64 + tid as u64) as usize)
     } else {
         0
     }
 }
 
+/// The barrier pair's walk: block `b` takes chunks `b, b + grid, …` of [`BLOCK`] elements,
+/// [`PER_THREAD`] chunks per loop trip, their elements all loaded before the first sum, so each
+/// thread has [`PER_THREAD`] loads in flight; `sum(v)` gives the [`SEGMENT`]-element sum of the
+/// warp that `v` belongs to, in every lane, and every lane stores it (one word per warp: no
+/// branch for a compiler to split the warp on).
+#[inline(always)]
+unsafe fn segment_walk<F: FnMut(i32) -> i32>(input: *const i32, n: u64, out: *mut i32, mut sum: F) {
+    let tid = thread_idx_x();
+    let chunks = n / BLOCK as u64;
+    let grid = grid_dim_x() as u64;
+    let mut c = block_idx_x() as u64;
+    while c < chunks {
+        let mut v = [0i32; PER_THREAD as usize];
+        unroll!(4, k, 0, {
+            v[k] = chunk_element(input, chunks, c + k as u64 * grid, tid);
+        });
+        unroll!(4, k, 0, {
+            let ck = c + k as u64 * grid;
+            let total = sum(v[k]);
+            if ck < chunks {
+                *out.add((ck * (BLOCK / 32) as u64 + (tid / 32) as u64) as usize) = total;
+            }
+        });
+        c += PER_THREAD as u64 * grid;
+    }
+}
+
 kernel! {
     /// The fault: sums of every [`SEGMENT`] consecutive elements (`out[s] = Σ
-    /// input[128s..128s+128]`, wrapping): each thread adds its four (one 16-byte load), then a
-    /// warp's 32 partials meet in a shared-memory butterfly, every lane busy at every level,
-    /// with a block-wide barrier after each write and each read: ten barriers per chunk of
-    /// 1024 elements. Blocks walk the chunks grid-stride, each thread loading its group of
-    /// the next chunk before the butterfly of this one, so the loads overlap the butterflies
-    /// and the barriers are what is left.
+    /// input[32s..32s+32]`, wrapping), a warp's 32 elements meeting in a shared-memory
+    /// butterfly, every lane busy at every level, with a block-wide barrier after each write
+    /// and each read: ten barriers per 256 elements ([`segment_walk`]).
     ///
-    /// - `input`: `n` i32, 16-byte aligned, `n` a multiple of `BLOCK · 4`; `out`: `n / 128` i32.
+    /// - `input`: `n` i32, `n` a multiple of [`BLOCK`]; `out`: `n / 32` i32.
     ///
     /// # Launch
     /// 1-D, blocks of [`BLOCK`] threads, dynamic shared memory `BLOCK · 4` bytes, one wave.
     fn barrier_fault(input: *const i32, n: u64, out: *mut i32) {
         let s = Shared::<i32>::dynamic();
         let tid = thread_idx_x();
-        let chunks = n / CHUNK;
-        let grid = grid_dim_x() as u64;
-        let mut c = block_idx_x() as u64;
-        let mut next = chunk_group(input, chunks, c, tid);
-        while c < chunks {
-            let mut v = next;
-            next = chunk_group(input, chunks, c + grid, tid);
+        segment_walk(input, n, out, |mut v| {
             let mut stride = 16;
             while stride > 0 {
                 s.set(tid, v);
@@ -728,35 +739,32 @@ kernel! {
                 sync_threads();
                 stride /= 2;
             }
-            if tid % 32 == 0 {
-                *out.add((c * (BLOCK / 32) as u64 + (tid / 32) as u64) as usize) = v;
-            }
-            c += grid;
-        }
+            v
+        })
     }
 }
 
+/// `v` summed over the warp (wrapping), in every lane: a butterfly of five `shfl.sync.bfly`.
+///
+/// # Safety
+/// All 32 lanes of the warp must call it together.
+#[inline(always)]
+unsafe fn warp_all_sum(mut v: i32) -> i32 {
+    let mut mask = 16;
+    while mask > 0 {
+        v = v.wrapping_add(shfl_xor(v as u32, mask) as i32);
+        mask /= 2;
+    }
+    v
+}
+
 kernel! {
-    /// The fix: the same sums by five warp shuffles ([`warp_sum`]), no shared memory, no
-    /// barrier, the next chunk's group loaded first as in the fault. (The pairs meet in another
-    /// order than the butterfly's; wrapping integer sums do not depend on it.)
+    /// The fix: the same sums by a butterfly of five warp shuffles ([`warp_all_sum`]), no
+    /// shared memory, no barrier.
     ///
     /// # Launch
     /// As [`barrier_fault`], without shared memory.
     fn barrier_fixed(input: *const i32, n: u64, out: *mut i32) {
-        let tid = thread_idx_x();
-        let chunks = n / CHUNK;
-        let grid = grid_dim_x() as u64;
-        let mut c = block_idx_x() as u64;
-        let mut next = chunk_group(input, chunks, c, tid);
-        while c < chunks {
-            let v = next;
-            next = chunk_group(input, chunks, c + grid, tid);
-            let v = warp_sum(v);
-            if tid % 32 == 0 {
-                *out.add((c * (BLOCK / 32) as u64 + (tid / 32) as u64) as usize) = v;
-            }
-            c += grid;
-        }
+        segment_walk(input, n, out, |v| warp_all_sum(v))
     }
 }

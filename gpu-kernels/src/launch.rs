@@ -72,9 +72,10 @@ pub mod faults {
     pub const GEMM_PITCH_BF16: u32 = 40;
     /// Elements between two reads of the uncoalesced copy (one per 128-byte line).
     pub const STRIDE: u32 = 32;
-    /// Elements each thread of the strided copy and of the SFU pair handles, all its loads
-    /// issued before the first use: one 4-byte load in flight per thread leaves too few bytes
-    /// in flight to fill the H200's DRAM (about 1 MB of the ~4 MB its latency needs).
+    /// Elements each thread of the strided copy and of the SFU pair handles (of the barrier
+    /// pair: per loop trip), all its loads issued before the first use: one 4-byte load in
+    /// flight per thread leaves too few bytes in flight to fill the H200's DRAM (about 1 MB of
+    /// the ~4 MB its latency needs).
     pub const PER_THREAD: u32 = 4;
     /// Values each thread of the occupancy pair keeps live across its loop.
     pub const LIVE_FAULT: u32 = 96;
@@ -104,8 +105,8 @@ pub mod faults {
     /// 256 MiB (4.3 × the L2).
     pub const L2_FITS_LOG2: u32 = 20;
     pub const L2_EXCEEDS_LOG2: u32 = 24;
-    /// Elements per sum of the barrier pair: a warp's 32 lanes, four each (one 16-byte load).
-    pub const SEGMENT: u32 = 128;
+    /// Elements per sum of the barrier pair: a warp's 32 lanes, one each.
+    pub const SEGMENT: u32 = 32;
 }
 
 /// The launch-gap demo kernel (`bump.rs`).

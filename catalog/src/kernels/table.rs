@@ -346,7 +346,7 @@ const BARRIER: (Fault, Fault) = pair(
     ("barrier_fault", "barrier_fixed"),
     "smsp__warp_issue_stalled_barrier_per_warp_active.pct",
     None,
-    "shared-memory butterfly with two barriers per level → five warp shuffles",
+    "shared-memory butterfly, two barriers per level → five warp shuffles (shfl.bfly)",
     1 << 28,
 );
 
@@ -905,18 +905,18 @@ pub const KERNELS: &[Kernel] = &[
         "barrier_fault",
         FB,
         Shape::OneWave {
-            elements_per_block: 4 * faults::BLOCK as u64,
+            elements_per_block: faults::BLOCK as u64,
         },
         Shared::PerThread,
         3,
         BARRIER.0,
-        "sums of 128 elements by a shared-memory butterfly: ten barriers per 1024 elements",
+        "sums of 32 elements by a shared-memory butterfly: ten barriers per 256 elements",
     ),
     fault_kernel(
         "barrier_fixed",
         FB,
         Shape::OneWave {
-            elements_per_block: 4 * faults::BLOCK as u64,
+            elements_per_block: faults::BLOCK as u64,
         },
         Shared::None,
         3,

@@ -19,6 +19,18 @@ pub unsafe fn shfl_down(v: u32, offset: u32) -> u32 {
     r
 }
 
+/// `shfl.sync.bfly.b32` over the full warp: lane i gets lane (i ^ mask)'s `v`.
+///
+/// # Safety
+/// All 32 lanes of the warp must execute this call together.
+#[inline(always)]
+pub unsafe fn shfl_xor(v: u32, mask: u32) -> u32 {
+    let r: u32;
+    asm!("shfl.sync.bfly.b32 {r}, {v}, {m}, 0x1f, 0xffffffff;",
+         r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask);
+    r
+}
+
 /// `red.global.add.f32`: `*p += v`, atomically, result unused.
 ///
 /// # Safety

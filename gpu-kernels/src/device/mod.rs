@@ -15,6 +15,7 @@
 //! - `sync_threads` — `bar.sync 0`; unsafe: every thread of the block must reach it.
 //! - `dynamic_shared::<T>()` — base of the shared memory sized at launch.
 //! - `shfl_down(v, offset)` — `shfl.sync.down.b32`, full mask; unsafe: all 32 lanes must call it.
+//! - `shfl_xor(v, mask)` — `shfl.sync.bfly.b32`, full mask; unsafe: all 32 lanes must call it.
 //! - `atomic_add_f32`, `atomic_add_i32` — `red.global.add`; unsafe: `p` must be a valid global.
 //! - `load4` — one 16-byte global load; `load4_nc` — the same through the non-coherent path,
 //!   no L1 allocation (`ld.global.nc.L1::no_allocate.v4`); `load4_ro` — the non-coherent path

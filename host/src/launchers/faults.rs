@@ -576,8 +576,8 @@ impl Lab {
             .ctx(|| format!("launching {} [{backend}] {reads} reads", k.name))
     }
 
-    /// Queues the barrier pair: `out[s] = Σ input[128s..128s+128]` (wrapping), `input.len()`
-    /// a multiple of `4 ·` [`BLOCK`] and 16-byte aligned, `out` a 128th of it.
+    /// Queues the barrier pair: `out[s] = Σ input[32s..32s+32]` (wrapping), `input.len()` a
+    /// multiple of [`BLOCK`], `out` a 32nd of it.
     pub fn launch_segment_sums(
         &self,
         backend: Backend,
@@ -589,21 +589,19 @@ impl Lab {
         fault_of(k, Pair::Barrier)?;
         let n = input.len() as u64;
         require(
-            n > 0 && n.is_multiple_of(4 * BLOCK as u64),
+            n > 0 && n.is_multiple_of(BLOCK as u64),
             "input",
             n,
-            "a multiple of 1024",
+            "a multiple of 256",
         )?;
-        check_aligned("input", input)?;
         check_len("out", out.len(), n / SEGMENT as u64)?;
         let cfg = self.fault_config(backend, k, n)?;
         let func = self.function(backend, k.name)?;
         let (i, o) = (input.as_device_ptr(), out.as_device_ptr());
         let (grid, block) = super::dims(&cfg);
-        // SAFETY: blocks walk the n / 1024 chunks grid-stride, each reading its 1024 elements
-        // (16-byte groups, aligned: checked) and writing its 8 sums, inside input and out
-        // (checked); the shared memory is the catalogue's (one word per thread for the fault,
-        // none for the fix).
+        // SAFETY: blocks walk the n / 256 chunks grid-stride, each reading its 256 elements and
+        // writing its 8 sums, inside input and out (checked); the shared memory is the
+        // catalogue's (one word per thread for the fault, none for the fix).
         unsafe { launch!(func<<<grid, block, cfg.shared_bytes, stream>>>(i, n, o)) }
             .ctx(|| format!("launching {} [{backend}] n={n}", k.name))
     }

@@ -680,50 +680,51 @@ kernel! {
 
 // ---- 13. Barrier-bound. ----
 
-/// Element `tid` of chunk `c` (chunks of [`BLOCK`]), or 0 past the last chunk.
-#[inline(always)]
-unsafe fn chunk_element(input: *const i32, chunks: u64, c: u64, tid: u32) -> i32 {
-    if c < chunks {
-        *input.add((c * BLOCK as u64 + tid as u64) as usize)
-    } else {
-        0
-    }
-}
+/// Elements per chunk of the barrier pair: [`PER_THREAD`] per thread of a block.
+const CHUNK: u64 = (BLOCK * PER_THREAD) as u64;
 
-/// The barrier pair's walk: block `b` takes chunks `b, b + grid, …` of [`BLOCK`] elements,
-/// [`PER_THREAD`] chunks per loop trip, their elements all loaded before the first sum, so each
-/// thread has [`PER_THREAD`] loads in flight; `sum(v)` gives the [`SEGMENT`]-element sum of the
-/// warp that `v` belongs to, in every lane, and every lane stores it (one word per warp: no
-/// branch for a compiler to split the warp on).
+/// The barrier pair's walk: block `b` takes chunks `b, b + grid, …` of [`CHUNK`] elements, warp
+/// `w` of it the chunk's four segments `4w … 4w + 3` ([`SEGMENT`] elements each, lane `l`
+/// loading element `l` of each: four coalesced loads in flight per thread, all issued before
+/// the first sum). `sum(v)` gives the segment's sum in every lane; lane `l` stores segment
+/// `l & 3`'s, so the warp writes its four sums as one 16-byte request and no branch splits it
+/// (lanes `l` and `l + 4` store the same word).
 #[inline(always)]
 unsafe fn segment_walk<F: FnMut(i32) -> i32>(input: *const i32, n: u64, out: *mut i32, mut sum: F) {
     let tid = thread_idx_x();
-    let chunks = n / BLOCK as u64;
+    let (lane, warp) = (tid % 32, tid / 32);
+    let chunks = n / CHUNK;
     let grid = grid_dim_x() as u64;
     let mut c = block_idx_x() as u64;
     while c < chunks {
+        // The warp's first segment.
+        let first = c * (CHUNK / SEGMENT as u64) + (warp * PER_THREAD) as u64;
         let mut v = [0i32; PER_THREAD as usize];
         unroll!(4, k, 0, {
-            v[k] = chunk_element(input, chunks, c + k as u64 * grid, tid);
+            v[k] = *input.add(((first + k as u64) * SEGMENT as u64 + lane as u64) as usize);
         });
+        let mut sums = [0i32; PER_THREAD as usize];
         unroll!(4, k, 0, {
-            let ck = c + k as u64 * grid;
-            let total = sum(v[k]);
-            if ck < chunks {
-                *out.add((ck * (BLOCK / 32) as u64 + (tid / 32) as u64) as usize) = total;
-            }
+            sums[k] = sum(v[k]);
         });
-        c += PER_THREAD as u64 * grid;
+        let mine = match lane & 3 {
+            0 => sums[0],
+            1 => sums[1],
+            2 => sums[2],
+            _ => sums[3],
+        };
+        *out.add((first + (lane & 3) as u64) as usize) = mine;
+        c += grid;
     }
 }
 
 kernel! {
     /// The fault: sums of every [`SEGMENT`] consecutive elements (`out[s] = Σ
-    /// input[32s..32s+32]`, wrapping), a warp's 32 elements meeting in a shared-memory
+    /// input[32s..32s+32]`, wrapping), a segment's 32 elements meeting in a shared-memory
     /// butterfly, every lane busy at every level, with a block-wide barrier after each write
     /// and each read: ten barriers per 256 elements ([`segment_walk`]).
     ///
-    /// - `input`: `n` i32, `n` a multiple of [`BLOCK`]; `out`: `n / 32` i32.
+    /// - `input`: `n` i32, `n` a multiple of `BLOCK · PER_THREAD`; `out`: `n / 32` i32.
     ///
     /// # Launch
     /// 1-D, blocks of [`BLOCK`] threads, dynamic shared memory `BLOCK · 4` bytes, one wave.

@@ -433,3 +433,33 @@ fn the_rules_table_says_when_each_fires_and_how_its_cost_is_weighed() {
     assert!(text.contains("[bank-conflicts]") && text.contains("pad the tile"));
     assert!(text.contains("cost:"), "{text}");
 }
+
+#[test]
+fn barriers_that_fill_the_adu_pipe_cost_what_it_stands_above_the_next_pipe() {
+    let s = |r: &str| stall_metric(r);
+    // The barrier pair's fault on the H200: the SM busy (85 %) with its own barriers.
+    let busy = |adu: f64| {
+        diagnose(&[
+            (&s("barrier"), 11.35),
+            (&s("short_scoreboard"), 4.13),
+            (&s("long_scoreboard"), 3.26),
+            (&s("mio_throttle"), 2.47),
+            (m::SM_PCT, 85.2),
+            (m::MEM_PCT, 62.0),
+            (m::DRAM_PCT, 30.3),
+            (m::PIPE_LSU, 51.6),
+            (m::PIPE_ALU, 10.2),
+            (m::PIPE_ADU, adu),
+        ])
+    };
+    let d = busy(86.0);
+    assert_eq!(d.verdict, Some("barrier"), "{}", d.headline);
+    let cost = d.get("barrier").unwrap().cost.unwrap();
+    assert!((cost - 0.344).abs() < 1e-9, "{cost}");
+    assert!(d.headline.contains("ADU"), "{}", d.headline);
+    // The same waits with the ADU idle: the idle slots left (15 %) times the waits' share.
+    let d = busy(5.0);
+    let b = d.get("barrier").unwrap();
+    assert!(b.cost.unwrap() < MIN_COST, "{:?}", b.cost);
+    assert_ne!(d.verdict, Some("barrier"));
+}

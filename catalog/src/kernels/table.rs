@@ -905,7 +905,7 @@ pub const KERNELS: &[Kernel] = &[
         "barrier_fault",
         FB,
         Shape::OneWave {
-            elements_per_block: faults::BLOCK as u64,
+            elements_per_block: (faults::BLOCK * faults::PER_THREAD) as u64,
         },
         Shared::PerThread,
         3,
@@ -916,7 +916,7 @@ pub const KERNELS: &[Kernel] = &[
         "barrier_fixed",
         FB,
         Shape::OneWave {
-            elements_per_block: faults::BLOCK as u64,
+            elements_per_block: (faults::BLOCK * faults::PER_THREAD) as u64,
         },
         Shared::None,
         3,

@@ -9,7 +9,7 @@ use crate::lab::Lab;
 use catalog::kernels::{Fault, Pair};
 use catalog::launch::faults::{
     ASYNC_THREADS, BLOCK, GEMM_K_BF16, GEMM_TILE, L2_EXCEEDS_LOG2, L2_FITS_LOG2, LINE_WORDS,
-    LIVE_FAULT, LIVE_FIXED, SEGMENT, SPILL_PASSES, SPILL_WORDS, TILE,
+    LIVE_FAULT, LIVE_FIXED, PER_THREAD, SEGMENT, SPILL_PASSES, SPILL_WORDS, TILE,
 };
 use catalog::{Backend, Family, Kernel, Shape};
 use cust::launch;
@@ -577,7 +577,7 @@ impl Lab {
     }
 
     /// Queues the barrier pair: `out[s] = Σ input[32s..32s+32]` (wrapping), `input.len()` a
-    /// multiple of [`BLOCK`], `out` a 32nd of it.
+    /// multiple of `BLOCK · PER_THREAD`, `out` a 32nd of it.
     pub fn launch_segment_sums(
         &self,
         backend: Backend,
@@ -589,18 +589,18 @@ impl Lab {
         fault_of(k, Pair::Barrier)?;
         let n = input.len() as u64;
         require(
-            n > 0 && n.is_multiple_of(BLOCK as u64),
+            n > 0 && n.is_multiple_of((BLOCK * PER_THREAD) as u64),
             "input",
             n,
-            "a multiple of 256",
+            "a multiple of 1024",
         )?;
         check_len("out", out.len(), n / SEGMENT as u64)?;
         let cfg = self.fault_config(backend, k, n)?;
         let func = self.function(backend, k.name)?;
         let (i, o) = (input.as_device_ptr(), out.as_device_ptr());
         let (grid, block) = super::dims(&cfg);
-        // SAFETY: blocks walk the n / 256 chunks grid-stride, each reading its 256 elements and
-        // writing its 8 sums, inside input and out (checked); the shared memory is the
+        // SAFETY: blocks walk the n / 1024 chunks grid-stride, each reading its 1024 elements
+        // and writing its 32 sums, inside input and out (checked); the shared memory is the
         // catalogue's (one word per thread for the fault, none for the fix).
         unsafe { launch!(func<<<grid, block, cfg.shared_bytes, stream>>>(i, n, o)) }
             .ctx(|| format!("launching {} [{backend}] n={n}", k.name))

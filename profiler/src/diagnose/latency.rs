@@ -51,14 +51,36 @@ pub(super) fn barrier(c: &dyn Counters) -> Outcome {
     if share < BARRIER_SHARE || top != "barrier" {
         return Outcome::Clean;
     }
+    // The barriers themselves execute on the ADU pipe: where it is the busiest pipe, the
+    // barrier instructions are what the SM is busy with, and what they cost is how far the ADU
+    // stands above the next busiest pipe (as for the XU pipe), not the idle slots left.
+    let adu = c.m(m::PIPE_ADU).unwrap_or(0.0);
+    let next = m::PIPES
+        .iter()
+        .filter(|(_, metric)| *metric != m::PIPE_ADU)
+        .filter_map(|(_, metric)| c.m(metric))
+        .fold(0.0, f64::max);
+    let issue = ((adu - next) / 100.0).max(0.0);
+    let waiting = room * share;
     Outcome::Found(Verdict::fault(
         "barrier-bound: warps wait at __syncthreads".into(),
-        format!(
-            "barrier waits are {} of the warps' stalled states, with {} left in the busiest unit",
-            fmt::share(share),
-            fmt::share(room)
-        ),
-        room * share,
+        if issue > waiting {
+            format!(
+                "barrier waits are {} of the warps' stalled states and the ADU pipe, which \
+                 executes the barriers, is {} busy, {:.1} points above the next busiest pipe",
+                fmt::share(share),
+                fmt::pct(adu),
+                adu - next
+            )
+        } else {
+            format!(
+                "barrier waits are {} of the warps' stalled states, with {} left in the busiest \
+                 unit",
+                fmt::share(share),
+                fmt::share(room)
+            )
+        },
+        issue.max(waiting),
     ))
 }
 

@@ -250,7 +250,9 @@ pub const RULES: [Rule; 16] = [
     Rule {
         id: "barrier",
         when: "barrier waits are the dominant stall and >= 30 % of the warps' stalled states",
-        cost: "the issue slots left idle x the barrier's share of the stalls",
+        cost: "the issue slots left idle x the barrier's share of the stalls, or where the \
+               ADU pipe (which executes the barriers) is the busiest pipe, how far it exceeds \
+               the next busiest, whichever is larger",
         fix: "fewer barriers per byte: more work per block between barriers, warp shuffles for \
               the last levels of a tree",
         eval: latency::barrier,

@@ -34,6 +34,8 @@ pub const PIPE_ALU: &str = "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained
 pub const PIPE_XU: &str = "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active";
 pub const PIPE_LSU: &str = "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active";
 pub const PIPE_FP64: &str = "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active";
+/// The ADU pipe: block barriers (`BAR`), branch-target resolution, constant-bank loads.
+pub const PIPE_ADU: &str = "sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_active";
 /// The tensor cores, any MMA (HMMA, HGMMA, IMMA, …), % of peak cycles while active.
 pub const PIPE_TENSOR: &str = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
 /// Shared-memory wavefronts, % of the L1's shared-memory peak.
@@ -41,11 +43,12 @@ pub const SHARED_PIPE_PCT: &str =
     "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed";
 
 /// The pipes a kernel can saturate, with the names the reports use.
-pub const PIPES: [(&str, &str); 6] = [
+pub const PIPES: [(&str, &str); 7] = [
     ("FMA", PIPE_FMA),
     ("ALU", PIPE_ALU),
     ("XU (special functions)", PIPE_XU),
     ("LSU (memory instructions)", PIPE_LSU),
+    ("ADU (barriers, branches)", PIPE_ADU),
     ("FP64", PIPE_FP64),
     ("tensor", PIPE_TENSOR),
 ];

@@ -557,9 +557,16 @@ enum Tag {
     Barrier(u8),
     /// A shared-memory load without a barrier of its own: the next one's covers it.
     Queued,
-    /// A variable-latency result with no barrier: never waited for.
-    Untracked,
+    /// A variable-latency result with no barrier, and the stall cycles issued since: ptxas,
+    /// out of scoreboards, leaves one untracked only where [`UNTRACKED_CYCLES`] pass before its
+    /// first use, so it is outstanding until then.
+    Untracked(u8),
 }
+
+/// Stall cycles after which an untracked variable-latency result counts as landed. ptxas
+/// leaves a `MUFU` without a scoreboard when all six are in use (the four-element `sfu_fault`:
+/// its first use 37 stall cycles later on nvvm, 61 on llvm); a use sooner than this is flagged.
+pub const UNTRACKED_CYCLES: u8 = 32;
 
 type Pending = (Tag, Reg, Dep, u32);
 
@@ -582,6 +589,17 @@ pub fn schedule(f: &sass::Function) -> Option<Schedule> {
         let (addr, inst, c) = cfg.insts[i];
         let mut out = pending[i].clone().unwrap_or_default();
         out.retain(|p| !matches!(p.0, Tag::Barrier(b) if c.wait >> b & 1 == 1));
+        // This instruction's stall passes before the next issues.
+        out = out
+            .into_iter()
+            .filter_map(|p| match p.0 {
+                Tag::Untracked(t) => {
+                    let t = t.saturating_add(c.stall);
+                    (t < UNTRACKED_CYCLES).then_some((Tag::Untracked(t), p.1, p.2, p.3))
+                }
+                _ => Some(p),
+            })
+            .collect();
         issue(&mut out, addr, inst, c, &accesses[i]);
         let mut s = set[i].clone().unwrap_or_default();
         s.extend(c.write.into_iter().chain(c.read));
@@ -660,7 +678,7 @@ pub fn schedule(f: &sass::Function) -> Option<Schedule> {
                     producer: producer(from, dep),
                     barrier: match tag {
                         Tag::Barrier(b) => Some(b),
-                        Tag::Queued | Tag::Untracked => None,
+                        Tag::Queued | Tag::Untracked(_) => None,
                     },
                 });
             }
@@ -683,7 +701,7 @@ fn issue(out: &mut BTreeSet<Pending>, addr: u32, inst: &Inst, c: Control, a: &Ac
     let tag = match c.write {
         Some(b) => Some(Tag::Barrier(b)),
         None if in_order_queue(&inst.opcode) => Some(Tag::Queued),
-        None if variable_latency(&inst.opcode) => Some(Tag::Untracked),
+        None if variable_latency(&inst.opcode) => Some(Tag::Untracked(c.stall)),
         None => None,
     };
     if let Some(tag) = tag {
@@ -934,5 +952,28 @@ mod tests {
             0,
             "the IADD3's reader is itself across the back edge: {g:?}"
         );
+    }
+
+    #[test]
+    fn an_untracked_result_is_outstanding_for_its_cycles() {
+        const NONE: u64 = 7;
+        // MUFU.SIN without a write barrier, read after 15 + 15 + `last` stall cycles.
+        let listing = |last: u64| {
+            function(&[
+                ("MUFU.SIN R4, R5", ctl(15, NONE, NONE, 0)),
+                ("FMUL R6, R7, R7", ctl(15, NONE, NONE, 0)),
+                ("FMUL R9, R7, R7", ctl(last, NONE, NONE, 0)),
+                ("FADD R8, R4, R4", ctl(1, NONE, NONE, 0)),
+                ("EXIT", ctl(5, NONE, NONE, 0)),
+            ])
+        };
+        let early = schedule(&listing(1)).unwrap();
+        assert_eq!(early.hazards.len(), 1, "{:?}", early.hazards);
+        assert_eq!(
+            (early.hazards[0].addr, early.hazards[0].barrier),
+            (0x30, None)
+        );
+        assert_eq!(UNTRACKED_CYCLES, 32);
+        assert!(schedule(&listing(2)).unwrap().hazards.is_empty());
     }
 }

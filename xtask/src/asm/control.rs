@@ -527,6 +527,11 @@ impl<'a> Cfg<'a> {
                 let next = (i + 1 < n).then_some(i + 1);
                 let always = !inst.predicated();
                 let mut s: Vec<usize> = match base {
+                    // An indirect branch (a jump table): every target nvdisasm lists.
+                    "BRX" | "JMX" => branch_targets(inst)
+                        .filter_map(|t| labels.get(t).copied())
+                        .chain(next.filter(|_| !always))
+                        .collect(),
                     "BRA" if inst.opcode == "BRA" && always => target.into_iter().collect(),
                     "EXIT" | "RET" if always => Vec::new(),
                     // The label of a BSSY is where its BSYNC joins, not a jump.
@@ -541,6 +546,17 @@ impl<'a> Cfg<'a> {
             .collect();
         Some(Cfg { insts, succ })
     }
+}
+
+/// The targets nvdisasm lists for an indirect branch:
+/// `BRX R10 -0x570 (*"BRANCH_TARGETS .L_x_316,.L_x_317"*)` → `.L_x_316`, `.L_x_317`.
+pub fn branch_targets(inst: &Inst) -> impl Iterator<Item = &str> {
+    let s = inst.operands.as_str();
+    let list = s.find("BRANCH_TARGETS ").map_or("", |i| {
+        let rest = &s[i + "BRANCH_TARGETS ".len()..];
+        &rest[..rest.find('"').unwrap_or(rest.len())]
+    });
+    list.split(',').map(str::trim).filter(|t| !t.is_empty())
 }
 
 /// ``BRA `(.L_x_13)`` → `.L_x_13`, for any instruction naming a label.
@@ -975,5 +991,24 @@ mod tests {
         );
         assert_eq!(UNTRACKED_CYCLES, 32);
         assert!(schedule(&listing(2)).unwrap().hazards.is_empty());
+    }
+
+    #[test]
+    fn a_jump_table_reaches_every_target_it_lists() {
+        const NONE: u64 = 7;
+        let f = function(&[
+            (
+                "BRX R10 -0x20 (*\"BRANCH_TARGETS .L_x_1,.L_x_2\"*)",
+                ctl(5, NONE, NONE, 0),
+            ),
+            (".L_x_1:", 0),
+            ("MOV R0, 0x1", ctl(1, NONE, NONE, 0)),
+            ("EXIT", ctl(5, NONE, NONE, 0)),
+            (".L_x_2:", 0),
+            ("MOV R0, 0x2", ctl(1, NONE, NONE, 0)),
+            ("EXIT", ctl(5, NONE, NONE, 0)),
+        ]);
+        let s = schedule(&f).unwrap();
+        assert!(s.unreachable.is_empty(), "{:x?}", s.unreachable);
     }
 }

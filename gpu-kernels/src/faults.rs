@@ -688,7 +688,7 @@ const CHUNK: u64 = (BLOCK * PER_THREAD) as u64;
 /// loading element `l` of each: four coalesced loads in flight per thread, all issued before
 /// the first sum). `sum(v)` gives the segment's sum in every lane; lane `l` stores segment
 /// `l & 3`'s, so the warp writes its four sums as one 16-byte request and no branch splits it
-/// (lanes `l` and `l + 4` store the same word).
+/// (lanes `l`, `l + 4`, … store the same word).
 #[inline(always)]
 unsafe fn segment_walk<F: FnMut(i32) -> i32>(input: *const i32, n: u64, out: *mut i32, mut sum: F) {
     let tid = thread_idx_x();
@@ -707,12 +707,12 @@ unsafe fn segment_walk<F: FnMut(i32) -> i32>(input: *const i32, n: u64, out: *mu
         unroll!(4, k, 0, {
             sums[k] = sum(v[k]);
         });
-        let mine = match lane & 3 {
-            0 => sums[0],
-            1 => sums[1],
-            2 => sums[2],
-            _ => sums[3],
-        };
+        // Two-way picks, which both compilers lower to selects (a four-way `match` became a
+        // jump table on llvm: a divergent indirect branch per trip).
+        let (odd, high) = (lane & 1 != 0, lane & 2 != 0);
+        let low_pair = if odd { sums[1] } else { sums[0] };
+        let high_pair = if odd { sums[3] } else { sums[2] };
+        let mine = if high { high_pair } else { low_pair };
         *out.add((first + (lane & 3) as u64) as usize) = mine;
         c += grid;
     }

@@ -378,10 +378,14 @@ fn memory_queue(opcode: &str) -> bool {
     )
 }
 
-/// Shared-memory loads return in order: of several issued back to back, ptxas gives only the
-/// last a write barrier, and waiting on it covers the earlier ones.
+/// Shared-memory loads return in order, and so do warp shuffles (the same path through the
+/// MIO): of several issued back to back, ptxas may give only a later one a write barrier, and
+/// waiting on it covers the earlier ones (the shuffle butterflies of `barrier_fixed` on llvm).
 fn in_order_queue(opcode: &str) -> bool {
-    matches!(opcode.split('.').next().unwrap_or(""), "LDS" | "LDSM")
+    matches!(
+        opcode.split('.').next().unwrap_or(""),
+        "LDS" | "LDSM" | "SHFL"
+    )
 }
 
 /// What a scoreboard entry tracks.

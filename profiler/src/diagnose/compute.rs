@@ -1,7 +1,7 @@
 //! The compute faults: a GEMM on the wrong pipe, special-function math saturating the XU pipe,
 //! idle lanes.
 
-use super::{Outcome, Verdict, busiest_pipe};
+use super::{Outcome, Verdict, busiest_pipe, busiest_pipe_but};
 use crate::fmt;
 use crate::ncu::metrics::{self as m, Counters};
 
@@ -86,11 +86,7 @@ pub(super) fn sfu(c: &dyn Counters) -> Outcome {
     let Some(xu) = c.m(m::PIPE_XU) else {
         return Outcome::Silent;
     };
-    let next = m::PIPES
-        .iter()
-        .filter(|(_, metric)| *metric != m::PIPE_XU)
-        .filter_map(|(name, metric)| Some((*name, c.m(metric)?)))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let next = busiest_pipe_but(c, m::PIPE_XU);
     let next_pct = next.map_or(0.0, |n| n.1);
     if xu < XU_PCT || xu <= next_pct {
         return Outcome::Clean;

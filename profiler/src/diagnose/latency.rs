@@ -4,7 +4,7 @@
 
 use super::bound::{ATOMIC_BOUND_SHARE, atomic_chain};
 use super::compute::throttled_pipe;
-use super::{HIGH_PCT, Kind, Outcome, Verdict, busiest_pipe, headroom};
+use super::{HIGH_PCT, Kind, Outcome, Verdict, busiest_pipe, busiest_pipe_but, headroom};
 use crate::fmt;
 use crate::ncu::metrics::{self as m, Counters};
 
@@ -55,11 +55,7 @@ pub(super) fn barrier(c: &dyn Counters) -> Outcome {
     // barrier instructions are what the SM is busy with, and what they cost is how far the ADU
     // stands above the next busiest pipe (as for the XU pipe), not the idle slots left.
     let adu = c.m(m::PIPE_ADU).unwrap_or(0.0);
-    let next = m::PIPES
-        .iter()
-        .filter(|(_, metric)| *metric != m::PIPE_ADU)
-        .filter_map(|(_, metric)| c.m(metric))
-        .fold(0.0, f64::max);
+    let next = busiest_pipe_but(c, m::PIPE_ADU).map_or(0.0, |(_, p)| p);
     let issue = ((adu - next) / 100.0).max(0.0);
     let waiting = room * share;
     Outcome::Found(Verdict::fault(

@@ -463,8 +463,15 @@ pub fn rules_text() -> String {
 
 /// The largest of the pipes' busy shares (%) and its name.
 fn busiest_pipe(c: &dyn Counters) -> Option<(&'static str, f64)> {
+    busiest_pipe_but(c, "")
+}
+
+/// The largest busy share (%) and name among the pipes other than the one `metric` counts: what
+/// a pipe that saturates stands above.
+fn busiest_pipe_but(c: &dyn Counters, metric: &str) -> Option<(&'static str, f64)> {
     m::PIPES
         .iter()
+        .filter(|(_, m)| *m != metric)
         .filter_map(|(name, metric)| Some((*name, c.m(metric)?)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }

@@ -71,6 +71,7 @@ pub mod gemm;
 const _: () = assert!(LIVE_FAULT == 96 && LIVE_FIXED == 2);
 const _: () = assert!(SPILL_WORDS == 32 && SPILL_PASSES * SPILL_WORDS == 64);
 const _: () = assert!(PER_THREAD == 4 && LINE_WORDS == 256 && SEGMENT == 32);
+const _: () = assert!(UNIT_CHAINS == 8 && UNIT_STEPS % 16 == 0);
 
 /// One step of an FNV-1a-style hash: `(h ^ v) · 0x01000193`, wrapping. Order-dependent, so no
 /// compiler can merge or reorder the steps of a chain of them.
@@ -271,45 +272,62 @@ kernel! {
 // ---- 5. Tail effect, and 6. an undersized grid. ----
 
 /// `units` units of work, block `b` taking units `b, b + grid, b + 2·grid, …`: in each, every
-/// warp walks [`UNIT_STEPS`] steps of a warp-uniform chase through `table` (an L2-resident
-/// table: all lanes load the same word, `x = table[x & mask]`), starting from
-/// `(unit · warps per block + warp) · 0x9E3779B1`, and stores `x ^ thread` for each thread.
-/// A unit's time is its chain's latency, whatever else runs on the SM, so a grid of 1.15
-/// waves takes two units' time per block where one wave of grid-stride blocks takes 1.15.
+/// thread runs [`UNIT_STEPS`] steps of [`UNIT_CHAINS`] independent chains `x = x · a + b`
+/// (`fma.rn.f32`) and stores their sum. Eight warps of eight chains keep an SM's FMA pipe
+/// busy on their own, and the launch holds the blocks to one per SM, so a unit takes the same
+/// time wherever it runs: a grid of 1.15 waves takes two units' time per block where one wave
+/// of grid-stride blocks takes 1.15, and in the second round most SMs have nothing to run.
 ///
-/// - `out`: `units · BLOCK` words.
+/// Chain `c` of thread `t` in unit `u` starts at `(mix(seed ^ u, t) >> c) & 0xFFFF`. With the
+/// host's `a = 1` and a small integer `b` every value is an integer below 2^24, so each sum
+/// is exact and the host checks every one (`a` stays a run-time value, so the compilers keep
+/// the FMA).
+///
+/// - `out`: `units · BLOCK` f32.
 ///
 /// # Launch
-/// 1-D, blocks of [`BLOCK`] threads, no shared memory, any grid: the work is the same for
-/// every grid; the grid decides how it spreads over the SMs.
+/// 1-D, blocks of [`BLOCK`] threads, any grid: the work is the same for every grid; the grid
+/// decides how it spreads over the SMs. The shared memory the launch reserves is not used.
 #[inline(always)]
-unsafe fn chase_units(table: *const u32, mask: u32, units: u32, out: *mut u32) {
+unsafe fn fma_units(seed: u32, a: f32, b: f32, units: u32, out: *mut f32) {
     let tid = thread_idx_x();
-    let warp = tid / 32;
     let mut u = block_idx_x();
     while u < units {
-        let mut x = (u * (BLOCK / 32) + warp).wrapping_mul(0x9E37_79B1);
+        let h = mix(seed ^ u, tid);
+        let mut x = [0f32; UNIT_CHAINS as usize];
+        unroll!(8, c, 0, {
+            x[c] = ((h >> c) & 0xFFFF) as f32;
+        });
         let mut s = 0;
         while s < UNIT_STEPS {
-            x = *table.add((x & mask) as usize);
-            s += 1;
+            unroll!(16, _step, 0, {
+                unroll!(8, c, 0, {
+                    x[c] = fma_f32(x[c], a, b);
+                });
+            });
+            s += 16;
         }
-        *out.add((u as u64 * BLOCK as u64 + tid as u64) as usize) = x ^ tid;
+        let mut sum = 0f32;
+        unroll!(8, c, 0, {
+            sum += x[c];
+        });
+        *out.add((u as u64 * BLOCK as u64 + tid as u64) as usize) = sum;
         u += grid_dim_x();
     }
 }
 
 kernel! {
-    /// The tail fault: launched on 1.15 waves of blocks, [`UNITS_PER_BLOCK`] units each.
-    fn tail_fault(table: *const u32, mask: u32, units: u32, out: *mut u32) {
-        chase_units(table, mask, units, out)
+    /// The tail fault: 1.15 waves of blocks (a wave: one block per SM), [`UNITS_PER_BLOCK`]
+    /// units each.
+    fn tail_fault(seed: u32, a: f32, b: f32, units: u32, out: *mut f32) {
+        fma_units(seed, a, b, units, out)
     }
 }
 
 kernel! {
     /// The tail fix: the same code and work on exactly one wave of blocks.
-    fn tail_fixed(table: *const u32, mask: u32, units: u32, out: *mut u32) {
-        chase_units(table, mask, units, out)
+    fn tail_fixed(seed: u32, a: f32, b: f32, units: u32, out: *mut f32) {
+        fma_units(seed, a, b, units, out)
     }
 }
 

@@ -87,8 +87,10 @@ pub mod faults {
     pub const TILE: u32 = 32;
     pub const PITCH_FAULT: u32 = 32;
     pub const PITCH_FIXED: u32 = 33;
-    /// The tail pair: chase steps per unit of work, and units per block of the faulty grid.
-    pub const UNIT_STEPS: u32 = 64;
+    /// The tail pair: FMA steps per unit of work, its independent chains per thread, and units
+    /// per block of the faulty grid.
+    pub const UNIT_STEPS: u32 = 1024;
+    pub const UNIT_CHAINS: u32 = 8;
     pub const UNITS_PER_BLOCK: u32 = 16;
     /// Blocks of the undersized grid.
     pub const UNDERSIZED_BLOCKS: u32 = 16;

@@ -754,18 +754,19 @@ pub const KERNELS: &[Kernel] = &[
         FB,
         Shape::WavePercent { percent: 115 },
         Shared::None,
-        4,
+        5,
         TAIL.0,
-        "1.15 waves of long blocks (16 chase units each): the last 0.15 wave runs alone",
+        "1.15 waves of long blocks, one per SM (16 FMA-bound units each): the last 0.15 wave \
+         runs alone",
     ),
     fault_kernel(
         "tail_fixed",
         FB,
         Shape::Waves { waves: 1 },
         Shared::None,
-        4,
+        5,
         TAIL.1,
-        "the same units on exactly one wave of grid-stride blocks",
+        "the same units on exactly one wave of grid-stride blocks, one per SM",
     ),
     fault_kernel(
         "undersized_grid_fault",

@@ -107,10 +107,13 @@ unsafe fn gemm_bf16(a: *const u16, b: *const u16, c: *mut f32, n: u32, k: u32) {
     let mut acc = [[[0f32; 4]; 4]; 4];
     let mut k0 = 0;
     while k0 < k {
-        // Two 16-byte chunks (8 BF16) of A and of B per thread: rows q/4, k (q%4)·8.
+        // Two 16-byte chunks (8 BF16) of A and of B per thread. A warp's 32 chunks are 8 rows
+        // by the stage's 4 chunks of k; each 8 lanes that store together (one wavefront of
+        // 16-byte stores) take one chunk of 8 consecutive rows, which the pitch puts on 8
+        // disjoint groups of 4 banks.
         unroll!(2, h, 0, {
             let chunk = tid + h as u32 * GEMM_THREADS;
-            let (row, col) = (chunk / 4, (chunk % 4) * 8);
+            let (row, col) = (8 * (chunk / 32) + chunk % 8, (chunk / 8 % 4) * 8);
             let at = ((m0 + row) as u64 * k as u64 + (k0 + col) as u64) as usize;
             let bt = ((n0 + row) as u64 * k as u64 + (k0 + col) as u64) as usize;
             let Vec4(va) = load4_ro(a.add(at) as *const Vec4<u32>);
@@ -137,17 +140,19 @@ unsafe fn gemm_bf16(a: *const u16, b: *const u16, c: *mut f32, n: u32, k: u32) {
         k0 += BK;
     }
 
+    // Every store's address is this lane's first one plus whole rows and a constant, so no
+    // more than one row pointer is live beside the accumulators.
+    let first = (m0 + wm * 64 + g) as u64 * n as u64 + (n0 + wn * 32 + 2 * q) as u64;
+    let rows8 = 8 * n as usize;
     unroll!(4, mi, 0, {
-        let r = m0 + wm * 64 + mi as u32 * 16 + g;
+        let top = c.add(first as usize + 2 * mi * rows8);
+        let bottom = top.add(rows8);
         unroll!(4, ni, 0, {
-            let col = (n0 + wn * 32 + ni as u32 * 8 + 2 * q) as u64;
             let d = acc[mi][ni];
-            let top = c.add((r as u64 * n as u64 + col) as usize);
-            let bottom = c.add(((r + 8) as u64 * n as u64 + col) as usize);
-            *top = d[0];
-            *top.add(1) = d[1];
-            *bottom = d[2];
-            *bottom.add(1) = d[3];
+            *top.add(8 * ni) = d[0];
+            *top.add(8 * ni + 1) = d[1];
+            *bottom.add(8 * ni) = d[2];
+            *bottom.add(8 * ni + 1) = d[3];
         });
     });
 }

@@ -20,7 +20,9 @@ use crate::lab::Lab;
 use crate::launchers::LaunchConfig;
 use crate::launchers::faults::{fault_of, pair};
 use catalog::kernels::{Fault, Pair};
-use catalog::launch::faults::{BLOCK, L2_EXCEEDS_LOG2, L2_FITS_LOG2, LINE_WORDS, SEGMENT};
+use catalog::launch::faults::{
+    BLOCK, L2_EXCEEDS_LOG2, L2_FITS_LOG2, LINE_WORDS, SEGMENT, UNIT_CHAINS, UNIT_STEPS,
+};
 use catalog::{Backend, Kernel};
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
@@ -37,6 +39,9 @@ pub enum Scale {
 
 /// Output elements a check references at most, where referencing all of them costs too much.
 const SAMPLE: usize = 4096;
+/// The tail pair's `a` in `x = x · a + b`: 1, so that with an integer `b` every chain stays an
+/// exact integer (the kernel cannot tell: `a` is a run-time argument).
+const UNIT_A: f32 = 1.0;
 
 /// The sines' bound (see the module doc).
 pub const SINE_TOLERANCE: f64 = 5e-4;
@@ -76,10 +81,11 @@ enum Data {
         dev: DeviceBuffer<u32>,
         reps: u32,
     },
-    /// The tail pair's L2-resident table.
-    Table {
-        table: Vec<u32>,
-        dev: DeviceBuffer<u32>,
+    /// The tail pair's chains: their start values' seed and the step's `b` (a small integer;
+    /// `a` is [`UNIT_A`]).
+    Units {
+        seed: u32,
+        b: f32,
     },
     /// An f32 vector and the `a · x + b` steps (one for the undersized pair, two for the
     /// memory-bound control).
@@ -209,10 +215,10 @@ impl Inputs {
                 }
             }
             Pair::Tail => {
-                let table = u32s(pick(1 << 20, 1 << 12), seed);
-                Data::Table {
-                    dev: lab.upload(&table)?,
-                    table,
+                let mut r = SmallRng::seed_from_u64(seed);
+                Data::Units {
+                    seed: r.random(),
+                    b: r.random_range(1..=8u8) as f32,
                 }
             }
             Pair::UndersizedGrid | Pair::MemoryBound => {
@@ -327,7 +333,7 @@ impl Inputs {
             Data::Strided { n, .. } => pow(*n),
             Data::Lines { threads, .. } => format!("{} threads", pow(*threads)),
             Data::Tiles { x, .. } | Data::Words { x, .. } => pow(x.len()),
-            Data::Table { .. } => "1.15 waves".into(),
+            Data::Units { .. } => "1.15 waves".into(),
             Data::Vector { x, .. } => pow(x.len()),
             Data::Seeds { seeds, .. } => format!("{} threads", pow(seeds.len())),
             Data::Stream { x, reads: 0, .. } => pow(x.len()),
@@ -393,11 +399,11 @@ impl<'a> FaultCase<'a> {
                 lab.fault_config(backend, kernel, x.len() as u64)?,
                 Outputs::U32(buffer(x.len() / 32)?),
             ),
-            Data::Table { .. } => {
+            Data::Units { .. } => {
                 units = lab.tail_units(backend)?;
                 (
                     lab.fault_config(backend, kernel, 0)?,
-                    Outputs::U32(buffer(units as usize * BLOCK as usize)?),
+                    Outputs::F32(buffer(units as usize * BLOCK as usize)?),
                 )
             }
             Data::Vector { x, steps, .. } => {
@@ -441,7 +447,8 @@ impl<'a> FaultCase<'a> {
 
     /// The bytes a launch must move at least, the same for both twins of a pair (the
     /// operation's inputs read once and outputs written once; the memory-bound control's
-    /// `x → y`, whichever way it is done), and the GEMM's floating-point operations.
+    /// `x → y`, whichever way it is done), and the floating-point operations of the GEMM and
+    /// the tail pair's chains.
     pub fn work(&self) -> (u64, u64) {
         let bytes = match (&self.inputs.data, &self.out) {
             (
@@ -460,7 +467,10 @@ impl<'a> FaultCase<'a> {
             (Data::Tiles { x, .. }, _)
             | (Data::Words { x, .. }, _)
             | (Data::Stream { x, .. }, _) => 4 * x.len() as u64,
-            (Data::Table { .. }, _) => 4 * self.units as u64 * BLOCK as u64,
+            (Data::Units { .. }, _) => {
+                let threads = self.units as u64 * BLOCK as u64;
+                return (4 * threads, 2 * threads * (UNIT_CHAINS * UNIT_STEPS) as u64);
+            }
             (Data::Seeds { seeds, .. }, _) => 8 * seeds.len() as u64,
             (Data::Ints { x, .. }, _) => 4 * x.len() as u64 + 4 * x.len() as u64 / SEGMENT as u64,
         };
@@ -552,21 +562,12 @@ impl<'a> FaultCase<'a> {
                     reference::column_reads(x, *reps, t as u64)
                 })
             }
-            (Data::Table { table, .. }, Outputs::U32(out)) => {
-                let got = read(out)?;
-                let mask = table.len() as u32 - 1;
+            (Data::Units { seed, b: step }, Outputs::F32(out)) => {
                 let b = BLOCK as usize;
-                let mut want = vec![0u32; got.len()];
-                for u in 0..self.units as usize {
-                    for w in 0..b / 32 {
-                        let x = reference::chase_unit(table, mask, u as u32, w as u32);
-                        for l in 0..32 {
-                            let t = 32 * w + l;
-                            want[u * b + t] = x ^ t as u32;
-                        }
-                    }
-                }
-                bits_equal(&got, &want, |v| v)
+                let want: Vec<f32> = (0..self.units as usize * b)
+                    .map(|i| reference::fma_unit(*seed, *step, (i / b) as u32, (i % b) as u32))
+                    .collect();
+                bits_equal(&read(out)?, &want, |v| v.to_bits())
             }
             (Data::Vector { x, steps, .. }, out) if !steps.is_empty() => {
                 let y = match out {
@@ -738,8 +739,8 @@ impl Case for FaultCase<'_> {
             (Data::Tiles { dev, reps, .. }, Outputs::U32(out)) => {
                 lab.launch_column_reads(b, k, dev, *reps, out, s)
             }
-            (Data::Table { dev, .. }, Outputs::U32(out)) => {
-                lab.launch_chase_units(b, k, dev, self.units, out, s)
+            (Data::Units { seed, b: step }, Outputs::F32(out)) => {
+                lab.launch_fma_units(b, k, *seed, (UNIT_A, *step), self.units, out, s)
             }
             (Data::Vector { dev, steps, .. }, Outputs::Passes(t, y)) => {
                 lab.launch_fma_passes(b, k, dev, t, &steps[..1], s)?;

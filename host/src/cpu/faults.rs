@@ -5,7 +5,7 @@
 //! (`crate::cases::faults`).
 
 use catalog::launch::faults::{
-    ASYNC_THREADS, BLOCK, LINE_WORDS, SEGMENT, SFU_TERMS, SPILL_PASSES, SPILL_WORDS, TILE,
+    ASYNC_THREADS, LINE_WORDS, SEGMENT, SFU_TERMS, SPILL_PASSES, SPILL_WORDS, TILE, UNIT_CHAINS,
     UNIT_STEPS,
 };
 
@@ -81,14 +81,15 @@ pub fn column_reads(input: &[u32], reps: u32, t: u64) -> u32 {
     })
 }
 
-/// The tail pair's warp `warp` of unit `u`: its chase's last value (`out[u · 256 + t]` is
-/// this `^ t` for each thread `t` of the warp).
-pub fn chase_unit(table: &[u32], mask: u32, u: u32, warp: u32) -> u32 {
-    let mut x = (u * (BLOCK / 32) + warp).wrapping_mul(0x9E37_79B1);
-    for _ in 0..UNIT_STEPS {
-        x = table[(x & mask) as usize];
-    }
-    x
+/// The tail pair's unit `u`, thread `t`, at `a = 1`: the sum of its [`UNIT_CHAINS`] chains,
+/// each [`UNIT_STEPS`] steps of `x = x + b` from `(mix(seed ^ u, t) >> c) & 0xFFFF`. For an
+/// integer `b` of at most 8 every value is an integer below 2^24, so every FMA is exact and
+/// the chain ends at its start plus `UNIT_STEPS · b`.
+pub fn fma_unit(seed: u32, b: f32, u: u32, t: u32) -> f32 {
+    let h = mix(seed ^ u, t);
+    (0..UNIT_CHAINS)
+        .map(|c| ((h >> c) & 0xFFFF) as f32 + UNIT_STEPS as f32 * b)
+        .fold(0.0, |sum, x| sum + x)
 }
 
 /// The divergence pair's paths (the kernels' `path_a`, `path_b`).

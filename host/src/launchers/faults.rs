@@ -16,6 +16,11 @@ use cust::launch;
 use cust::memory::{DeviceCopy, DeviceSlice};
 use cust::stream::Stream;
 
+/// The pairs whose blocks the launch holds to one per SM (by the shared memory it reserves):
+/// the async copies, one block's ring per SM, and the tail, whose blocks each fill an SM's FMA
+/// pipe alone, so that a wave is one block per SM and a block's time the same wherever it runs.
+const ONE_BLOCK_PER_SM: [Pair; 2] = [Pair::AsyncStages, Pair::Tail];
+
 /// The fault catalogue's kernels, in catalogue order (each fault, then its fixed twin).
 pub fn faults() -> impl Iterator<Item = &'static Kernel> {
     catalog::KERNELS
@@ -96,16 +101,11 @@ impl Lab {
     /// (the same for both twins, so the stages are what differs). Not the GEMMs
     /// ([`Lab::gemm_config`]).
     pub fn fault_config(&self, backend: Backend, k: &Kernel, n: u64) -> Result<LaunchConfig> {
-        if k.fault.is_some_and(|f| f.pair == Pair::AsyncStages) {
-            // One wave of blocks held to one per SM: the wave at the raised shared memory.
+        if k.fault.is_some_and(|f| ONE_BLOCK_PER_SM.contains(&f.pair)) {
+            // The shared memory that holds the blocks to one per SM, and the waves at it.
             let needed = k.shared_bytes(4);
             let shared_bytes = self.shared_for_resident(backend, k, k.name, needed, 1)?;
-            let blocks = self.wave(backend, k, k.name, shared_bytes)? as u32;
-            return Ok(LaunchConfig {
-                grid: (blocks, 1),
-                block: k.block,
-                shared_bytes,
-            });
+            return self.linear_config_with(backend, k, k.name, n, shared_bytes);
         }
         self.linear_config(backend, k, k.name, n, 4)
     }
@@ -307,28 +307,28 @@ impl Lab {
         Ok(blocks * per_block)
     }
 
-    /// Queues the tail pair's `units` chase units through `table` (a power of two of words,
-    /// L2-resident), the kernel's grid; `out` holds `units · BLOCK` words.
-    pub fn launch_chase_units(
+    /// Queues the tail pair's `units` units of FMA chains (`x = x · a + b`, starting from
+    /// `seed`), the kernel's grid; `out` holds `units · BLOCK` sums.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_fma_units(
         &self,
         backend: Backend,
         k: &Kernel,
-        table: &DeviceSlice<u32>,
+        seed: u32,
+        (a, b): (f32, f32),
         units: u32,
-        out: &DeviceSlice<u32>,
+        out: &DeviceSlice<f32>,
         stream: &Stream,
     ) -> Result<()> {
         fault_of(k, Pair::Tail)?;
-        let len = table.len() as u64;
-        require(len.is_power_of_two(), "table length", len, "a power of two")?;
         check_len("out", out.len(), units as u64 * BLOCK as u64)?;
         let cfg = self.fault_config(backend, k, 0)?;
         let func = self.function(backend, k.name)?;
-        let (t, o, mask) = (table.as_device_ptr(), out.as_device_ptr(), (len - 1) as u32);
+        let o = out.as_device_ptr();
         let (grid, block) = super::dims(&cfg);
-        // SAFETY: every load index is masked below the table's length; unit u's threads write
-        // out[u·256 + t], u < units (out has units·256 words, checked).
-        unsafe { launch!(func<<<grid, block, cfg.shared_bytes, stream>>>(t, mask, units, o)) }
+        // SAFETY: unit u's threads write out[u·256 + t], u < units (out has units·256 floats,
+        // checked); the kernel reads no memory, and leaves its shared memory unused.
+        unsafe { launch!(func<<<grid, block, cfg.shared_bytes, stream>>>(seed, a, b, units, o)) }
             .ctx(|| format!("launching {} [{backend}] {units} units", k.name))
     }
 

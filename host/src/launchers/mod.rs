@@ -185,6 +185,19 @@ impl Lab {
         elem_bytes: u32,
     ) -> Result<LaunchConfig> {
         let shared_bytes = kernel.shared_bytes(elem_bytes);
+        self.linear_config_with(backend, kernel, entry, n, shared_bytes)
+    }
+
+    /// [`Lab::linear_config`] with `shared_bytes` of dynamic shared memory per block (which
+    /// also sets how many blocks make a wave).
+    pub(crate) fn linear_config_with(
+        &self,
+        backend: Backend,
+        kernel: &Kernel,
+        entry: &str,
+        n: u64,
+        shared_bytes: u32,
+    ) -> Result<LaunchConfig> {
         let blocks = match kernel.shape {
             Shape::Blocks { elements_per_block } => n.div_ceil(elements_per_block).max(1),
             Shape::OneWave { elements_per_block } => n

@@ -108,12 +108,15 @@ unsafe fn gemm_bf16(a: *const u16, b: *const u16, c: *mut f32, n: u32, k: u32) {
     let mut k0 = 0;
     while k0 < k {
         // Two 16-byte chunks (8 BF16) of A and of B per thread. A warp's 32 chunks are 8 rows
-        // by the stage's 4 chunks of k; each 8 lanes that store together (one wavefront of
-        // 16-byte stores) take one chunk of 8 consecutive rows, which the pitch puts on 8
-        // disjoint groups of 4 banks.
+        // by the stage's 4 chunks of k. Each 8 lanes that store together (one wavefront of
+        // 16-byte stores) take two whole rows, 64 contiguous bytes of global memory each, 4
+        // rows apart: the pitch puts those on disjoint halves of the banks (rows 1 apart
+        // would share 4 banks, and 8 lanes on 8 rows would touch 8 lines per load).
         unroll!(2, h, 0, {
             let chunk = tid + h as u32 * GEMM_THREADS;
-            let (row, col) = (8 * (chunk / 32) + chunk % 8, (chunk / 8 % 4) * 8);
+            let (lane8, quarter) = (chunk % 8, chunk / 8 % 4);
+            let row = 8 * (chunk / 32) + quarter + 4 * (lane8 / 4);
+            let col = (lane8 % 4) * 8;
             let at = ((m0 + row) as u64 * k as u64 + (k0 + col) as u64) as usize;
             let bt = ((n0 + row) as u64 * k as u64 + (k0 + col) as u64) as usize;
             let Vec4(va) = load4_ro(a.add(at) as *const Vec4<u32>);

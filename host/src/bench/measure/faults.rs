@@ -22,7 +22,8 @@ fn dtype(k: &Kernel) -> Dtype {
             | Pair::Coalescing
             | Pair::UndersizedGrid
             | Pair::MemoryBound
-            | Pair::Sfu,
+            | Pair::Sfu
+            | Pair::Tail,
         ) => Dtype::F32,
         _ => Dtype::U32,
     }

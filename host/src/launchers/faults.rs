@@ -97,8 +97,8 @@ impl GemmInput for u16 {
 
 impl Lab {
     /// How fault kernel `k` is launched over `n` of its elements (its doc's unit: elements,
-    /// threads, words), from the catalogue's shape; the async pair held to one block per SM
-    /// (the same for both twins, so the stages are what differs). Not the GEMMs
+    /// threads, words), from the catalogue's shape; the [`ONE_BLOCK_PER_SM`] pairs held to one
+    /// block per SM (the same for both twins, so the one change is what differs). Not the GEMMs
     /// ([`Lab::gemm_config`]).
     pub fn fault_config(&self, backend: Backend, k: &Kernel, n: u64) -> Result<LaunchConfig> {
         if k.fault.is_some_and(|f| ONE_BLOCK_PER_SM.contains(&f.pair)) {

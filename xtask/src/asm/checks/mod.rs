@@ -393,10 +393,13 @@ pub fn sass_checks(
     checks
 }
 
+/// Whether a kernel's registers allow the blocks per SM its plant needs.
+type BlocksAllowed = fn(u32) -> bool;
+
 /// The kernels whose register count is part of what the pair plants, and the blocks per SM
 /// it must allow: the occupancy fault few, its twin all eight; the BF16 GEMM two (at most 128
 /// registers), as the FP32 GEMM it fixes gets.
-const REGISTER_PLANTS: [(&str, fn(u32) -> bool); 3] = [
+const REGISTER_PLANTS: [(&str, BlocksAllowed); 3] = [
     ("occupancy_fault", |blocks| blocks <= OCCUPANCY_FAULT_BLOCKS),
     ("occupancy_fixed", |blocks| blocks >= 8),
     ("tensor_cores_fixed", |blocks| blocks >= 2),

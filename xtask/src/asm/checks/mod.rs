@@ -405,7 +405,7 @@ const REGISTER_PLANTS: [(&str, BlocksAllowed); 3] = [
     ("tensor_cores_fixed", |blocks| blocks >= 2),
 ];
 
-/// Each fault kernel's SASS against [`PLANTED`], and the registers of [`REGISTER_PLANTS`],
+/// Each fault kernel's SASS against [`PLANTED`], and the registers of `REGISTER_PLANTS`,
 /// on a backend that carries them (the Rust compilers).
 pub fn faults_planted(backend: Backend, rows: &[KernelStats], sass: &Sass) -> Check {
     let carried = |name: &str| catalog::kernels::find(name).is_some_and(|k| k.carried_by(backend));

@@ -94,25 +94,9 @@ impl Control {
     /// `B--2--- R- W0 Y S04 r0--`: wait mask (the waited scoreboards' numbers), read barrier,
     /// write barrier, yield, stall cycles, reused operand slots.
     pub fn columns(&self) -> String {
-        let wait: String = (0..6)
-            .map(|b| {
-                if self.wait >> b & 1 == 1 {
-                    char::from(b'0' + b)
-                } else {
-                    '-'
-                }
-            })
-            .collect();
+        let wait = bit_chars(self.wait, 6, b'0');
         let sb = |b: Option<u8>| b.map_or('-', |b| char::from(b'0' + b));
-        let reuse: String = (0..4)
-            .map(|s| {
-                if self.reuse >> s & 1 == 1 {
-                    char::from(b'a' + s)
-                } else {
-                    '-'
-                }
-            })
-            .collect();
+        let reuse = bit_chars(self.reuse, 4, b'a');
         format!(
             "B{wait} R{} W{} {} S{:02} {reuse}",
             sb(self.read),
@@ -121,6 +105,20 @@ impl Control {
             self.stall
         )
     }
+}
+
+/// `n` characters for the low `n` bits of `mask`: `first + k` where bit `k` is set, `-` where
+/// it is clear (`--2---` for scoreboard 2, `a-c-` for reuse slots 0 and 2).
+fn bit_chars(mask: u8, n: u8, first: u8) -> String {
+    (0..n)
+        .map(|k| {
+            if mask >> k & 1 == 1 {
+                char::from(first + k)
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 /// The header lines of a listing with control columns.

@@ -1,0 +1,199 @@
+"""The peers table: timing statistics, result rows, the JSON document and the text table.
+
+Pure Python (no torch), so the schema and the formatting are tested on a machine without a GPU.
+"""
+
+import json
+import os
+import statistics
+
+SCHEMA_VERSION = 1
+TOOL = "gpu/rows/peers.py"
+# The column order of the text table; "copy" is the ceiling every row is divided by.
+IMPLEMENTATIONS = ("eager", "compile", "liger", "triton")
+COPY = "copy"
+# A tensor smaller than this many L2s is partly served from L2 between runs (the copy too).
+L2_MULTIPLE = 4
+
+ROW_KEYS = (
+    "op", "rows", "cols", "dtype", "implementation",
+    "median_us", "min_us", "p10_us", "p90_us", "max_us", "runs", "host_us", "first_call_ms",
+    "bytes", "gbps", "x_copy", "max_err", "ok", "error",
+)  # fmt: skip
+
+
+# Decimals kept in the JSON: CUDA events resolve about 0.5 us.
+ROUNDING = {
+    "median_us": 2,
+    "min_us": 2,
+    "p10_us": 2,
+    "p90_us": 2,
+    "max_us": 2,
+    "host_us": 1,
+    "first_call_ms": 1,
+    "gbps": 1,
+    "x_copy": 4,
+}
+
+
+def spread(times_us):
+    """Median, min, 10th and 90th percentile and max of one implementation's timed runs."""
+    if len(times_us) < 2:
+        raise ValueError(f"need at least 2 timed runs, got {len(times_us)}")
+    deciles = statistics.quantiles(times_us, n=10, method="inclusive")
+    return {
+        "median_us": statistics.median(times_us),
+        "min_us": min(times_us),
+        "p10_us": deciles[0],
+        "p90_us": deciles[-1],
+        "max_us": max(times_us),
+    }
+
+
+def gbps(nbytes, median_us):
+    return nbytes / median_us / 1e3
+
+
+def row(
+    case, implementation, nbytes, times_us=None, host_us=None, first_call_ms=None, max_err=None, error=None
+):
+    """One result row. A row with an error has no times; finish_case fills in x_copy."""
+    r = dict.fromkeys(ROW_KEYS)
+    r.update(case)
+    r.update(
+        implementation=implementation,
+        bytes=nbytes,
+        first_call_ms=first_call_ms,
+        max_err=max_err,
+        ok=error is None,
+        error=error,
+    )
+    if error is None:
+        r.update(spread(times_us))
+        r["runs"] = len(times_us)
+        r["host_us"] = statistics.median(host_us)
+        r["gbps"] = gbps(nbytes, r["median_us"])
+    return r
+
+
+def finish_case(rows):
+    """Fill in x_copy (GB/s over the GB/s of the copy timed in the same rotation) and round
+    every number to what the measurement resolves."""
+    copy = next((r for r in rows if r["implementation"] == COPY and r["ok"]), None)
+    for r in rows:
+        if r["ok"] and copy is not None:
+            r["x_copy"] = r["gbps"] / copy["gbps"]
+    for r in rows:
+        for k, digits in ROUNDING.items():
+            if r[k] is not None:
+                r[k] = round(r[k], digits)
+        if r["max_err"] is not None:
+            r["max_err"] = float(f"{r['max_err']:.3g}")
+    return rows
+
+
+def document(run, rows, complete):
+    """The results document: the run's facts (date, command_line, device, versions, config,
+    elapsed_s), whether every case was measured, then the rows."""
+    return {"schema_version": SCHEMA_VERSION, "tool": TOOL, **run, "complete": complete, "rows": rows}
+
+
+def write_json(path, doc):
+    """Write the whole document to path at once (a reader never sees half a file)."""
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def best_peer(group):
+    """The peer that passed with the shortest median (the same bytes for every peer of a case),
+    or None."""
+    ok = [r for r in group if r["ok"] and r["implementation"] != COPY]
+    return min(ok, key=lambda r: r["median_us"])["implementation"] if ok else None
+
+
+def _groups(rows):
+    """Rows grouped by (op, rows, cols, dtype), in first-seen order."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["op"], r["rows"], r["cols"], r["dtype"]), []).append(r)
+    return groups
+
+
+def text_table(doc):
+    """Op x shape x dtype, a column per implementation: GB/s and x copy, the best peer starred."""
+    rows, device, versions = doc["rows"], doc["device"], doc["versions"]
+    impls = [i for i in IMPLEMENTATIONS if any(r["implementation"] == i for r in rows)]
+    l2 = device.get("l2_bytes")
+    spin_us = doc["config"].get("spin_us")
+    lines = [
+        f"peers: {device.get('name')}, driver {device.get('driver_version')}, torch {versions.get('torch')}, "
+        f"triton {versions.get('triton')}, liger {versions.get('liger')}; {doc.get('date')}",
+        "each cell: GB/s (one read + one write of the tensor) and x the D2D copy of the same "
+        "tensor in the same rotation; * = best peer",
+    ]
+    table = [["op", "rows x cols", "dtype", "copy GB/s", *impls, "best peer"]]
+    errors = []
+    small = False
+    for (op, nrows, ncols, dtype), group in _groups(rows).items():
+        by_impl = {r["implementation"]: r for r in group}
+        best = best_peer(group)
+        copy = by_impl.get(COPY)
+        tensor_bytes = copy["bytes"] // 2 if copy else None
+        mark = ""
+        if l2 and tensor_bytes is not None and tensor_bytes < L2_MULTIPLE * l2:
+            mark, small = " +", True
+        cells = [op, f"{nrows} x {ncols}{mark}", dtype, _gbps_cell(copy)]
+        for impl in impls:
+            r = by_impl.get(impl)
+            if r is None:
+                cells.append("-")
+            elif not r["ok"]:
+                cells.append("error")
+                errors.append(f"  {impl} {op} {nrows}x{ncols} {dtype}: {r['error']}")
+            else:
+                cells.append(f"{r['gbps']:.0f} {_ratio(r)}{'*' if impl == best else ' '}")
+        cells.append(f"{_ratio(by_impl[best])} {best}" if best else "-")
+        table.append(cells)
+    lines += _align(table)
+    if small:
+        lines.append(
+            f"+ tensor under {L2_MULTIPLE}x the L2 ({l2 / 2**20:.0f} MiB): part of it is "
+            "served from L2 between runs, for the copy as for the peers"
+        )
+    slow_host = [r for r in rows if r["ok"] and spin_us and r["host_us"] > spin_us]
+    for r in slow_host:
+        lines.append(
+            f"warning: {r['implementation']} {r['op']} {r['rows']}x{r['cols']} {r['dtype']}: "
+            f"host {r['host_us']:.0f} us per call > the {spin_us:.0f} us GPU spin: "
+            "its time may include launch gaps"
+        )
+    if errors:
+        lines.append("errors:")
+        lines += errors
+    return "\n".join(lines)
+
+
+def _ratio(r):
+    return "-" if r["x_copy"] is None else f"{r['x_copy']:.2f}"
+
+
+def _gbps_cell(r):
+    if r is None:
+        return "-"
+    return f"{r['gbps']:.0f}" if r["ok"] else "error"
+
+
+def _align(table):
+    """Left-align the text columns (op, shape, dtype, best peer), right-align the numbers."""
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    last = len(widths) - 1
+    out = []
+    for row in table:
+        cells = [
+            c.ljust(w) if i < 3 or i == last else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
+        ]
+        out.append("  ".join(cells).rstrip())
+    return out

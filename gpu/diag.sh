@@ -12,6 +12,6 @@ step() { # name, seconds, command...
 }
 step info 60 dist/lab info
 step run-small 90 dist/lab run --kernel all,bump --size 257 --rows 33 --cols 31
-for t in dist/tests/gpu_*; do
+for t in dist/tests/*; do
     step "test-$(basename "$t")" "${TEST_SECS:-150}" "$t" --test-threads=1 --nocapture
 done

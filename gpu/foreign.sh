@@ -39,7 +39,7 @@ nsys=${NSYS:-$(command -v nsys || ls -d /opt/nvidia/nsight-compute/*/host/target
 # coalescing rule's SASS-level bytes and sectors).
 metrics=smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__thread_inst_executed_pred_on.sum
 metrics+=,lts__t_requests_op_red.sum,lts__t_requests_op_red.max
-metrics+=,lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed,lts__t_requests_srcunit_ltcfabric.sum
+metrics+=,lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed,lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed
 metrics+=,smsp__inst_executed_op_shared_ld_pred_on_any.sum,smsp__inst_executed_op_shared_st_pred_on_any.sum
 metrics+=,smsp__inst_executed_op_shared_ld.sum,sm__sass_data_bytes_mem_global_op_ld.sum,sm__sass_data_bytes_mem_global_op_st.sum
 metrics+=,sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ld.sum,sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_st.sum

@@ -4,23 +4,9 @@
 
 use crate::progress::{Piece, Splitter, Status};
 use anyhow::{Context, Result};
+pub use sass::tools::show;
 use std::io::{ErrorKind, Read, Write};
 use std::process::{Command, ExitStatus, Stdio};
-
-/// A command line as a user would type it (arguments with spaces quoted).
-pub fn show(cmd: &Command) -> String {
-    let mut s = cmd.get_program().to_string_lossy().into_owned();
-    for a in cmd.get_args() {
-        let a = a.to_string_lossy();
-        s.push(' ');
-        if a.contains(' ') || a.is_empty() {
-            s += &format!("'{a}'");
-        } else {
-            s += &a;
-        }
-    }
-    s
-}
 
 /// Runs `cmd`, echoing its command line, forwarding its stdout and stderr to our stderr as
 /// they come, and returning its status with everything it printed (its lines, as

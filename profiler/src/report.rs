@@ -120,9 +120,15 @@ pub fn findings_text(d: &Diagnosis) -> String {
         );
     }
     if !d.silent.is_empty() {
+        let list: Vec<String> = d
+            .silent
+            .iter()
+            .map(|s| format!("{} (lacks {})", s.rule, s.missing))
+            .collect();
         out += &format!(
-            "  Not judged       metrics not collected: {} (profile with --set full)\n",
-            d.silent.join(", ")
+            "  Not judged       metrics not collected: {} (profile with --set full and the \
+             lab's metrics: `cargo xtask profile -- PROGRAM`)\n",
+            list.join(", ")
         );
     }
     out

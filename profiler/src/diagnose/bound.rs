@@ -1,104 +1,113 @@
-//! The Speed of Light regime, and the chain of same-address atomics that can set it.
+//! The regime: which unit the kernel keeps busy, named, or that none is busy.
 
+use super::chain::{ATOMIC_BOUND_SHARE, chain};
+use super::units::{self, Unit};
 use super::{DRAM_SHARE, HIGH_PCT, Kind, Outcome, Verdict};
 use crate::fmt;
 use crate::ncu::metrics::{self as m, Counters};
 
-/// Every block's `red` lands on one L2 slice when the busiest slice takes at least this share
-/// of the blocks' `red`s (the other slices also count about half as many again: requests
-/// passed on from the far L2 partition).
-pub const ONE_SLICE_SHARE: f64 = 0.9;
-/// L2 cycles between two `red`s to one address when nothing else holds them back: measured on
-/// the H200 (1,048,576 `red`s on one slice, one atomic-unit input cycle each, that unit busy
-/// 32.3 % of the kernel: 3.1 cycles per `red`).
-pub const SAME_ADDRESS_RED_CYCLES: f64 = 3.1;
-/// Bound by same-address atomics outright (the regime) when their chain fills this share.
-pub const ATOMIC_BOUND_SHARE: f64 = 0.9;
-
 /// The regime's verdict.
 pub(super) fn rule(c: &dyn Counters) -> Outcome {
-    regime(c).map_or(Outcome::Silent, Outcome::Found)
+    regime(c).map_or(Outcome::Silent(m::SM_PCT), Outcome::Found)
 }
 
-/// `compute-bound (SM 85 %)`, `memory-bound (DRAM 91 %)`, …: what the kernel is busy with.
+/// `memory-bound (DRAM 91 %)`, `compute-bound (FMA pipe 80 %)`, `latency-bound (…)`: the
+/// unit the kernel keeps busy, named.
 pub(super) fn regime(c: &dyn Counters) -> Option<Verdict> {
     let compute = c.m(m::SM_PCT)?;
-    if let Some((share, _)) = atomic_chain(c)
-        && share >= ATOMIC_BOUND_SHARE
-    {
-        // Neither SOL number is high when one address's chain of atomics sets the pace: name
-        // it instead of calling the kernel latency-bound (the atomics finding has the numbers).
-        return Some(Verdict {
-            kind: Kind::Bound,
-            verdict: "atomic-bound (one result word)".into(),
-            evidence: format!(
-                "compute (SM) {}, memory {}: neither is high, the chain of `red`s to one \
-                 address fills {} of the kernel",
-                fmt::pct(compute),
-                c.m(m::MEM_PCT).map_or("n/a".into(), fmt::pct),
-                fmt::share(share)
-            ),
-            fix: None,
-            cost: None,
-        });
-    }
     let memory = c.m(m::MEM_PCT)?;
-    let dram = c.m(m::DRAM_PCT);
     let mut evidence = format!(
         "compute (SM) {}, memory {}",
         fmt::pct(compute),
         fmt::pct(memory)
     );
-    if let Some(d) = dram {
-        evidence += &format!(", DRAM {}", fmt::pct(d));
+    if let Some(a) = chain(c)
+        && a.share >= ATOMIC_BOUND_SHARE
+    {
+        // Neither SOL number is high when one address's chain of atomics sets the pace: name
+        // it instead of calling the kernel latency-bound (the atomics finding has the numbers).
+        return Some(Verdict {
+            kind: Kind::Bound,
+            verdict: "atomic-bound (one address)".into(),
+            evidence: format!(
+                "{evidence}: neither is high; the chain of atomics to one address fills {} of \
+                 the kernel",
+                fmt::share(a.share)
+            ),
+            fix: None,
+            cost: None,
+        });
     }
-    if let Some(l2) = c.m(m::L2_PCT) {
-        evidence += &format!(", L2 {}", fmt::pct(l2));
+    let measured = units::busy(c);
+    if !measured.is_empty() {
+        evidence += &format!(
+            "; busiest units: {} (high = >= {HIGH_PCT:.0} %)",
+            units::busiest_text(c, 4)
+        );
     }
-    if let Some(l1) = c.m(m::L1_PCT) {
-        evidence += &format!(", L1 {}", fmt::pct(l1));
-    }
-    evidence += &format!(" (high = >= {HIGH_PCT:.0} %)");
-    let in_dram = dram.is_some_and(|d| d >= DRAM_SHARE * memory);
-    let (verdict, fix) = match (compute >= HIGH_PCT, memory >= HIGH_PCT) {
-        (true, false) => (
-            match super::busiest_pipe(c) {
-                Some((pipe, p)) => format!(
-                    "compute-bound (SM {}, {pipe} pipe {})",
-                    fmt::pct(compute),
+    let (verdict, fix) = match named(c, compute, memory) {
+        Regime::Memory(level) => match level {
+            Unit::Dram => (
+                format!("memory-bound (DRAM {})", pct(c, Unit::Dram)),
+                "at the DRAM roof: move fewer bytes (fuse with neighbours, narrower types), not \
+                 tuning",
+            ),
+            Unit::L2 => (
+                format!(
+                    "memory-bound in L2 (L2 {}, DRAM {})",
+                    pct(c, Unit::L2),
+                    pct(c, Unit::Dram)
+                ),
+                "the L2 is the bottleneck, not DRAM: check what each byte it moves is used for \
+                 (partly used sectors, data read twice)",
+            ),
+            _ => (
+                format!(
+                    "memory-bound in L1/shared (L1 {}{})",
+                    pct(c, Unit::L1),
+                    c.m(m::PIPE_LSU)
+                        .map_or(String::new(), |p| format!(", LSU pipe {}", fmt::pct(p)))
+                ),
+                "the L1 and shared memory are the bottleneck: fewer, wider accesses per byte \
+                 used (register reuse, vector loads), no bank conflicts",
+            ),
+        },
+        Regime::Compute(unit) => (
+            match (unit, busiest_pipe(c)) {
+                // Issue slots full: name the pipe that takes most of them too.
+                (Some(Unit::Issue), Some((pipe, p))) => format!(
+                    "compute-bound (issue {}, {pipe} {})",
+                    pct(c, Unit::Issue),
                     fmt::pct(p)
                 ),
-                None => format!("compute-bound (SM {})", fmt::pct(compute)),
+                (Some(u), _) => format!("compute-bound ({} {})", u.name(), pct(c, u)),
+                (None, _) => format!("compute-bound (SM {})", fmt::pct(compute)),
             },
             "busy computing: check that the work is needed and on the right pipe (tensor cores \
              for matrix products)",
         ),
-        (false, true) if in_dram => (
-            format!("memory-bound (DRAM {})", fmt::pct(dram.unwrap_or(memory))),
-            "at the DRAM roof: move fewer bytes (fuse with neighbours, narrower types), not tuning",
-        ),
-        (false, true) => (
+        Regime::Crossover(unit, level) => (
             format!(
-                "memory-bound in L1/L2 (memory {}, DRAM well below)",
-                fmt::pct(memory)
-            ),
-            "the caches are the bottleneck: check what each byte fetched is used for",
-        ),
-        (false, false) => (
-            format!(
-                "latency-bound (SM {}, memory {})",
-                fmt::pct(compute),
-                fmt::pct(memory)
-            ),
-            "neither units nor memory are busy: the faults below say what the warps wait for",
-        ),
-        (true, true) => (
-            format!(
-                "at the roofline crossover (SM {}, memory {})",
-                fmt::pct(compute),
-                fmt::pct(memory)
+                "at the roofline crossover ({} {}, {} {})",
+                unit.name(),
+                pct(c, unit),
+                level.name(),
+                pct(c, level)
             ),
             "compute and memory both near peak: little left to tune",
+        ),
+        Regime::Latency => (
+            match units::binder(c) {
+                Some((u, b)) => {
+                    format!("latency-bound (busiest unit: {} {})", u.name(), fmt::pct(b))
+                }
+                None => format!(
+                    "latency-bound (SM {}, memory {})",
+                    fmt::pct(compute),
+                    fmt::pct(memory)
+                ),
+            },
+            "neither units nor memory are busy: the faults below say what the warps wait for",
         ),
     };
     Some(Verdict {
@@ -110,40 +119,83 @@ pub(super) fn regime(c: &dyn Counters) -> Option<Verdict> {
     })
 }
 
-/// The share of the kernel that its chain of same-address `red`s fills (None when the `red`s
-/// do not all land on one slice, or the L2 counters were not collected).
-pub fn atomic_chain_share(c: &dyn Counters) -> Option<f64> {
-    atomic_chain(c).map(|(share, _)| share)
+enum Regime {
+    /// A memory level binds (`Unit::Dram`, `Unit::L2` or `Unit::L1`).
+    Memory(Unit),
+    /// A pipe or the issue slots bind (None: only the SM's SOL says so).
+    Compute(Option<Unit>),
+    /// A math unit and DRAM or the L2 are both high.
+    Crossover(Unit, Unit),
+    Latency,
 }
 
-/// The chain's share and the numbers behind it.
-pub(super) fn atomic_chain(c: &dyn Counters) -> Option<(f64, String)> {
-    let reds = c.m(m::RED_REQ_MAX_SLICE).filter(|n| *n >= 1.0)?;
-    if reds < ONE_SLICE_SHARE * c.blocks()? {
-        return None;
+/// The regime from the units' busy shares, or from the two SOL numbers where the units were
+/// not collected.
+fn named(c: &dyn Counters, compute: f64, memory: f64) -> Regime {
+    let all = units::busy(c);
+    if all.is_empty() {
+        return match (compute >= HIGH_PCT, memory >= HIGH_PCT) {
+            (true, _) => Regime::Compute(None),
+            (false, true) => Regime::Memory(
+                if c.m(m::DRAM_PCT).is_some_and(|d| d >= DRAM_SHARE * memory) {
+                    Unit::Dram
+                } else {
+                    Unit::L1
+                },
+            ),
+            (false, false) => Regime::Latency,
+        };
     }
-    // One atomic-unit input cycle per `red` (measured): its busy % is the `red`s' rate.
-    let busy = c.m(m::ATOMIC_UNIT_PCT).filter(|p| *p > 0.0)?;
-    let cycles = 100.0 / busy;
-    let share = SAME_ADDRESS_RED_CYCLES / cycles;
-    let ns = c
-        .m(m::DURATION)
-        .map_or(String::new(), |d| format!(", {:.2} ns each", d / reds));
-    let fabric = c.m(m::FABRIC_REQ).map_or(String::new(), |f| {
-        format!(
-            "; {} L2 requests came over the partition fabric",
-            fmt::value(f)
-        )
-    });
-    Some((
-        share,
-        format!(
-            "{} `red`s to one address, one every {cycles:.1} L2 cycles{ns}: the busiest L2 \
-             slice takes every block's `red`, its atomic unit busy {} (one cycle per `red`); at \
-             {SAME_ADDRESS_RED_CYCLES} cycles each the chain alone fills {} of the kernel{fabric}",
-            fmt::value(reds),
-            fmt::pct(busy),
-            fmt::share(share)
-        ),
-    ))
+    // The memory level: the lowest one within reach of the busiest (a stream at the DRAM roof
+    // keeps its L2 as busy; traffic that stops in the L2 leaves DRAM well below).
+    let top_memory = all
+        .iter()
+        .filter(|(u, _)| u.is_memory())
+        .map(|(_, b)| *b)
+        .fold(0.0, f64::max);
+    let level = [Unit::Dram, Unit::L2, Unit::L1]
+        .into_iter()
+        .find(|u| u.busy(c).is_some_and(|b| b >= DRAM_SHARE * top_memory))
+        .unwrap_or(Unit::L1);
+    // The LSU pipe issues the memory instructions: when it is the busiest compute unit, the
+    // L1 it feeds is the bottleneck, not the math.
+    let math = all
+        .iter()
+        .find(|(u, _)| matches!(u, Unit::Pipe(_) | Unit::Issue) && *u != Unit::Pipe(m::PIPE_LSU))
+        .copied();
+    let lsu = c.m(m::PIPE_LSU).unwrap_or(0.0);
+    // Memory instructions that fill the LSU pipe fill the issue slots too: the L1 binds when
+    // the LSU pipe is busier than any math pipe.
+    let top_math_pipe = all
+        .iter()
+        .filter(|(u, _)| matches!(u, Unit::Pipe(p) if *p != m::PIPE_LSU))
+        .map(|(_, b)| *b)
+        .fold(0.0, f64::max);
+    if lsu >= HIGH_PCT && lsu > top_math_pipe && level == Unit::L1 {
+        return Regime::Memory(Unit::L1);
+    }
+    let math_high =
+        math.is_some_and(|(_, b)| b >= HIGH_PCT) || (math.is_none() && compute >= HIGH_PCT);
+    let memory_high = top_memory >= HIGH_PCT || lsu >= HIGH_PCT;
+    match (math_high, memory_high) {
+        (true, true) if matches!(level, Unit::Dram | Unit::L2) => {
+            Regime::Crossover(math.map_or(Unit::Issue, |(u, _)| u), level)
+        }
+        (true, _) => Regime::Compute(math.map(|(u, _)| u)),
+        (false, true) if top_memory >= HIGH_PCT => Regime::Memory(level),
+        (false, true) => Regime::Memory(Unit::L1),
+        (false, false) => Regime::Latency,
+    }
+}
+
+/// The busiest pipe, named as the regime names it (`FMA pipe`), and its busy share (%).
+fn busiest_pipe(c: &dyn Counters) -> Option<(String, f64)> {
+    units::busy(c)
+        .into_iter()
+        .find(|(u, _)| matches!(u, Unit::Pipe(_)))
+        .map(|(u, b)| (u.name(), b))
+}
+
+fn pct(c: &dyn Counters, u: Unit) -> String {
+    u.busy(c).map_or("n/a".into(), fmt::pct)
 }

@@ -1,20 +1,29 @@
 //! The compute faults: a GEMM on the wrong pipe, special-function math saturating the XU pipe,
 //! idle lanes.
 
+use super::units::{self, Unit};
 use super::{Outcome, Verdict, busiest_pipe, busiest_pipe_but};
 use crate::fmt;
 use crate::ncu::metrics::{self as m, Counters};
 
-/// GEMM-shaped: at least this share of the thread instructions are FFMA ...
-pub const GEMM_FFMA_SHARE: f64 = 0.4;
-/// ... reusing operands from shared memory: at least this many FFMA per shared load (a
-/// register-blocked tile), unless the kernel's name says it is a GEMM.
-pub const GEMM_FFMA_PER_SHARED_LOAD: f64 = 4.0;
-/// On the FMA pipe: at least this busy (%) ...
-pub const GEMM_FMA_PCT: f64 = 40.0;
-/// ... while the tensor pipe stays below this (%).
+/// A matrix product on the FMA pipe: FFMA carries at least this share of the thread
+/// instructions ...
+pub const GEMM_FFMA_SHARE: f64 = 0.25;
+/// ... each FFMA's operands come from loads (at least one warp-level load per this many warp
+/// FFMAs: a loop over registers alone is no product of matrices) ...
+pub const GEMM_FFMA_PER_LOAD: f64 = 64.0;
+/// ... and those loads re-read data on chip: the L1 and shared memory serve at least this
+/// many times the bytes DRAM supplied (each operand element used by many outputs).
+pub const GEMM_REUSE: f64 = 4.0;
+/// The tensor pipe counts as unused below this busy share (%).
 pub const TENSOR_IDLE_PCT: f64 = 5.0;
-/// Special-function bound when the XU pipe is at least this busy (%) and the busiest pipe.
+/// On the tensor cores a warp instruction does 4,096 FLOPs (BF16 `mma.sync` m16n8k16) or
+/// more (`wgmma`) against an FFMA's 64, and their BF16 peak is ~15x the FP32 FMA peak (TF32
+/// ~7x): the FMA GEMM's instruction stream (its FFMAs, the loads that feed them, their issue
+/// slots) shrinks to at most this share.
+pub const TENSOR_SCALE: f64 = 1.0 / 7.0;
+/// Special-function bound when the XU pipe, its idle lanes discounted, is at least this busy
+/// (%) and the busiest pipe.
 pub const XU_PCT: f64 = 50.0;
 /// Divergence / predication when fewer lanes than this work per instruction (of 32).
 pub const MIN_ACTIVE_LANES: f64 = 24.0;
@@ -28,101 +37,175 @@ pub fn gemm_name(name: &str) -> bool {
     GEMM_NAMES.iter().any(|g| n.contains(g))
 }
 
-pub(super) fn tensor_cores(c: &dyn Counters) -> Outcome {
-    let (Some(fma), Some(tensor)) = (c.m(m::PIPE_FMA), c.m(m::PIPE_TENSOR)) else {
-        return Outcome::Silent;
-    };
-    if fma < GEMM_FMA_PCT || tensor >= TENSOR_IDLE_PCT {
-        return Outcome::Clean;
-    }
-    // The shape: FFMA-heavy and reusing each operand it loads from shared memory in several
-    // FFMA (a register-blocked tile), or a name that says GEMM.
+/// What the tensor-core rule measured of the kernel's shape.
+struct Shape {
+    ffma_share: Option<f64>,
+    ffma_per_load: Option<f64>,
+    reuse: Option<f64>,
+}
+
+fn shape(c: &dyn Counters) -> Shape {
     let ffma = c.m(m::FFMA_THREAD_INST);
     let ffma_share = ffma
         .zip(c.m(m::THREAD_INST).filter(|t| *t > 0.0))
         .map(|(f, t)| f / t);
-    let reuse = ffma
-        .zip(c.m(m::SH_LD_INST).filter(|l| *l > 0.0))
-        .map(|(f, l)| f / 32.0 / l);
+    let loads = [m::SH_LD_INST, m::GLD_INST, m::LDGSTS_INST]
+        .iter()
+        .filter_map(|n| c.m(n))
+        .sum::<f64>();
+    let ffma_per_load = ffma.filter(|_| loads > 0.0).map(|f| f / 32.0 / loads);
+    // Bytes served on chip: every shared-memory wavefront carries up to 128 bytes, every L1
+    // sector 32.
+    let on_chip =
+        128.0 * c.m(m::SH_LD_WAVEFRONTS).unwrap_or(0.0) + 32.0 * c.m(m::GLD_SECTORS).unwrap_or(0.0);
+    let reuse = c
+        .m(m::DRAM_READ_BYTES)
+        .filter(|_| on_chip > 0.0)
+        .map(|d| on_chip / d.max(32.0));
+    Shape {
+        ffma_share,
+        ffma_per_load,
+        reuse,
+    }
+}
+
+pub(super) fn tensor_cores(c: &dyn Counters) -> Outcome {
+    let (Some(fma), Some(tensor)) = (c.m(m::PIPE_FMA), c.m(m::PIPE_TENSOR)) else {
+        return Outcome::Silent(m::PIPE_TENSOR);
+    };
+    if tensor >= TENSOR_IDLE_PCT {
+        return Outcome::Clean;
+    }
+    let s = shape(c);
+    let Some(ffma_share) = s.ffma_share else {
+        return Outcome::Silent(m::FFMA_THREAD_INST);
+    };
     let named = c.name().is_some_and(gemm_name);
-    let counted = ffma_share.is_some_and(|s| s >= GEMM_FFMA_SHARE)
-        && reuse.is_some_and(|r| r >= GEMM_FFMA_PER_SHARED_LOAD);
-    if !named && !counted {
-        return if ffma_share.is_none() {
-            Outcome::Silent
-        } else {
-            Outcome::Clean
-        };
+    let fed = s.ffma_per_load.is_some_and(|r| r <= GEMM_FFMA_PER_LOAD);
+    let reused = s.reuse.is_some_and(|r| r >= GEMM_REUSE);
+    if ffma_share < GEMM_FFMA_SHARE || !(fed && (reused || named)) {
+        return Outcome::Clean;
     }
-    let mut shape = Vec::new();
-    if let Some(s) = ffma_share {
-        shape.push(format!(
-            "FFMA is {} of the thread instructions",
-            fmt::share(s)
-        ));
+    let mut evidence = vec![format!(
+        "FFMA is {} of the thread instructions",
+        fmt::share(ffma_share)
+    )];
+    if let Some(r) = s.ffma_per_load {
+        evidence.push(format!("{} warp FFMA per load", fmt::value(r)));
     }
-    if let Some(r) = reuse {
-        shape.push(format!(
-            "{} FFMA per shared load (operands reused from a tile)",
+    if let Some(r) = s.reuse {
+        evidence.push(format!(
+            "the L1 and shared memory serve {}x the bytes DRAM supplied (operands reused from \
+             on chip)",
             fmt::value(r)
         ));
     }
     if named {
-        shape.push("the name says GEMM".into());
+        evidence.push("the name says GEMM".into());
     }
+    // The product's instruction stream: the FFMAs (FMA pipe), the loads feeding them (LSU
+    // pipe, L1/shared), and their issue slots. On the tensor cores it shrinks; the rest stays.
+    let stream = |u: Unit| match u {
+        Unit::Pipe(p) if p == m::PIPE_FMA || p == m::PIPE_LSU => TENSOR_SCALE,
+        Unit::Issue | Unit::L1 => TENSOR_SCALE,
+        _ => 1.0,
+    };
+    let busiest = [
+        fma,
+        c.m(m::PIPE_LSU).unwrap_or(0.0),
+        c.m(m::ISSUE_ACTIVE).unwrap_or(0.0),
+    ]
+    .into_iter()
+    .fold(0.0, f64::max);
+    let cost = units::saving(c, stream).unwrap_or(busiest / 100.0 * (1.0 - TENSOR_SCALE));
     Outcome::Found(Verdict::fault(
         "tensor cores unused: a matrix product on the FMA pipe".into(),
         format!(
-            "{}; FMA pipe {} busy, tensor pipe {}",
-            shape.join(", "),
+            "{}; FMA pipe {} busy, tensor pipe {}; busiest units: {}",
+            evidence.join(", "),
             fmt::pct(fma),
-            fmt::pct(tensor)
+            fmt::pct(tensor),
+            units::busiest_text(c, 3)
         ),
-        fma / 100.0 * 0.9,
+        cost,
     ))
+}
+
+/// Average working lanes per warp instruction (of 32), if measured.
+fn lanes(c: &dyn Counters) -> Option<f64> {
+    c.m(m::THREADS_PER_INST)
 }
 
 pub(super) fn sfu(c: &dyn Counters) -> Outcome {
     let Some(xu) = c.m(m::PIPE_XU) else {
-        return Outcome::Silent;
+        return Outcome::Silent(m::PIPE_XU);
     };
+    // Idle lanes inflate every pipe's warp instructions: where lanes diverge, what the XU would
+    // need with its lanes packed is its busy share times the working lanes' share. Divergence
+    // is then the cause, and its own rule weighs it.
+    let packed = lanes(c)
+        .filter(|l| *l < MIN_ACTIVE_LANES)
+        .map_or(1.0, |l| (l / 32.0).clamp(0.0, 1.0));
+    let needed = xu * packed;
     let next = busiest_pipe_but(c, m::PIPE_XU);
     let next_pct = next.map_or(0.0, |n| n.1);
-    if xu < XU_PCT || xu <= next_pct {
+    if needed < XU_PCT || needed <= next_pct {
         return Outcome::Clean;
     }
     Outcome::Found(Verdict::fault(
         "special-function math saturates the XU pipe".into(),
         format!(
-            "XU pipe (MUFU: sin, cos, ex2, rsqrt, conversions) {} busy{}",
+            "XU pipe (MUFU: sin, cos, ex2, rsqrt, conversions) {} busy{}{}",
             fmt::pct(xu),
+            if packed < 1.0 {
+                format!(", {} with its idle lanes packed", fmt::pct(needed))
+            } else {
+                String::new()
+            },
             next.map_or(String::new(), |(n, p)| format!(
                 ", the next busiest pipe ({n}) {}",
                 fmt::pct(p)
             ))
         ),
-        (xu - next_pct) / 100.0,
+        (needed - next_pct) / 100.0,
     ))
 }
 
 pub(super) fn divergence(c: &dyn Counters) -> Outcome {
-    let (Some(lanes), Some(issue)) = (c.m(m::THREADS_PER_INST), c.m(m::ISSUE_ACTIVE)) else {
-        return Outcome::Silent;
+    let (Some(lanes), Some(issue)) = (lanes(c), c.m(m::ISSUE_ACTIVE)) else {
+        return Outcome::Silent(m::THREADS_PER_INST);
     };
     if lanes >= MIN_ACTIVE_LANES {
         return Outcome::Clean;
     }
-    let idle = 1.0 - lanes / 32.0;
+    let working = lanes / 32.0;
+    // Packing the working lanes into fewer warps divides every pipe's instructions and the
+    // issue slots by the idle share, and the shared-memory wavefronts with them (one per
+    // instruction whatever its lanes); global bytes stay what they are.
+    let shared = c.m(m::SH_WAVEFRONTS).unwrap_or(0.0);
+    let global = (c.m(m::GLD_SECTORS).unwrap_or(0.0) + c.m(m::GST_SECTORS).unwrap_or(0.0)) / 4.0;
+    let shared_share = if shared + global > 0.0 {
+        shared / (shared + global)
+    } else {
+        0.0
+    };
+    let cost = units::saving(c, |u| match u {
+        Unit::L1 => 1.0 - shared_share * (1.0 - working),
+        Unit::Pipe(_) | Unit::Issue => working,
+        _ => 1.0,
+    })
+    .unwrap_or((1.0 - working) * issue / 100.0);
     Outcome::Found(Verdict::fault(
         "divergence / predication: lanes sit idle".into(),
         format!(
             "{} of 32 lanes work per warp instruction ({} idle); the schedulers issue {} of \
-             their cycles",
+             their cycles; busiest units: {}",
             fmt::value(lanes),
-            fmt::share(idle),
-            fmt::pct(issue)
+            fmt::share(1.0 - working),
+            fmt::pct(issue),
+            units::busiest_text(c, 3)
         ),
-        idle * issue / 100.0,
+        cost,
     ))
 }
 

@@ -1,15 +1,20 @@
 //! The latency faults: what the warps wait for when neither the pipes nor memory are full.
-//! Same-address atomics, barriers, memory latency not hidden, occupancy, a partial last wave,
-//! a grid too small for the GPU; and the dominant stall as context.
+//! Barriers, memory latency not hidden, and too few warps to hide it: the warps a launch can
+//! keep resident are the fewest of what the grid supplies and what each SM's resources allow,
+//! and the fault is whichever of the two sets that number (occupancy, a partial last wave, a
+//! grid too small for the GPU); and the dominant stall as context.
 
-use super::bound::{ATOMIC_BOUND_SHARE, atomic_chain};
 use super::compute::throttled_pipe;
+use super::units::{self, Unit};
 use super::{HIGH_PCT, Kind, Outcome, Verdict, busiest_pipe, busiest_pipe_but, headroom};
 use crate::fmt;
 use crate::ncu::metrics::{self as m, Counters};
 
-/// Paced by same-address atomics when their chain fills at least this share of the kernel.
-pub const ATOMIC_CHAIN_SHARE: f64 = 0.7;
+/// The stall metrics the latency rules read (for the message when they are missing).
+const STALL_BARRIER: &str = "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio";
+const STALL_LONG_SCOREBOARD: &str =
+    "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio";
+
 /// Barrier-bound when barrier waits are at least this share of the stalled states.
 pub const BARRIER_SHARE: f64 = 0.3;
 /// Occupancy is a problem below this theoretical occupancy (%), or when achieved falls below
@@ -20,31 +25,17 @@ pub const ACHIEVED_SHARE: f64 = 0.7;
 pub const SATURATED_PCT: f64 = 60.0;
 /// A grid below this many waves per SM cannot fill the GPU.
 pub const MIN_WAVES: f64 = 0.95;
+/// Warp schedulers per SM: a warp issues from one of them, so an SM with fewer resident warps
+/// leaves some idle.
+pub const SCHEDULERS: f64 = 4.0;
 /// A last partial wave that leaves this share of the SMs' time idle is a tail effect.
 pub const MAX_TAIL_IDLE: f64 = 0.2;
-
-pub(super) fn atomics(c: &dyn Counters) -> Outcome {
-    if c.m(m::RED_REQ_MAX_SLICE).is_none() {
-        return Outcome::Silent;
-    }
-    atomic_chain(c)
-        .filter(|(share, _)| *share >= ATOMIC_CHAIN_SHARE)
-        .map(|(share, evidence)| {
-            let verdict = if share >= ATOMIC_BOUND_SHARE {
-                "same-address atomics set the pace"
-            } else {
-                "same-address atomics pace most of the kernel"
-            };
-            Verdict::fault(verdict.into(), evidence, share.min(1.0))
-        })
-        .into()
-}
 
 pub(super) fn barrier(c: &dyn Counters) -> Outcome {
     let (Some(share), Some(room), Some((top, _, _))) =
         (c.stall_share("barrier"), headroom(c), c.dominant_stall())
     else {
-        return Outcome::Silent;
+        return Outcome::Silent(STALL_BARRIER);
     };
     // Warps that wait at a barrier for their block's loads are waiting on memory: the barrier
     // is the fault only where it, not the loads, is what the warps wait for most.
@@ -53,11 +44,16 @@ pub(super) fn barrier(c: &dyn Counters) -> Outcome {
     }
     // The barriers themselves execute on the ADU pipe: where it is the busiest pipe, the
     // barrier instructions are what the SM is busy with, and what they cost is how far the ADU
-    // stands above the next busiest pipe (as for the XU pipe), not the idle slots left.
+    // stands above the next busiest unit (as for the XU pipe), not the idle slots left: nothing
+    // where another unit (memory, a chain of atomics) is busier still.
     let adu = c.m(m::PIPE_ADU).unwrap_or(0.0);
     let next = busiest_pipe_but(c, m::PIPE_ADU).map_or(0.0, |(_, p)| p);
-    let issue = ((adu - next) / 100.0).max(0.0);
-    let waiting = room * share;
+    let issue = if units::binder(c).is_some_and(|(u, _)| u == Unit::Pipe(m::PIPE_ADU)) {
+        ((adu - next) / 100.0).max(0.0)
+    } else {
+        0.0
+    };
+    let waiting = if units::paced(c) { 0.0 } else { room * share };
     Outcome::Found(Verdict::fault(
         "barrier-bound: warps wait at __syncthreads".into(),
         if issue > waiting {
@@ -84,7 +80,7 @@ pub(super) fn memory_latency(c: &dyn Counters) -> Outcome {
     let (Some((reason, _, share)), Some(mem), Some(room)) =
         (c.dominant_stall(), c.m(m::MEM_PCT), headroom(c))
     else {
-        return Outcome::Silent;
+        return Outcome::Silent(STALL_LONG_SCOREBOARD);
     };
     // Waiting on memory at a busy memory system is what memory-bound looks like (the seeds'
     // rule 1); cp.async kernels have their own rule.
@@ -118,11 +114,69 @@ pub(super) fn memory_latency(c: &dyn Counters) -> Outcome {
     ))
 }
 
+/// The waits more resident warps would hide: a stalled warp on these waits for a result or a
+/// barrier while another could issue. Throttles, dispatch stalls and `not_selected` (a warp
+/// was eligible) are not hidden by more warps.
+const HIDDEN_BY_WARPS: [&str; 7] = [
+    "long_scoreboard",
+    "short_scoreboard",
+    "wait",
+    "barrier",
+    "membar",
+    "branch_resolving",
+    "imc_miss",
+];
+
+/// The share of the warps' stalled states more warps would hide (1 when stalls were not
+/// collected: the cap is then weighed by the empty slots alone).
+fn hideable(c: &dyn Counters) -> f64 {
+    let shares: Vec<f64> = HIDDEN_BY_WARPS
+        .iter()
+        .filter_map(|r| c.stall_share(r))
+        .collect();
+    if shares.is_empty() {
+        1.0
+    } else {
+        shares.iter().sum::<f64>().clamp(0.0, 1.0)
+    }
+}
+
+/// How many warps each SM can hold and what sets that number.
+struct Warps {
+    /// Warp slots per SM.
+    slots: f64,
+    /// Warps the SM's resources allow (theoretical occupancy).
+    allowed: Option<f64>,
+    /// Warps the grid supplies per SM, when it is less than one full wave.
+    supplied: Option<f64>,
+    /// Warps resident on average (achieved occupancy).
+    achieved: f64,
+}
+
+fn warps(c: &dyn Counters) -> Option<Warps> {
+    let achieved_pct = c.m(m::ACHIEVED_OCC)?;
+    let slots = c.m(m::MAX_WARPS_PER_SM).unwrap_or(64.0);
+    let allowed = c.m(m::THEORETICAL_OCC).map(|t| t / 100.0 * slots);
+    let per_block = c.m(m::BLOCK_SIZE).map(|b| (b / 32.0).ceil());
+    let supplied = match (per_block, c.blocks(), c.m(m::SM_COUNT)) {
+        (Some(w), Some(blocks), Some(sms)) if sms > 0.0 => Some(w * blocks / sms),
+        _ => None,
+    }
+    .filter(|s| allowed.is_none_or(|a| *s < a));
+    Some(Warps {
+        slots,
+        allowed,
+        supplied,
+        achieved: achieved_pct / 100.0 * slots,
+    })
+}
+
 pub(super) fn occupancy(c: &dyn Counters) -> Outcome {
-    let (Some(achieved), Some(room)) = (c.m(m::ACHIEVED_OCC), headroom(c)) else {
-        return Outcome::Silent;
+    let (Some(w), Some(room)) = (warps(c), headroom(c)) else {
+        return Outcome::Silent(m::ACHIEVED_OCC);
     };
-    let theoretical = c.m(m::THEORETICAL_OCC);
+    let achieved = w.achieved / w.slots * 100.0;
+    let theoretical = w.allowed.map(|a| a / w.slots * 100.0);
     let limits: Vec<(&str, f64)> = m::OCC_LIMITS
         .iter()
         .filter_map(|(what, name)| Some((*what, c.m(name)?)))
@@ -132,6 +186,11 @@ pub(super) fn occupancy(c: &dyn Counters) -> Outcome {
     let low_achieved = theoretical.is_some_and(|t| achieved < ACHIEVED_SHARE * t)
         || (theoretical.is_none() && achieved < LOW_THEORETICAL_PCT);
     if !low_theoretical && !low_achieved {
+        return Outcome::Clean;
+    }
+    // A grid that supplies fewer warps than the resources allow sets the occupancy itself:
+    // the undersized-grid rule weighs it, and the resource cap does not bind.
+    if w.supplied.is_some() {
         return Outcome::Clean;
     }
     // A kernel that saturates a pipe or the memory gains nothing from more warps: its cap is a
@@ -186,10 +245,17 @@ pub(super) fn occupancy(c: &dyn Counters) -> Outcome {
                 .to_string(),
         )
     };
+    // More warps fill the idle issue slots only as far as the warps' waits are ones another
+    // warp could issue through.
+    let hidden = hideable(c);
     let cost = match &saturated {
         Some(_) => 0.0,
-        None => room * (1.0 - achieved / 100.0),
+        None => room * (1.0 - achieved / 100.0) * hidden,
     };
+    evidence += &format!(
+        "; more warps would hide {} of the stalled states",
+        fmt::share(hidden)
+    );
     if let Some(s) = saturated {
         evidence += &format!("; but {s}: more warps would not help");
     }
@@ -219,7 +285,7 @@ fn launch_evidence(c: &dyn Counters, waves: f64, idle: Option<f64>) -> String {
 
 pub(super) fn tail(c: &dyn Counters) -> Outcome {
     let Some(waves) = c.m(m::WAVES) else {
-        return Outcome::Silent;
+        return Outcome::Silent(m::WAVES);
     };
     if !(1.0..4.0).contains(&waves) {
         return Outcome::Clean;
@@ -243,16 +309,43 @@ pub(super) fn tail(c: &dyn Counters) -> Outcome {
 
 pub(super) fn undersized(c: &dyn Counters) -> Outcome {
     let Some(waves) = c.m(m::WAVES) else {
-        return Outcome::Silent;
+        return Outcome::Silent(m::WAVES);
     };
     if waves >= MIN_WAVES {
         return Outcome::Clean;
     }
     let idle = sm_idle(c);
+    let mut evidence =
+        launch_evidence(c, waves, idle) + &format!("; {} of one wave", fmt::share(waves));
+    // Three costs: SMs with no block at all; on the SMs that have one, schedulers with no warp
+    // (an SM issues from four, one warp each at most per cycle); and warp slots the resources
+    // would allow but the grid leaves empty (latency no warp is there to hide).
+    let mut cost = idle.unwrap_or(1.0 - waves);
+    if let (Some(w), Some(room)) = (warps(c), headroom(c))
+        && let (Some(supplied), Some(allowed)) = (w.supplied, w.allowed)
+    {
+        evidence += &format!(
+            "; the grid supplies {} warps per SM where the resources allow {} (of {} slots), \
+             {} resident on average",
+            fmt::value(supplied),
+            fmt::value(allowed),
+            fmt::value(w.slots),
+            fmt::value(w.achieved)
+        );
+        let schedulers = (1.0 - w.achieved.min(SCHEDULERS) / SCHEDULERS).clamp(0.0, 1.0);
+        if schedulers > 0.0 {
+            evidence += &format!(
+                "; {} of each SM's {SCHEDULERS:.0} schedulers have no warp",
+                fmt::share(schedulers)
+            );
+        }
+        let hidden = room * (1.0 - w.achieved / allowed).clamp(0.0, 1.0) * hideable(c);
+        cost = cost.max(schedulers).max(hidden);
+    }
     Outcome::Found(Verdict::fault(
         "undersized grid: it cannot fill the GPU".into(),
-        launch_evidence(c, waves, idle) + &format!("; {} of one wave", fmt::share(waves)),
-        idle.unwrap_or(1.0 - waves),
+        evidence,
+        cost,
     ))
 }
 
@@ -318,7 +411,7 @@ pub fn stall_meaning(reason: &str) -> (&'static str, &'static str) {
 
 pub(super) fn stall(c: &dyn Counters) -> Outcome {
     let Some((reason, _, share)) = c.dominant_stall() else {
-        return Outcome::Silent;
+        return Outcome::Silent(STALL_LONG_SCOREBOARD);
     };
     let top: Vec<String> = c
         .stalls()

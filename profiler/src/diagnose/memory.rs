@@ -1,7 +1,8 @@
 //! The memory faults: bytes fetched and not used, bank conflicts, local memory, asynchronous
 //! copies with too few stages; and the note on an L2-resident working set.
 
-use super::{Kind, Outcome, Verdict, headroom, memory_busy};
+use super::units::{self, Unit};
+use super::{Kind, Outcome, Verdict, headroom};
 use crate::fmt;
 use crate::ncu::metrics::{self as m, Counters};
 
@@ -21,54 +22,128 @@ pub const CACHE_REUSE: f64 = 4.0;
 /// gains little from where its bytes come from.
 pub const RESIDENT_MEMORY_PCT: f64 = 50.0;
 
+/// The bytes each memory level moved for the kernel's global accesses, and the least it could
+/// have moved: the bytes the threads asked for (sectors partly used at the L1; the same data
+/// fetched again from the L2 or DRAM). A level that moves bytes beyond that minimum wastes its
+/// bandwidth only where it binds: an L1 that re-serves partly used sectors from its own lines
+/// costs nothing while DRAM paces the kernel.
+struct Excess {
+    /// Requested bytes over moved bytes, per level (1 = nothing wasted).
+    l1: f64,
+    l2: f64,
+    dram: f64,
+    evidence: Vec<String>,
+}
+
+fn excess(c: &dyn Counters) -> Option<Excess> {
+    // Loads through cp.async or the tensor memory accelerator, and texture fetches, ask for
+    // bytes no SASS-level counter reports: such a kernel's loads are not weighed.
+    let hidden = [m::LDGSTS_INST, m::TMA_LD_INST, m::TEX_INST]
+        .iter()
+        .any(|n| c.m(n).is_some_and(|x| x > 0.0));
+    let local_ld = c.m(m::LOCAL_LD_BYTES).unwrap_or(0.0);
+    let local_st = c.m(m::LOCAL_ST_BYTES).unwrap_or(0.0);
+    let ld = c.m(m::GLD_DATA_BYTES).filter(|b| *b > 0.0 && !hidden);
+    let st = c
+        .m(m::GST_DATA_BYTES)
+        .filter(|b| *b > 0.0 && c.m(m::TMA_ST_INST).is_none_or(|x| x <= 0.0));
+    if ld.is_none() && st.is_none() {
+        return None;
+    }
+    // Each direction's bytes asked and moved per level, added over the directions weighed.
+    let mut asked = 0.0;
+    let (mut l1, mut l2, mut dram) = (0.0, 0.0, 0.0);
+    if let Some(ld) = ld {
+        asked += ld + local_ld;
+        l1 += 32.0 * c.m(m::GLD_SECTORS).unwrap_or(0.0) + local_ld;
+        // What the L1 missed is what it asked the L2 for, where the L2's count is missing.
+        l2 += 32.0
+            * c.m(m::L2_READ_SECTORS)
+                .or(c.m(m::GLD_MISS_SECTORS))
+                .unwrap_or(0.0);
+        dram += c.m(m::DRAM_READ_BYTES).unwrap_or(0.0);
+    }
+    if let Some(st) = st {
+        asked += st + local_st;
+        l1 += 32.0 * c.m(m::GST_SECTORS).unwrap_or(0.0) + local_st;
+        // Stores write through the L1: each sector it takes is a sector the L2 takes.
+        l2 += 32.0
+            * c.m(m::L2_WRITE_SECTORS)
+                .or(c.m(m::GST_SECTORS))
+                .unwrap_or(0.0);
+        dram += c.m(m::DRAM_WRITE_BYTES).unwrap_or(0.0);
+    }
+    let used = |moved: f64| if moved > asked { asked / moved } else { 1.0 };
+    let mut evidence = vec![format!(
+        "the threads asked for {} MB of global {}",
+        fmt::value(asked / 1e6),
+        match (ld, st) {
+            (Some(_), Some(_)) => "loads and stores",
+            (Some(_), None) => "loads",
+            _ => "stores",
+        }
+    )];
+    for (level, moved) in [("the L1", l1), ("the L2", l2), ("DRAM", dram)] {
+        if moved > 0.0 {
+            evidence.push(format!(
+                "{level} moved {} MB ({:.2}x)",
+                fmt::value(moved / 1e6),
+                moved / asked
+            ));
+        }
+    }
+    Some(Excess {
+        l1: used(l1),
+        l2: used(l2),
+        dram: used(dram),
+        evidence,
+    })
+}
+
 pub(super) fn coalescing(c: &dyn Counters) -> Outcome {
-    let (Some(ld), Some(st)) = (c.m(m::GLD_SECTORS), c.m(m::GST_SECTORS)) else {
-        return Outcome::Silent;
-    };
-    // Sectors of every kind of global access: what the wasted ones are a share of.
-    let traffic = ld + st;
-    if traffic <= 0.0 {
-        return Outcome::Clean;
-    }
-    let mut bad = Vec::new();
-    let mut cost = 0.0;
-    for (op, used, sectors, requests) in [
-        ("loads", m::GLD_BYTES_PER_SECTOR, ld, m::GLD_REQ),
-        ("stores", m::GST_BYTES_PER_SECTOR, st, m::GST_REQ),
-    ] {
-        // 0 bytes per sector is no measurement: the SASS-level counter sees LDG/STG only, and a
-        // kernel that loads through cp.async (or stores nothing but an atomic) has none.
-        let Some(b) = c.m(used).filter(|b| *b > 0.0) else {
-            continue;
+    let Some(x) = excess(c) else {
+        return if c.m(m::GLD_DATA_BYTES).is_none() {
+            Outcome::Silent(m::GLD_DATA_BYTES)
+        } else {
+            Outcome::Clean
         };
-        if b >= MIN_BYTES_PER_SECTOR || sectors <= 0.0 {
-            continue;
-        }
-        let waste = 1.0 - b / 32.0;
-        let share = sectors / traffic;
-        cost += waste * share;
-        let mut e = format!("global {op}: {} of 32 bytes used per sector", fmt::value(b));
-        if let Some(s) = c.ratio(
-            match op {
-                "loads" => m::GLD_SECTORS,
-                _ => m::GST_SECTORS,
-            },
-            requests,
-        ) {
-            e += &format!(", {} sectors/request", fmt::value(s));
-        }
-        e += &format!(", {} of the global sectors", fmt::share(share));
-        bad.push(e);
-    }
-    if bad.is_empty() {
+    };
+    let per_sector = c.m(m::GLD_BYTES_PER_SECTOR).filter(|b| *b > 0.0);
+    let partial = per_sector.is_some_and(|b| b < MIN_BYTES_PER_SECTOR) || x.l1 < 0.5;
+    let beyond = x.l2.min(x.dram) < 0.5;
+    if !partial && !beyond {
         return Outcome::Clean;
     }
-    let busy = memory_busy(c).unwrap_or(1.0);
-    Outcome::Found(Verdict::fault(
-        "uncoalesced global access: bytes fetched and not used".into(),
-        bad.join("; ") + " (coalesced 4-byte lanes: 32 bytes used, 4 sectors/request)",
-        cost * busy,
-    ))
+    // What the fix removes: each level's bytes beyond what the threads asked for.
+    let scale = |u: Unit| match u {
+        Unit::L1 => x.l1,
+        Unit::L2 => x.l2,
+        Unit::Dram => x.dram,
+        _ => 1.0,
+    };
+    let cost = units::saving(c, scale).unwrap_or_else(|| {
+        // Paced by no unit: each wasted sector lengthens the wait for the request that
+        // fetched it.
+        let waits = c.stall_share("long_scoreboard").unwrap_or(0.0);
+        headroom(c).unwrap_or(0.0) * waits * (1.0 - x.l2.min(x.l1))
+    });
+    let mut evidence = x.evidence.join(", ");
+    if let Some(b) = per_sector {
+        evidence += &format!(
+            "; global loads use {} of the 32 bytes of each sector they touch",
+            fmt::value(b)
+        );
+    }
+    if let Some(s) = c.ratio(m::GLD_SECTORS, m::GLD_REQ) {
+        evidence += &format!(", {} sectors/request", fmt::value(s));
+    }
+    evidence += &format!("; busiest units: {}", units::busiest_text(c, 3));
+    let verdict = if beyond {
+        "uncoalesced global access: bytes fetched and not used"
+    } else {
+        "uncoalesced global access: partly used sectors re-served by the L1"
+    };
+    Outcome::Found(Verdict::fault(verdict.into(), evidence, cost))
 }
 
 pub(super) fn bank_conflicts(c: &dyn Counters) -> Outcome {
@@ -116,17 +191,20 @@ pub(super) fn bank_conflicts(c: &dyn Counters) -> Outcome {
         }
     }
     if !measured {
-        return Outcome::Silent;
+        return Outcome::Silent(m::SH_LD_REQ);
     }
     if bad.is_empty() {
         return Outcome::Clean;
     }
-    // The conflicts' share of every pass through the banks, and how busy the banks are.
+    // The conflicts' share of every pass through the banks, and how busy the banks are. Where
+    // a unit paces the kernel, the passes cost only if the L1/shared is that unit.
     let waste = c.ratio(m::SH_CONFLICTS, m::SH_WAVEFRONTS).unwrap_or(0.5);
     let busy = c
         .m(m::SHARED_PIPE_PCT)
         .or(c.m(m::L1_PCT))
         .map_or(0.5, |p| p / 100.0);
+    let cost =
+        units::saving(c, |u| if u == Unit::L1 { 1.0 - waste } else { 1.0 }).unwrap_or(waste * busy);
     Outcome::Found(Verdict::fault(
         "shared-memory bank conflicts".into(),
         format!(
@@ -136,13 +214,13 @@ pub(super) fn bank_conflicts(c: &dyn Counters) -> Outcome {
             fmt::share(waste),
             fmt::share(busy)
         ),
-        waste * busy,
+        cost,
     ))
 }
 
 pub(super) fn spills(c: &dyn Counters) -> Outcome {
     let (Some(ld), Some(st)) = (c.m(m::LOCAL_LD_BYTES), c.m(m::LOCAL_ST_BYTES)) else {
-        return Outcome::Silent;
+        return Outcome::Silent(m::LOCAL_LD_BYTES);
     };
     let local = ld + st;
     if local <= 0.0 {
@@ -151,6 +229,15 @@ pub(super) fn spills(c: &dyn Counters) -> Outcome {
     let global = 32.0 * (c.m(m::GLD_SECTORS).unwrap_or(0.0) + c.m(m::GST_SECTORS).unwrap_or(0.0));
     let share = local / (local + global);
     let busy = c.m(m::L1_PCT).map_or(0.5, |p| p / 100.0);
+    // Two ways spills cost: the L1 bandwidth their bytes take, and, where no unit paces the
+    // kernel, the waits on local loads (the long scoreboard, shared with global loads by the
+    // bytes each moved).
+    let waits = c.stall_share("long_scoreboard").unwrap_or(0.0);
+    let latency = if units::paced(c) {
+        0.0
+    } else {
+        headroom(c).unwrap_or(0.0) * waits * share
+    };
     Outcome::Found(Verdict::fault(
         "local-memory traffic (register spills or a dynamically indexed array)".into(),
         format!(
@@ -161,17 +248,18 @@ pub(super) fn spills(c: &dyn Counters) -> Outcome {
             fmt::share(share),
             fmt::share(busy),
             c.m(m::REGISTERS).map_or(String::new(), |x| format!(
-                "; {} registers/thread",
-                fmt::value(x)
+                "; {} registers/thread; the warps wait on memory {} of their stalled states",
+                fmt::value(x),
+                fmt::share(waits)
             ))
         ),
-        share * busy,
+        (share * busy).max(latency),
     ))
 }
 
 pub(super) fn async_stages(c: &dyn Counters) -> Outcome {
     let Some(copies) = c.m(m::LDGSTS_INST) else {
-        return Outcome::Silent;
+        return Outcome::Silent(m::LDGSTS_INST);
     };
     if copies <= 0.0 {
         return Outcome::Clean;
@@ -179,7 +267,7 @@ pub(super) fn async_stages(c: &dyn Counters) -> Outcome {
     let (Some(mem), Some((reason, _, share)), Some(room)) =
         (c.m(m::MEM_PCT), c.dominant_stall(), headroom(c))
     else {
-        return Outcome::Silent;
+        return Outcome::Silent(m::MEM_PCT);
     };
     if mem >= ASYNC_MEMORY_PCT || !matches!(reason, "long_scoreboard" | "barrier") {
         return Outcome::Clean;
@@ -217,15 +305,18 @@ pub(super) fn global_share(c: &dyn Counters) -> f64 {
 }
 
 pub(super) fn l2_resident(c: &dyn Counters) -> Outcome {
-    let (Some(sectors), Some(dram), Some(mem)) = (
-        c.m(m::GLD_SECTORS),
-        c.m(m::DRAM_READ_BYTES),
-        c.m(m::MEM_PCT),
-    ) else {
-        return Outcome::Silent;
+    // What the L2 served the SMs (an L1 that re-serves its own lines is no L2 reuse), and
+    // what DRAM had to supply: the rest were re-reads the L2 served (ncu flushed it before
+    // this pass, so none came from an earlier kernel).
+    let l2_reads = c
+        .m(m::L2_READ_SECTORS)
+        .or(c.m(m::GLD_MISS_SECTORS))
+        .or(c.m(m::GLD_SECTORS));
+    let (Some(sectors), Some(dram), Some(mem)) =
+        (l2_reads, c.m(m::DRAM_READ_BYTES), c.m(m::MEM_PCT))
+    else {
+        return Outcome::Silent(m::DRAM_READ_BYTES);
     };
-    // What the warps asked for, and what DRAM had to supply: the rest were re-reads the
-    // caches served (ncu flushed them before this pass, so none came from an earlier kernel).
     let requested = sectors * 32.0;
     let fits = c.m(m::L2_BYTES).is_none_or(|l2| dram < l2);
     if !(requested >= CACHE_REUSE * dram.max(1.0) && fits && mem >= RESIDENT_MEMORY_PCT) {
@@ -235,7 +326,7 @@ pub(super) fn l2_resident(c: &dyn Counters) -> Outcome {
         kind: Kind::Note,
         verdict: "cache-resident working set: fast here, slower where neighbours evict it".into(),
         evidence: format!(
-            "the warps read {} MB, DRAM supplied {} MB ({:.1}x re-read from L1/L2){}{}",
+            "the L2 served {} MB, DRAM supplied {} MB ({:.1}x re-read from the L2){}{}",
             fmt::value(requested / 1e6),
             fmt::value(dram / 1e6),
             requested / dram.max(1.0),

@@ -1,30 +1,38 @@
 //! The diagnosis: what binds a kernel, what each fault costs, and one headline.
 //!
-//! The microscope's reading order, as rules. First the Speed of Light regime ([`bound`]: what
-//! the kernel is busy with), then the faults, each weighed by an estimate of the share of the
-//! kernel's time it accounts for, as ncu's own rules estimate a speedup:
+//! The microscope's reading order, as rules. First the regime ([`bound`]: the busiest of the
+//! units, [`units`]), then the faults. Each fault rule measures a quantity against the least
+//! the kernel could do with (bytes each memory level moved against the bytes asked for, FFMA
+//! against a tensor core's instructions per FLOP, atomics per address, warps resident against
+//! the slots) and costs the excess where it binds: where a unit paces the kernel, the time
+//! saved if the excess left that unit, until the next busiest binds ([`units::saving`]);
+//! where none paces it, the idle issue slots the fault's stalls account for.
 //!
-//! - memory ([`memory`]): bytes fetched and not used (coalescing), bank conflicts, local memory
+//! - memory ([`memory`]): bytes beyond the minimum (coalescing), bank conflicts, local memory
 //!   (spills), an L2-resident working set, asynchronous copies with too few stages;
-//! - compute ([`compute`]): a GEMM on the FMA pipe instead of the tensor cores, special-function
-//!   math saturating the XU pipe, idle lanes (divergence);
-//! - latency ([`latency`]): same-address atomics, occupancy, barriers, memory latency not
-//!   hidden, a partial last wave or a grid too small for the GPU.
+//! - compute ([`compute`]): a matrix product on the FMA pipe instead of the tensor cores,
+//!   special-function math saturating the XU pipe, idle lanes (divergence);
+//! - atomics ([`atomics`]): chains of updates to one address in the L2, fences, atomics in
+//!   shared memory;
+//! - latency ([`latency`]): occupancy, barriers, memory latency not hidden, a partial last wave
+//!   or a grid too small for the GPU.
 //!
-//! Ranking: the faults, costliest first, each weighed within what the ones above it leave (a
-//! kernel that one fault binds to 95 % has 5 % left for any other); unhidden memory latency
-//! ranks after a launch-shape fault that counts (occupancy, a tail, an undersized grid), its
-//! cause. A fault that costs less
-//! than [`MIN_COST`] is no alarm: it is listed as negligible, never in the headline. The
-//! headline names the bound and the first fault, or says the kernel is healthy where none
-//! remains. A rule whose metrics were not collected stays silent, and says so.
+//! Ranking: the faults, costliest first, causes before the symptoms they inflate
+//! ([`CAUSES`]), each weighed within what the ones above it leave (a kernel that one fault
+//! binds to 95 % has 5 % left for any other). A fault that costs less than [`MIN_COST`] is no
+//! alarm: it is listed as negligible, never in the headline. The headline names the bound and
+//! the first fault, or says the kernel is healthy where none remains, naming any rule that
+//! could not run and the metric it lacks.
 
+mod atomics;
 mod bound;
+mod chain;
 mod compute;
 mod latency;
 mod memory;
+pub mod units;
 
-pub use bound::atomic_chain_share;
+pub use chain::chain as atomic_chain;
 pub use latency::stall_meaning;
 
 use crate::fmt;
@@ -36,9 +44,21 @@ pub const HIGH_PCT: f64 = 70.0;
 pub const DRAM_SHARE: f64 = 0.8;
 /// A fault that costs less than this share of the kernel's time is no alarm.
 pub const MIN_COST: f64 = 0.10;
-/// Launch-shape faults that leave memory latency unhidden: where one of them counts, "memory
-/// latency not hidden" ranks after it, whatever the two estimates say.
-const CAUSES_OF_LATENCY: [&str; 3] = ["occupancy", "tail", "undersized-grid"];
+/// Causes and the symptoms they inflate: where a cause costs enough to count, it is fixed
+/// first and its symptoms rank after it, whatever the estimates say. Too few warps leave
+/// memory latency unhidden; idle lanes multiply the special-function issue; atomics and bank
+/// conflicts make warps wait at the barriers after them, and a compare-and-swap loop idles the
+/// lanes that already won.
+const CAUSES: [(&str, &str); 8] = [
+    ("occupancy", "latency"),
+    ("tail", "latency"),
+    ("undersized-grid", "latency"),
+    ("spills", "latency"),
+    ("divergence", "sfu"),
+    ("atomics", "barrier"),
+    ("atomics", "divergence"),
+    ("bank-conflicts", "barrier"),
+];
 
 /// What a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -89,14 +109,19 @@ pub struct Diagnosis {
     pub findings: Vec<Finding>,
     /// Faults that fired but cost less than [`MIN_COST`] of the time left to them.
     pub negligible: Vec<Finding>,
-    /// Rules that could not judge: their metrics were not collected.
-    pub silent: Vec<&'static str>,
+    /// Rules that could not judge, each with a metric it lacked.
+    pub silent: Vec<Silent>,
 }
 
 impl Diagnosis {
     /// Every finding, negligible ones included, for locating them in the source.
     pub fn all_mut(&mut self) -> impl Iterator<Item = &mut Finding> {
         self.findings.iter_mut().chain(self.negligible.iter_mut())
+    }
+
+    /// Whether `rule` could not judge (a metric it needs is missing).
+    pub fn is_silent(&self, rule: &str) -> bool {
+        self.silent.iter().any(|s| s.rule == rule)
     }
 
     /// The finding of `rule`, if it fired (negligible or not).
@@ -106,6 +131,13 @@ impl Diagnosis {
             .chain(&self.negligible)
             .find(|f| f.rule == rule)
     }
+}
+
+/// A rule that could not judge, and a metric it needed that the report lacks.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Silent {
+    pub rule: &'static str,
+    pub missing: &'static str,
 }
 
 /// A rule's result before the table adds its id and default fix.
@@ -135,11 +167,11 @@ impl Verdict {
     }
 }
 
-/// What a rule returns: a verdict, nothing to say, or that its inputs are missing.
+/// What a rule returns: a verdict, nothing to say, or that an input (this metric) is missing.
 enum Outcome {
     Found(Verdict),
     Clean,
-    Silent,
+    Silent(&'static str),
 }
 
 impl From<Option<Verdict>> for Outcome {
@@ -160,34 +192,49 @@ pub struct Rule {
     eval: fn(&dyn Counters) -> Outcome,
 }
 
-/// Every rule, in the microscope's reading order.
+/// Every rule, in the microscope's reading order. Each fault rule names the quantity it
+/// measures, the least the kernel could do with, and the unit whose time the excess costs.
 pub const RULES: [Rule; 16] = [
     Rule {
         id: "regime",
-        when: "always, when SOL was collected: compute (SM) and memory throughput, each high at \
-               >= 70 % of peak: compute-bound, memory-bound (DRAM when DRAM is >= 80 % of the \
-               memory SOL, else L1/L2), latency-bound (both low) or roofline crossover (both \
-               high); atomic-bound when one address's chain of atomics fills >= 90 % of it",
+        when: "always, when SOL was collected: the busiest unit by its busy share (DRAM, L2, \
+               L1/shared, the issue slots, each SM pipe), high at >= 70 %: memory-bound (DRAM, \
+               or in L2 or L1/shared where those bind and DRAM is below 80 % of them), \
+               compute-bound (a math pipe or issue), the roofline crossover (both), or \
+               latency-bound (none high); atomic-bound when one address's chain of atomics \
+               fills >= 90 % of it",
         cost: "none: it says what is busy, the faults say what is wasted",
         fix: "",
         eval: bound::rule,
     },
     Rule {
         id: "atomics",
-        when: "the busiest L2 slice takes >= 90 % of the blocks' `red`s (every block adds to one \
-               word), and that chain at 3.1 L2 cycles per `red` fills >= 70 % of the kernel",
-        cost: "the share of the kernel the chain fills",
-        fix: "fewer same-address atomics: more elements per block (coarsening), one wave of \
-              blocks, or per-block partials summed by a second pass",
-        eval: latency::atomics,
+        when: "atomics serialise: the L2's atomic requests (`red` and `atom` of every kind) \
+               pile onto few slices (the busiest slice's atomic unit >= 8x the average \
+               slice's) and their chain runs >= 10 % of the kernel beyond the parallel work; \
+               or the warps wait on the fences and the memory queue of atomics that are >= 20 % \
+               of the global memory instructions; or shared-memory atomics are >= 30 % of the \
+               shared wavefronts",
+        cost: "the chain's share of the kernel (the busiest slice's atomic-unit cycles x 3.1 \
+               cycles per dependent update of one address, or that unit's busy share where it \
+               serves several) beyond the busiest other unit's; the idle issue slots x the \
+               fence and queue stalls; or the time saved if the shared atomics left L1/shared \
+               (where it binds)",
+        fix: "fewer atomics to one address: reduce in registers and shared memory first (one \
+              atomic per warp or block), per-block partials summed by a second pass, or \
+              privatised copies (one per block) merged at the end",
+        eval: atomics::rule,
     },
     Rule {
         id: "tensor-cores",
-        when: "a GEMM-shaped kernel on the FMA pipe: FFMA >= 40 % of its thread instructions, \
-               operands reused from shared memory (>= 4 FFMA per shared load) or a GEMM's name, \
-               the FMA pipe >= 40 % busy and the tensor pipe < 5 %",
-        cost: "the FMA pipe's busy share x 0.9 (BF16 on the tensor cores has ~15x FP32's FMA \
-               peak on Hopper, TF32 ~7x)",
+        when: "a matrix product on the FMA pipe: FFMA >= 25 % of the thread instructions, fed \
+               by loads (<= 64 warp FFMA per load) that re-read operands on chip (the L1 and \
+               shared memory serve >= 4x the bytes DRAM supplied, or a GEMM's name), the \
+               tensor pipe < 5 % busy",
+        cost: "the time saved if the product's instruction stream (the FMA and LSU pipes, \
+               L1/shared, the issue slots) shrank to 1/7 (a warp MMA does 4,096+ FLOPs to an \
+               FFMA's 64; BF16's tensor peak ~15x FP32's FMA peak, TF32 ~7x), where that \
+               stream binds; else its busiest unit's share x 6/7",
         fix: "tensor cores: BF16/FP16 inputs (or TF32, e.g. torch.backends.cuda.matmul.allow_tf32), \
               dimensions multiples of 8/16, a library GEMM that picks a tensor-core algorithm; \
               in a hand kernel, mma.sync/wgmma",
@@ -195,10 +242,13 @@ pub const RULES: [Rule; 16] = [
     },
     Rule {
         id: "coalescing",
-        when: "global loads or stores use < 16 of the 32 bytes of each sector they move \
-               (SASS-level bytes per sector; a kernel without LDG/STG is not judged)",
-        cost: "the wasted share of the sectors (1 - bytes used / 32) x those sectors' share of \
-               the kernel's global traffic x the memory SOL",
+        when: "global accesses move bytes beyond what the threads asked for: loads use < 16 of \
+               the 32 bytes of each sector, or the L1, L2 or DRAM moves > 2x the requested \
+               bytes (loads through cp.async, TMA or textures are not weighed)",
+        cost: "the time saved if each level (L1, L2, DRAM) moved only the requested bytes, \
+               where a level binds (partly used sectors the L1 re-serves cost nothing while \
+               DRAM paces the kernel); where none binds, the idle issue slots x the memory \
+               waits x the wasted share",
         fix: "make a warp's lanes touch consecutive addresses: stage through shared memory \
               (transpose the tile), change the layout, vectorize",
         eval: memory::coalescing,
@@ -207,7 +257,9 @@ pub const RULES: [Rule; 16] = [
         id: "bank-conflicts",
         when: "shared-memory requests take > 0.5 extra wavefronts (bank conflicts: passes \
                through the banks beyond the access's minimum) on average",
-        cost: "conflict wavefronts / all shared wavefronts x the shared-memory pipe's busy share",
+        cost: "the time saved if the conflicts' wavefronts left L1/shared, where a unit paces \
+               the kernel (nothing while DRAM binds); else conflict wavefronts / all shared \
+               wavefronts x the shared-memory pipe's busy share",
         fix: "pad the tile (+1 column), swizzle, or address so a warp's active lanes sit on \
               different banks (sequential addressing)",
         eval: memory::bank_conflicts,
@@ -215,16 +267,18 @@ pub const RULES: [Rule; 16] = [
     Rule {
         id: "spills",
         when: "any local-memory traffic (register spills, dynamically indexed local arrays)",
-        cost: "local bytes / (local + global bytes) x the L1's busy share",
+        cost: "the larger of: local bytes / (local + global bytes) x the L1's busy share; and, \
+               where no unit binds, the idle issue slots x the memory waits x that local share",
         fix: "fewer live values (smaller tiles, less unrolling), indices known at compile time \
               for per-thread arrays, a register budget per thread; look for LDL/STL in the SASS",
         eval: memory::spills,
     },
     Rule {
         id: "sfu",
-        when: "the XU pipe (special functions: MUFU sin, cos, ex2, rsqrt) is >= 50 % busy and \
-               the busiest pipe",
-        cost: "how far the XU pipe's busy share exceeds the next busiest pipe's",
+        when: "the XU pipe (special functions: MUFU sin, cos, ex2, rsqrt), its idle lanes \
+               discounted where lanes diverge (busy share x working lanes / 32 below 24 \
+               lanes), is >= 50 % busy and the busiest pipe",
+        cost: "how far that discounted share exceeds the next busiest pipe's",
         fix: "fewer special-function calls: an FMA polynomial or a table, hoist them out of \
               loops, or accept it in an epilogue that is not the bottleneck",
         eval: compute::sfu,
@@ -232,7 +286,9 @@ pub const RULES: [Rule; 16] = [
     Rule {
         id: "divergence",
         when: "fewer than 24 of 32 lanes do work (predicate on) per warp instruction",
-        cost: "the idle lanes' share (1 - lanes / 32) x the schedulers' issue-busy share",
+        cost: "the time saved if every pipe and the issue slots did only the working lanes' \
+               share of their instructions, where one of them binds; else the idle lanes' \
+               share x the schedulers' issue-busy share",
         fix: "keep the working lanes packed into few warps (branch on warp index, sequential \
               addressing) so whole warps go idle, or give idle lanes other work",
         eval: compute::divergence,
@@ -259,9 +315,12 @@ pub const RULES: [Rule; 16] = [
     },
     Rule {
         id: "occupancy",
-        when: "theoretical occupancy < 50 %, or achieved < 70 % of theoretical, while no pipe \
+        when: "the resources cap the resident warps (theoretical occupancy < 50 %) or achieved \
+               < 70 % of theoretical, the grid supplies more warps than that cap, and no pipe \
                and no memory is saturated (>= 60 %)",
-        cost: "the issue slots left idle x the warp slots left empty",
+        cost: "the issue slots left idle x the warp slots left empty x the share of the \
+               stalls more warps would hide (waits on results, barriers, fences; not \
+               throttles, dispatch stalls or eligible warps left unselected)",
         fix: "",
         eval: latency::occupancy,
     },
@@ -284,8 +343,12 @@ pub const RULES: [Rule; 16] = [
     },
     Rule {
         id: "undersized-grid",
-        when: "waves per SM < 0.95: the grid cannot fill the GPU",
-        cost: "the SMs' idle share (1 - active cycles / elapsed cycles)",
+        when: "waves per SM < 0.95: the grid supplies fewer warps than the SMs' resources would \
+               hold",
+        cost: "the largest of: the SMs' idle share (1 - active cycles / elapsed cycles); the \
+               share of each SM's four schedulers left without a warp; and the idle issue \
+               slots x the allowed warp slots the grid leaves empty (1 - achieved / \
+               theoretical warps) x the stalls more warps would hide",
         fix: "more work per launch (batch, larger problem, split the work into more blocks), \
               or several streams of independent work",
         eval: latency::undersized,
@@ -338,7 +401,10 @@ pub fn diagnose(c: &dyn Counters) -> Diagnosis {
                 at: None,
             }),
             Outcome::Clean => {}
-            Outcome::Silent => silent.push(rule.id),
+            Outcome::Silent(missing) => silent.push(Silent {
+                rule: rule.id,
+                missing,
+            }),
         }
     }
     rank(found, silent)
@@ -346,15 +412,20 @@ pub fn diagnose(c: &dyn Counters) -> Diagnosis {
 
 /// Orders the findings, weighs the faults within what the costlier ones leave, and writes the
 /// headline.
-fn rank(found: Vec<Finding>, silent: Vec<&'static str>) -> Diagnosis {
+fn rank(found: Vec<Finding>, silent: Vec<Silent>) -> Diagnosis {
     let (mut faults, others): (Vec<Finding>, Vec<Finding>) =
         found.into_iter().partition(|f| f.kind == Kind::Fault);
-    // Causes before symptoms: where a launch-shape fault (occupancy, a tail, an undersized
-    // grid) costs enough to count, it is what leaves the latency unhidden, so it is fixed first.
-    let cause = faults
+    // Causes before symptoms: a symptom whose cause costs enough to count ranks after it.
+    let counting: Vec<&'static str> = faults
         .iter()
-        .any(|f| CAUSES_OF_LATENCY.contains(&f.rule) && f.cost.unwrap_or(0.0) >= MIN_COST);
-    let symptom = |f: &Finding| cause && f.rule == "latency";
+        .filter(|f| f.cost.unwrap_or(0.0) >= MIN_COST)
+        .map(|f| f.rule)
+        .collect();
+    let symptom = |f: &Finding| {
+        CAUSES
+            .iter()
+            .any(|(cause, s)| *s == f.rule && counting.contains(cause))
+    };
     faults.sort_by(|a, b| {
         symptom(a)
             .cmp(&symptom(b))
@@ -388,6 +459,7 @@ fn rank(found: Vec<Finding>, silent: Vec<&'static str>) -> Diagnosis {
         bound.as_ref(),
         kept.first().or(notes.first()),
         context.iter().find(|f| f.rule == "stall"),
+        &silent,
     );
     let verdict = kept.first().or(notes.first()).map(|f| f.rule);
     let mut findings: Vec<Finding> = bound.into_iter().collect();
@@ -406,11 +478,16 @@ fn rank(found: Vec<Finding>, silent: Vec<&'static str>) -> Diagnosis {
 /// `memory-bound (DRAM 91.2 %); first fix: uncoalesced global access (~79 % of its time): …`,
 /// or the bound and why it is healthy; a latency-bound kernel without a fault says what its
 /// warps wait for most.
-fn headline(bound: Option<&Finding>, first: Option<&Finding>, stall: Option<&Finding>) -> String {
+fn headline(
+    bound: Option<&Finding>,
+    first: Option<&Finding>,
+    stall: Option<&Finding>,
+    silent: &[Silent],
+) -> String {
     let what = bound.map_or("regime unknown (no Speed of Light)".to_string(), |b| {
         b.verdict.clone()
     });
-    match first {
+    let line = match first {
         Some(f) if f.kind == Kind::Fault => format!(
             "{what}; first fix: {} (~{} of its time): {}",
             f.verdict,
@@ -431,7 +508,26 @@ fn headline(bound: Option<&Finding>, first: Option<&Finding>, stall: Option<&Fin
             Some(b) if !b.fix.is_empty() => format!("{what}: {}", short_fix(&b.fix)),
             _ => what,
         },
+    };
+    // A kernel is called healthy only by rules that ran: where a fault rule could not, the
+    // headline says which and how to collect what it lacks.
+    let unjudged: Vec<&Silent> = silent
+        .iter()
+        .filter(|s| rule(s.rule).is_some_and(|r| !r.fix.is_empty()))
+        .collect();
+    if first.is_some_and(|f| f.kind == Kind::Fault) || unjudged.is_empty() {
+        return line;
     }
+    let names: Vec<&str> = unjudged.iter().map(|s| s.rule).collect();
+    let mut metrics: Vec<&str> = unjudged.iter().map(|s| s.missing).collect();
+    metrics.dedup();
+    format!(
+        "{line}; not judged: {} (the report lacks {}: profile again with `ncu --set full \
+         --metrics {}`, or `cargo xtask profile -- PROGRAM`)",
+        names.join(", "),
+        metrics.join(", "),
+        metrics.join(",")
+    )
 }
 
 /// The fix's first clause, for the headline.
@@ -443,11 +539,15 @@ fn short_fix(fix: &str) -> &str {
 pub fn rules_text() -> String {
     let mut out = format!(
         "Diagnosis rules, in reading order. Each fault's cost is an estimate of the share of the \
-         kernel's time it accounts for; the faults are ranked by it (unhidden memory latency \
-         after a launch-shape fault that counts: occupancy, tail, undersized-grid), each \
-         weighed within what the costlier ones leave, and one under {} of what is left to it is listed as \
-         negligible, never as an alarm. The headline names the bound and the first fault (or \
-         a note, or says the kernel is healthy).\n",
+         kernel's time it accounts for: where a unit paces the kernel, the time saved if the \
+         fault's excess work left that unit (until the next busiest binds); where none does, \
+         the idle issue slots the fault's stalls account for. The faults are ranked by it, \
+         causes before the symptoms they inflate (occupancy, tail, undersized-grid and spills \
+         before latency; divergence before sfu; atomics and bank-conflicts before barrier), \
+         each weighed within what the costlier ones leave, and one under {} of what is left \
+         to it is listed as negligible, never as an alarm. The headline names the bound and \
+         the first fault (or a note, or says the kernel is healthy, naming any rule that \
+         could not run).\n",
         fmt::share(MIN_COST)
     );
     for r in &RULES {
@@ -477,21 +577,16 @@ fn busiest_pipe_but(c: &dyn Counters, metric: &str) -> Option<(&'static str, f64
 }
 
 /// What is left of the busiest unit (0–1): 1 − the largest of the SM's and the memory's SOL
-/// and every pipe's busy share. Waiting costs time only where nothing is saturated: a
+/// and every unit's busy share. Waiting costs time only where nothing is saturated: a
 /// tensor-core GEMM issues few instructions while its tensor pipe is full.
 fn headroom(c: &dyn Counters) -> Option<f64> {
     let busiest = [
         c.m(m::SM_PCT),
         c.m(m::MEM_PCT),
-        busiest_pipe(c).map(|(_, p)| p),
+        units::binder(c).map(|(_, p)| p),
     ]
     .into_iter()
     .flatten()
     .fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.max(x))))?;
     Some((1.0 - busiest / 100.0).clamp(0.0, 1.0))
-}
-
-/// The memory SOL as a share (0–1).
-fn memory_busy(c: &dyn Counters) -> Option<f64> {
-    c.m(m::MEM_PCT).map(|p| (p / 100.0).clamp(0.0, 1.0))
 }

@@ -64,6 +64,11 @@ pub const THEORETICAL_OCC: &str = "sm__maximum_warps_per_active_cycle_pct";
 pub const WAVES: &str = "launch__waves_per_multiprocessor";
 pub const REGISTERS: &str = "launch__registers_per_thread";
 pub const SM_COUNT: &str = "device__attribute_multiprocessor_count";
+/// Warp slots per SM (64 on Hopper): what occupancy percentages are shares of.
+pub const MAX_WARPS_PER_SM: &str = "device__attribute_max_warps_per_multiprocessor";
+/// Blocks in the grid and threads per block (LaunchStats).
+pub const GRID_SIZE: &str = "launch__grid_size";
+pub const BLOCK_SIZE: &str = "launch__block_size";
 pub const L2_BYTES: &str = "device__attribute_l2_cache_size";
 /// Blocks per SM each resource allows (Occupancy section); the smallest is the limiter.
 pub const OCC_LIMITS: [(&str, &str); 4] = [
@@ -102,6 +107,8 @@ pub const SH_CONFLICTS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.s
 // Global memory.
 pub const GLD_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
 pub const GLD_REQ: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+/// Global-load sectors the L1 did not hold: what it asked the L2 for.
+pub const GLD_MISS_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum";
 pub const GST_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
 pub const GST_REQ: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
 /// Bytes the threads asked for per 32-byte sector moved (32 = every byte used). Counted at
@@ -110,13 +117,28 @@ pub const GLD_BYTES_PER_SECTOR: &str =
     "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio";
 pub const GST_BYTES_PER_SECTOR: &str =
     "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio";
+/// Bytes the threads asked for (every lane's access counted once per instruction): the
+/// minimum the L1 must deliver. Lab metrics; from a plain `--set full` report they are the
+/// bytes-per-sector ratio times the sectors.
+pub const GLD_DATA_BYTES: &str = "sm__sass_data_bytes_mem_global_op_ld.sum";
+pub const GST_DATA_BYTES: &str = "sm__sass_data_bytes_mem_global_op_st.sum";
+/// Global load and store instructions executed (warp level).
+pub const GLD_INST: &str = "smsp__sass_inst_executed_op_global_ld.sum";
+pub const GST_INST: &str = "smsp__sass_inst_executed_op_global_st.sum";
 /// Asynchronous global-to-shared copies (`cp.async`, SASS `LDGSTS`).
 pub const LDGSTS_INST: &str = "smsp__inst_executed_op_ldgsts.sum";
+/// Bulk copies by the tensor memory accelerator (TMA), and texture fetches: loads and stores
+/// whose bytes no SASS-level counter reports.
+pub const TMA_LD_INST: &str = "smsp__inst_executed_op_tma_ld.sum";
+pub const TMA_ST_INST: &str = "smsp__inst_executed_op_tma_st.sum";
+pub const TEX_INST: &str = "smsp__inst_executed_op_texture.sum";
 
 // L2 and DRAM.
 /// L2 sectors read by the SMs, and the share that hit.
 pub const L2_READ_SECTORS: &str = "lts__t_sectors_srcunit_tex_op_read.sum";
 pub const L2_READ_HIT_PCT: &str = "lts__t_sector_op_read_hit_rate.pct";
+/// L2 sectors written by the SMs (stores, whole or partial sectors).
+pub const L2_WRITE_SECTORS: &str = "lts__t_sectors_srcunit_tex_op_write.sum";
 pub const DRAM_READ_BYTES: &str = "dram__bytes_read.sum";
 pub const DRAM_WRITE_BYTES: &str = "dram__bytes_write.sum";
 
@@ -128,8 +150,25 @@ pub const RED_REQ_MAX_SLICE: &str = "lts__t_requests_op_red.max";
 /// The busiest slice's atomic unit, % of its peak over the kernel.
 pub const ATOMIC_UNIT_PCT: &str =
     "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed";
-/// L2 requests that arrived over the fabric between the two L2 partitions.
-pub const FABRIC_REQ: &str = "lts__t_requests_srcunit_ltcfabric.sum";
+/// The same for atomics that return a value (`atom`: ALU operations and compare-and-swap).
+pub const ATOM_REQ: &str = "lts__t_requests_op_atom.sum";
+pub const ATOM_REQ_MAX_SLICE: &str = "lts__t_requests_op_atom.max";
+/// The SMs' reductions and atomics as the L2 counts them in a plain `--set full` report
+/// (requests from the L1s, every slice together).
+pub const L2_RED_REQ_SM: &str = "lts__t_requests_srcunit_tex_op_red.sum";
+pub const L2_ATOM_ALU_REQ_SM: &str = "lts__t_requests_srcunit_tex_op_atom_dot_alu.sum";
+pub const L2_ATOM_CAS_REQ_SM: &str = "lts__t_requests_srcunit_tex_op_atom_dot_cas.sum";
+/// The atomic units' busy share averaged over the slices: beside [`ATOMIC_UNIT_PCT`] (the
+/// busiest slice) it says whether the atomics spread or pile onto one slice.
+pub const ATOMIC_UNIT_AVG_PCT: &str =
+    "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed";
+/// Global atomic and reduction instructions (warp level): `ATOMG` ALU and CAS, `RED`.
+pub const GATOM_INST: &str = "smsp__inst_executed_op_generic_atom_dot_alu.sum";
+pub const GATOM_CAS_INST: &str = "smsp__inst_executed_op_generic_atom_dot_cas.sum";
+pub const GRED_INST: &str = "smsp__inst_executed_op_global_red.sum";
+/// Shared-memory atomics (`ATOMS`), and the passes through the banks they took.
+pub const SH_ATOM_INST: &str = "smsp__inst_executed_op_shared_atom.sum";
+pub const SH_ATOM_WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum";
 
 // Local memory (register spills).
 pub const LOCAL_LD_BYTES: &str = "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum";
@@ -165,13 +204,17 @@ pub fn stall_metric(reason: &str) -> String {
 
 /// What `--set full` may lack that some rule reads: added with `--metrics` by every capture
 /// that diagnoses (a report made without them still gets every rule whose inputs it holds).
-pub const DIAGNOSIS: [&str; 8] = [
+pub const DIAGNOSIS: [&str; 12] = [
     FFMA_THREAD_INST,
     THREAD_INST,
     RED_REQ,
     RED_REQ_MAX_SLICE,
+    ATOM_REQ,
+    ATOM_REQ_MAX_SLICE,
+    GLD_DATA_BYTES,
+    GST_DATA_BYTES,
     ATOMIC_UNIT_PCT,
-    FABRIC_REQ,
+    ATOMIC_UNIT_AVG_PCT,
     SH_LD_REQ,
     SH_ST_REQ,
 ];

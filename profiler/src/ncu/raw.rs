@@ -54,7 +54,7 @@ impl Launch {
 /// The diagnosis's metrics that plain `--set full` does not collect by these names, each
 /// with the equivalent it does collect and how to get one from the other: a report made by
 /// plain ncu (another machine, the GUI) still gets every rule its sections can feed.
-const EQUIVALENTS: [(&str, &str, f64); 6] = [
+const EQUIVALENTS: [(&str, &str, f64); 9] = [
     (
         "dram__throughput.avg.pct_of_peak_sustained_elapsed",
         "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
@@ -81,31 +81,83 @@ const EQUIVALENTS: [(&str, &str, f64); 6] = [
         32.0,
     ),
     ("sm__ctas_launched.sum", "launch__grid_size", 1.0),
+    (
+        "smsp__inst_executed_op_shared_ld_pred_on_any.sum",
+        "smsp__sass_inst_executed_op_shared_ld.sum",
+        1.0,
+    ),
+    (
+        "smsp__inst_executed_op_shared_st_pred_on_any.sum",
+        "smsp__sass_inst_executed_op_shared_st.sum",
+        1.0,
+    ),
+    (
+        "lts__t_requests_op_red.sum",
+        "lts__t_requests_srcunit_tex_op_red.sum",
+        1.0,
+    ),
 ];
 
-/// Fills in [`EQUIVALENTS`] where the page has the equivalent but not the name, and the
-/// thread-level instruction count from the warp-level one and the lanes per instruction.
+/// The diagnosis's metrics that plain `--set full` records only as parts: each name with the
+/// product of two metrics it does record (a rate times the cycles it is a rate over, a ratio
+/// times its denominator).
+const PRODUCTS: [(&str, &str, &str); 4] = [
+    (
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed",
+        "smsp__cycles_elapsed.avg",
+    ),
+    (
+        "smsp__thread_inst_executed_pred_on.sum",
+        "smsp__inst_executed.sum",
+        "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio",
+    ),
+    (
+        "sm__sass_data_bytes_mem_global_op_ld.sum",
+        "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    ),
+    (
+        "sm__sass_data_bytes_mem_global_op_st.sum",
+        "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    ),
+];
+
+/// And those it records only as a sum of parts: the atomics that return a value, ALU
+/// operations and compare-and-swap, as the L2 counts the SMs' requests.
+const SUMS: [(&str, [&str; 2]); 1] = [(
+    "lts__t_requests_op_atom.sum",
+    [
+        "lts__t_requests_srcunit_tex_op_atom_dot_alu.sum",
+        "lts__t_requests_srcunit_tex_op_atom_dot_cas.sum",
+    ],
+)];
+
+/// Fills in [`EQUIVALENTS`], [`PRODUCTS`] and [`SUMS`] where the page has the parts but not
+/// the name.
 fn complete(p: &mut Launch) {
-    for (name, from, scale) in EQUIVALENTS {
+    let add = |p: &mut Launch, name: &str, value: Option<f64>, unit: String| {
         if p.metrics.contains_key(name) {
-            continue;
+            return;
         }
-        if let Some(x) = p.num(from) {
-            p.metrics.insert(name.to_string(), Value::Num(x * scale));
-            let unit = p.units.get(from).cloned().unwrap_or_default();
+        if let Some(x) = value {
+            p.metrics.insert(name.to_string(), Value::Num(x));
             p.units.insert(name.to_string(), unit);
         }
+    };
+    for (name, from, scale) in EQUIVALENTS {
+        let unit = p.units.get(from).cloned().unwrap_or_default();
+        add(p, name, p.num(from).map(|x| x * scale), unit);
     }
-    const THREAD_INST: &str = "smsp__thread_inst_executed_pred_on.sum";
-    if !p.metrics.contains_key(THREAD_INST)
-        && let (Some(inst), Some(lanes)) = (
-            p.num("smsp__inst_executed.sum"),
-            p.num("smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio"),
-        )
-    {
-        p.metrics
-            .insert(THREAD_INST.to_string(), Value::Num(inst * lanes));
-        p.units.insert(THREAD_INST.to_string(), "inst".into());
+    for (name, a, b) in PRODUCTS {
+        let unit = p.units.get(b).cloned().unwrap_or_default();
+        add(p, name, p.num(a).zip(p.num(b)).map(|(a, b)| a * b), unit);
+    }
+    for (name, parts) in SUMS {
+        let unit = p.units.get(parts[0]).cloned().unwrap_or_default();
+        let total = parts.iter().map(|q| p.num(q)).sum::<Option<f64>>();
+        add(p, name, total, unit);
     }
 }
 

@@ -38,7 +38,11 @@ const PLANTED: [(&str, Option<&str>); 25] = [
     ("gemm_bf16", None),
     ("strided_32", Some("coalescing")),
     ("strided_1", Some("latency")),
-    ("regs_hog", Some("occupancy")),
+    // Both register twins gather at random (13 sectors a request, 10 of 32 bytes used), and
+    // the L2, their busiest unit, moves 3.2x the bytes asked in both: that is the larger lever
+    // for each. The hog's register cap is its second finding (~30 %: the lean twin runs the
+    // same gather with the L2 at 92 % instead of 75 %).
+    ("regs_hog", Some("coalescing")),
     ("regs_lean", Some("coalescing")),
     ("bank_column", Some("bank-conflicts")),
     ("bank_padded", None),
@@ -134,16 +138,12 @@ fn pytorch_kernels_are_named_and_diagnosed_alike_from_either_report() {
 fn pytorch_findings_that_cost_nothing_raise_no_alarm() {
     let ks = kernels("torch");
     let find = |i: usize, rule: &str| ks[i].diagnosis.get(rule).cloned();
-    // The sum's one 4-byte store per block wastes most of its sector, but those sectors are a
-    // sliver of the traffic: negligible, never the headline.
-    let store = find(4, "coalescing").expect("the store's waste is weighed");
-    assert!(store.weight.unwrap() < 0.01, "{store:?}");
+    // The sum's one 4-byte store per block wastes most of its sector, but those bytes are a
+    // sliver of what the kernel moves: no alarm.
     assert!(
-        ks[4]
-            .diagnosis
-            .negligible
-            .iter()
-            .any(|f| f.rule == "coalescing")
+        find(4, "coalescing").is_none_or(|f| f.weight.unwrap() < 0.01),
+        "{}",
+        explain(&ks[4])
     );
     // cuBLAS's FP32 GEMM loads through cp.async: the SASS-level bytes per sector read 0 there,
     // which is no measurement, not an uncoalesced load.

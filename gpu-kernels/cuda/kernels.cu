@@ -21,7 +21,9 @@
 #if !defined(LAB_REDUCE_BLOCK) || !defined(LAB_REDUCE_WARPS) || !defined(LAB_REDUCE_COARSEN) || \
     !defined(LAB_TRANSPOSE_TILE) || !defined(LAB_TRANSPOSE_ROWS_PER_PASS) ||                  \
     !defined(LAB_STREAM_FMA_CHAINS) ||                         \
-    !defined(LAB_STREAM_FMA_UNROLL)
+    !defined(LAB_STREAM_FMA_UNROLL) || !defined(LAB_ROWS_WARP_VECTORS) ||                      \
+    !defined(LAB_ROWS_BLOCK_VECTORS) || !defined(LAB_ROWS_CLUSTER_VECTORS) ||                  \
+    !defined(LAB_ROWS_SLOT_WORDS)
 #error "launch constants missing (-DLAB_*): build with cargo xtask ptx or cargo xtask dist"
 #endif
 
@@ -290,3 +292,214 @@ extern "C" __global__ void bump(float* data, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) data[i] += 1.0f;
 }
+
+// ---- The row-wise family's softmax (gpu-kernels/src/rows.rs), in each schedule. ----
+// The same algorithm as the Rust kernels: each thread holds LOADS 16-byte vectors of its row
+// (vector rank*T*LOADS + t + j*T), its own max and sum of exp(x - max) merged by shuffles,
+// shared slots and, in a cluster, the other blocks' slots through distributed shared memory
+// (cooperative groups' map_shared_rank); every element written from the registers. A
+// misaligned pointer or cols not a multiple of the vector's elements takes the element-by-
+// element path, reading the row again each pass. Same entry names, parameters (x, w, b, y,
+// rows, cols, eps; w, b and eps unread) and launches as the Rust kernels.
+
+#include <cooperative_groups.h>
+#include <cuda_bf16.h>
+
+namespace rows {
+
+namespace cg = cooperative_groups;
+
+constexpr unsigned WARP_VECTORS = LAB_ROWS_WARP_VECTORS;
+constexpr unsigned BLOCK_VECTORS = LAB_ROWS_BLOCK_VECTORS;
+constexpr unsigned CLUSTER_VECTORS = LAB_ROWS_CLUSTER_VECTORS;
+constexpr unsigned SLOT_WORDS = LAB_ROWS_SLOT_WORDS;
+
+// f32: four per 16-byte vector.
+struct F32 {
+    using T = float;
+    static constexpr unsigned PER_VEC = 4;
+    __device__ static float get(const uint4& v, unsigned k) {
+        return __uint_as_float((&v.x)[k]);
+    }
+    __device__ static uint4 pack(const float* o) {
+        return make_uint4(__float_as_uint(o[0]), __float_as_uint(o[1]), __float_as_uint(o[2]),
+                          __float_as_uint(o[3]));
+    }
+};
+
+// bf16: eight per 16-byte vector, converted to f32 to compute, rounded to nearest on store.
+struct BF16 {
+    using T = __nv_bfloat16;
+    static constexpr unsigned PER_VEC = 8;
+    __device__ static float get(const uint4& v, unsigned k) {
+        return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(&v)[k]);
+    }
+    __device__ static uint4 pack(const float* o) {
+        uint4 v;
+        __nv_bfloat162* p = reinterpret_cast<__nv_bfloat162*>(&v);
+        for (unsigned i = 0; i < 4; ++i) p[i] = __floats2bfloat162_rn(o[2 * i], o[2 * i + 1]);
+        return v;
+    }
+};
+
+// A part's max (NaN ignored) and sum of exp(x - shift(max)); shift is 0 for a part of -inf
+// alone, so its exponentials are 0, not exp(-inf + inf) = NaN.
+struct MaxSum {
+    float max, sum;
+};
+__device__ __forceinline__ float shift(float m) { return m == -INFINITY ? 0.0f : m; }
+__device__ __forceinline__ float rescaled(MaxSum a, float to) {
+    return a.sum * (a.max == -INFINITY ? 0.0f : __expf(a.max - to));
+}
+__device__ __forceinline__ MaxSum merge(MaxSum a, MaxSum b) {
+    float m = fmaxf(a.max, b.max);
+    float to = shift(m);
+    return {m, rescaled(a, to) + rescaled(b, to)};
+}
+__device__ __forceinline__ MaxSum warp_merge(MaxSum s) {
+    for (int mask = 16; mask > 0; mask >>= 1)
+        s = merge(s, {__shfl_xor_sync(0xffffffffu, s.max, mask),
+                      __shfl_xor_sync(0xffffffffu, s.sum, mask)});
+    return s;
+}
+__device__ __forceinline__ MaxSum block_merge(MaxSum s) {
+    float* slots = chapter::shared<float>();
+    unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    s = warp_merge(s);
+    if (lane == 0) {
+        slots[warp * SLOT_WORDS] = s.max;
+        slots[warp * SLOT_WORDS + 1] = s.sum;
+    }
+    __syncthreads();
+    MaxSum mine = {-INFINITY, 0.0f};
+    if (lane < warps) mine = {slots[lane * SLOT_WORDS], slots[lane * SLOT_WORDS + 1]};
+    return warp_merge(mine);
+}
+
+enum class Group { Warp, Block, Cluster };
+
+// Where a thread sits: its row, its block's rank in the cluster, its index among its block's
+// threads of the row and how many those are; false when its group has no row.
+template <Group G>
+__device__ __forceinline__ bool seat(unsigned rows, unsigned& row, unsigned& rank, unsigned& t,
+                                     unsigned& threads) {
+    if (G == Group::Warp) {
+        row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+        rank = 0, t = threadIdx.x % 32, threads = 32;
+    } else if (G == Group::Block) {
+        row = blockIdx.x;
+        rank = 0, t = threadIdx.x, threads = blockDim.x;
+    } else {
+        cg::cluster_group cluster = cg::this_cluster();
+        row = blockIdx.x / cluster.num_blocks();
+        rank = cluster.block_rank(), t = threadIdx.x, threads = blockDim.x;
+    }
+    return row < rows;
+}
+
+// The statistic over the group, in every thread (the cluster: each block's to its slot, a
+// cluster barrier, every warp reads the blocks' slots through distributed shared memory).
+template <Group G>
+__device__ __forceinline__ MaxSum group_merge(MaxSum s) {
+    if (G == Group::Warp) return warp_merge(s);
+    s = block_merge(s);
+    if (G == Group::Block) return s;
+    cg::cluster_group cluster = cg::this_cluster();
+    float* slot = chapter::shared<float>() + 32 * SLOT_WORDS;
+    if (threadIdx.x == 0) slot[0] = s.max, slot[1] = s.sum;
+    cluster.sync();
+    unsigned lane = threadIdx.x % 32;
+    MaxSum mine = {-INFINITY, 0.0f};
+    if (lane < cluster.num_blocks()) {
+        const float* there = cluster.map_shared_rank(slot, lane);
+        mine = {there[0], there[1]};
+    }
+    return warp_merge(mine);
+}
+
+// Before exiting: no block of a cluster may leave while another reads its slot.
+template <Group G>
+__device__ __forceinline__ void done() {
+    if (G == Group::Cluster) cg::this_cluster().sync();
+}
+
+template <class E, Group G, unsigned L>
+__device__ __forceinline__ void softmax(const typename E::T* x, typename E::T* y, unsigned rows,
+                                        unsigned cols) {
+    unsigned row, rank, t, threads;
+    if (!seat<G>(rows, row, rank, t, threads)) return;
+    std::uint64_t start = static_cast<std::uint64_t>(row) * cols;
+    x += start, y += start;
+    unsigned first = rank * threads * L + t;
+    bool aligned = (reinterpret_cast<std::uintptr_t>(x) % 16 == 0) &&
+                   (reinterpret_cast<std::uintptr_t>(y) % 16 == 0) && cols % E::PER_VEC == 0;
+    if (aligned) {
+        unsigned vectors = cols / E::PER_VEC;
+        uint4 held[L];
+        for (unsigned j = 0; j < L; ++j) {
+            unsigned i = first + j * threads;
+            held[j] = i < vectors ? reinterpret_cast<const uint4*>(x)[i] : make_uint4(0, 0, 0, 0);
+        }
+        float m = -INFINITY;
+        for (unsigned j = 0; j < L; ++j)
+            if (first + j * threads < vectors)
+                for (unsigned k = 0; k < E::PER_VEC; ++k) m = fmaxf(m, E::get(held[j], k));
+        float to = shift(m), sum = 0.0f;
+        for (unsigned j = 0; j < L; ++j)
+            if (first + j * threads < vectors)
+                for (unsigned k = 0; k < E::PER_VEC; ++k) sum += __expf(E::get(held[j], k) - to);
+        MaxSum s = group_merge<G>({m, sum});
+        float row_to = shift(s.max), inv = 1.0f / s.sum;
+        for (unsigned j = 0; j < L; ++j) {
+            unsigned i = first + j * threads;
+            if (i < vectors) {
+                float o[8];
+                for (unsigned k = 0; k < E::PER_VEC; ++k)
+                    o[k] = __expf(E::get(held[j], k) - row_to) * inv;
+                reinterpret_cast<uint4*>(y)[i] = E::pack(o);
+            }
+        }
+    } else {
+        unsigned vectors = (cols + E::PER_VEC - 1) / E::PER_VEC;
+        unsigned end = min(rank * threads * L + threads * L, vectors);
+        auto value = [&](std::uint64_t e) { return static_cast<float>(x[e]); };
+        float m = -INFINITY;
+        for (unsigned v = first; v < end; v += threads)
+            for (unsigned k = 0; k < E::PER_VEC; ++k) {
+                std::uint64_t e = static_cast<std::uint64_t>(v) * E::PER_VEC + k;
+                if (e < cols) m = fmaxf(m, value(e));
+            }
+        float to = shift(m), sum = 0.0f;
+        for (unsigned v = first; v < end; v += threads)
+            for (unsigned k = 0; k < E::PER_VEC; ++k) {
+                std::uint64_t e = static_cast<std::uint64_t>(v) * E::PER_VEC + k;
+                if (e < cols) sum += __expf(value(e) - to);
+            }
+        MaxSum s = group_merge<G>({m, sum});
+        float row_to = shift(s.max), inv = 1.0f / s.sum;
+        for (unsigned v = first; v < end; v += threads)
+            for (unsigned k = 0; k < E::PER_VEC; ++k) {
+                std::uint64_t e = static_cast<std::uint64_t>(v) * E::PER_VEC + k;
+                if (e < cols) y[e] = static_cast<typename E::T>(__expf(value(e) - row_to) * inv);
+            }
+    }
+    done<G>();
+}
+
+}  // namespace rows
+
+#define ROWS_SOFTMAX(name, E, G, L)                                                            \
+    extern "C" __global__ void name(const E::T* x, const E::T*, const E::T*, E::T* y,           \
+                                    unsigned rows, unsigned cols, float) {                     \
+        rows::softmax<E, G, L>(x, y, rows, cols);                                              \
+    }
+
+using rows::BF16;
+using rows::F32;
+using rows::Group;
+ROWS_SOFTMAX(softmax_warp_f32, F32, Group::Warp, rows::WARP_VECTORS)
+ROWS_SOFTMAX(softmax_warp_bf16, BF16, Group::Warp, rows::WARP_VECTORS)
+ROWS_SOFTMAX(softmax_block_f32, F32, Group::Block, rows::BLOCK_VECTORS)
+ROWS_SOFTMAX(softmax_block_bf16, BF16, Group::Block, rows::BLOCK_VECTORS)
+ROWS_SOFTMAX(softmax_cluster_f32, F32, Group::Cluster, rows::CLUSTER_VECTORS)
+ROWS_SOFTMAX(softmax_cluster_bf16, BF16, Group::Cluster, rows::CLUSTER_VECTORS)

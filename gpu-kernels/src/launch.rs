@@ -111,6 +111,36 @@ pub mod faults {
     pub const SEGMENT: u32 = 32;
 }
 
+/// The row-wise family (`rows.rs`): softmax, RMSNorm and LayerNorm over each row of a
+/// row-major matrix, the row held in registers between its one read and its one write. Each
+/// thread holds a fixed number of 16-byte vectors of the row (4 f32 or 8 bf16 each), so a
+/// schedule's longest row is its threads per row × its vectors per thread × 16 bytes;
+/// `catalog::rows` picks the schedule and the launch from the row's length.
+pub mod rows {
+    /// Warp per row: 16-byte vectors each lane holds (a row of up to 32 × 4 × 16 B = 2 KiB:
+    /// 512 f32, 1024 bf16; 32 registers a thread, so 64 warps, 64 rows, fit on an SM).
+    pub const WARP_VECTORS: u32 = 4;
+    /// Warp per row: warps (rows) per block.
+    pub const WARP_ROWS_PER_BLOCK: u32 = 8;
+    /// Block per row: 16-byte vectors each thread holds (4: a block of 1024 threads holds a
+    /// row of up to 64 KiB: 16384 f32, 32768 bf16).
+    pub const BLOCK_VECTORS: u32 = 4;
+    /// Block per row: the largest block.
+    pub const BLOCK_MAX_THREADS: u32 = 1024;
+    /// Cluster per row: 16-byte vectors each thread holds, and threads per block: a block
+    /// holds 512 × 8 × 16 B = 64 KiB of the row.
+    pub const CLUSTER_VECTORS: u32 = 8;
+    pub const CLUSTER_THREADS: u32 = 512;
+    /// Cluster per row: the fewest and the most blocks per cluster (16 is past the portable 8:
+    /// the launch allows it on the function first; 2 at least, so every row crosses the
+    /// distributed shared memory).
+    pub const CLUSTER_MIN: u32 = 2;
+    pub const CLUSTER_MAX: u32 = 16;
+    /// Shared words per partial statistic (one slot per warp, and one for the block): 4 words,
+    /// 16 bytes, of which a statistic uses up to 3.
+    pub const SLOT_WORDS: u32 = 4;
+}
+
 /// The launch-gap demo kernel (`bump.rs`).
 pub mod bump {
     /// Threads per block.

@@ -44,6 +44,8 @@ pub mod reduce;
 #[cfg(not(feature = "canaries"))]
 pub mod roofs;
 #[cfg(not(feature = "canaries"))]
+pub mod rows;
+#[cfg(not(feature = "canaries"))]
 pub mod stream;
 #[cfg(not(feature = "canaries"))]
 pub mod transpose;

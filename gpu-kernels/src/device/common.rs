@@ -263,3 +263,77 @@ pub fn sin_approx_f32(x: f32) -> f32 {
     }
     y
 }
+
+// ---- The row-wise family (`rows.rs`): the exponential, the square root, BF16 packing. ----
+
+/// `ex2.approx.ftz.f32`: 2^x on the SFU (`MUFU.EX2`), maximum relative error 2^-22 for
+/// finite results; subnormal inputs and results flush to zero; 2^-inf = +0, 2^NaN = NaN.
+#[inline(always)]
+pub fn ex2_approx_f32(x: f32) -> f32 {
+    let y: f32;
+    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
+    unsafe {
+        asm!("ex2.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x,
+             options(pure, nomem, nostack));
+    }
+    y
+}
+
+/// `sqrt.rn.f32`: the square root, rounded to nearest (IEEE).
+#[inline(always)]
+pub fn sqrt_rn_f32(x: f32) -> f32 {
+    let y: f32;
+    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
+    unsafe {
+        asm!("sqrt.rn.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x,
+             options(pure, nomem, nostack));
+    }
+    y
+}
+
+/// `div.full.f32`: `a / b` within 2 ulp, without the IEEE-rounded division's slow-path
+/// subroutine (whose call would cost a kernel registers it needs nowhere else).
+#[inline(always)]
+pub fn div_full_f32(a: f32, b: f32) -> f32 {
+    let d: f32;
+    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
+    unsafe {
+        asm!("div.full.f32 {d}, {a}, {b};", d = out(reg32) d, a = in(reg32) a, b = in(reg32) b,
+             options(pure, nomem, nostack));
+    }
+    d
+}
+
+/// `cvt.rn.bf16x2.f32` (sm_80+): `hi` and `lo` rounded to nearest-even BF16 and packed into
+/// one word, `hi` in the upper half (a NaN stays a NaN).
+#[inline(always)]
+pub fn bf16x2_rn(hi: f32, lo: f32) -> u32 {
+    let d: u32;
+    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
+    unsafe {
+        asm!("cvt.rn.bf16x2.f32 {d}, {hi}, {lo};", d = out(reg32) d, hi = in(reg32) hi,
+             lo = in(reg32) lo, options(pure, nomem, nostack));
+    }
+    d
+}
+
+/// The BF16 in the low (`HIGH` false) or high half of `w`, as the f32 it is exactly: `w << 16`
+/// or `w & 0xffff0000`. Inline assembly with side effects, on purpose: the compilers may then
+/// neither merge two unpackings of one word nor hoist one, so a thread holding a row of BF16
+/// keeps its packed words live (two elements per register) and unpacks them again in each
+/// pass, instead of keeping every unpacked f32 live from the first pass to the last.
+#[inline(always)]
+pub fn bf16_unpack<const HIGH: bool>(w: u32) -> f32 {
+    let y: f32;
+    // SAFETY: a register-only integer instruction: no memory, no preconditions.
+    unsafe {
+        if HIGH {
+            asm!("and.b32 {y}, {w}, 0xffff0000;", y = out(reg32) y, w = in(reg32) w,
+                 options(nomem, nostack));
+        } else {
+            asm!("shl.b32 {y}, {w}, 16;", y = out(reg32) y, w = in(reg32) w,
+                 options(nomem, nostack));
+        }
+    }
+    y
+}

@@ -6,8 +6,8 @@
 //! - `common.rs`: what both compilers accept alike (the shuffles, atomics, wide loads and
 //!   stores, `redux.sync`, `fma.rn`, volatile shared accesses), written once.
 //!
-//! The kernel files (`reduce.rs`, `transpose.rs`, `stream.rs`, `roofs.rs`, `bump.rs`) see only
-//! this module, so the same source builds under both compilers. All inline assembly lives in
+//! The kernel files (`reduce.rs`, `transpose.rs`, `stream.rs`, `roofs.rs`, `bump.rs`,
+//! `rows.rs`) see only this module, so the same source builds under both compilers. All inline assembly lives in
 //! those three files.
 //!
 //! Items each implementation provides (all `#[inline(always)]`):
@@ -23,6 +23,12 @@
 //! - `store4` — one 16-byte global store (`st.global.v4`, never split).
 //! - `redux_add_i32` — `redux.sync.add.s32` over the warp.
 //! - `fma_f32(a, b, c)` — `fma.rn.f32`, `a · b + c` rounded once; safe.
+//! - `ex2_approx_f32`, `sqrt_rn_f32`, `div_full_f32` — `ex2.approx.ftz`, `sqrt.rn`,
+//!   `div.full`; `bf16x2_rn` — two f32 to packed BF16 (`cvt.rn.bf16x2.f32`); `bf16_unpack` —
+//!   one half of a packed word as f32 (the row-wise family).
+//! - `cluster_ctarank`, `cluster_nctarank`, `cluster_id_x`, `cluster_arrive`, `cluster_wait`,
+//!   `ld_shared_cluster_u32` — thread-block clusters (sm_90): `llvm.rs` only, since rust-cuda's
+//!   PTX targets sm_80.
 //! - `ld_shared_volatile_u32`, `st_shared_volatile_u32` — one `ld`/`st.volatile.shared.u32`
 //!   each, through a generic pointer; unsafe: the pointer must be into shared memory.
 //! - `kernel!` — declares an entry point with the compiler's kernel ABI.

@@ -1,0 +1,347 @@
+//! The row-wise family (`gpu-kernels/src/rows.rs`, the chapter's Part II): its operations, its
+//! schedules, which schedule a row's length gets, the launch each schedule takes for a shape,
+//! the eps the lab passes, and the shapes the bench measures. The kernels' own constants (the
+//! vectors each thread holds, the cluster's limits) are `launch::rows`'s; everything the host
+//! derives from them is here, once.
+
+use crate::Dtype;
+use crate::launch::rows::{
+    BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_MAX, CLUSTER_MIN, CLUSTER_THREADS, CLUSTER_VECTORS,
+    SLOT_WORDS, WARP_ROWS_PER_BLOCK, WARP_VECTORS,
+};
+use serde::{Deserialize, Serialize};
+
+/// LayerNorm's eps: PyTorch's default for `F.layer_norm`.
+pub const LAYER_NORM_EPS: f32 = 1e-5;
+/// RMSNorm's eps, passed explicitly: `F.rms_norm`'s default (`eps=None`) is
+/// `torch.finfo(dtype).eps`, which differs between f32 (1.2e-7) and bf16 (7.8e-3); the peers
+/// must pass this value too.
+pub const RMS_NORM_EPS: f32 = 1e-6;
+
+/// The shapes (rows, cols) the bench measures: the issue's, short rows to rows one SM cannot
+/// hold.
+pub const SHAPES: [(u32, u32); 7] = [
+    (65536, 512),
+    (32768, 1024),
+    (16384, 4096),
+    (8192, 8192),
+    (4096, 32768),
+    (1024, 131072),
+    (256, 262144),
+];
+
+/// The element types the family is instantiated for.
+pub const DTYPES: [Dtype; 2] = [Dtype::F32, Dtype::Bf16];
+
+/// Dynamic shared memory of every launch: one statistic slot per warp (32) and one for the
+/// block, `SLOT_WORDS` words each.
+pub const SHARED_BYTES: u32 = (32 + 1) * SLOT_WORDS * 4;
+
+/// What a row kernel computes, as PyTorch defines it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// `F.softmax(x, dim=-1)`.
+    Softmax,
+    /// `F.rms_norm(x, (cols,), w, eps)`.
+    RmsNorm,
+    /// `F.layer_norm(x, (cols,), w, b, eps)`.
+    LayerNorm,
+}
+
+impl Op {
+    pub const ALL: [Op; 3] = [Op::Softmax, Op::RmsNorm, Op::LayerNorm];
+
+    /// `softmax`, `rmsnorm`, `layernorm`: the kernels' names start with it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Softmax => "softmax",
+            Op::RmsNorm => "rmsnorm",
+            Op::LayerNorm => "layernorm",
+        }
+    }
+
+    /// Weight vectors of `cols` elements it reads: none, `w`, or `w` and `b`.
+    pub fn weights(self) -> u32 {
+        match self {
+            Op::Softmax => 0,
+            Op::RmsNorm => 1,
+            Op::LayerNorm => 2,
+        }
+    }
+
+    /// The eps the lab passes (0 for softmax, which has none).
+    pub fn eps(self) -> f32 {
+        match self {
+            Op::Softmax => 0.0,
+            Op::RmsNorm => RMS_NORM_EPS,
+            Op::LayerNorm => LAYER_NORM_EPS,
+        }
+    }
+
+    /// The PyTorch call it matches, with the lab's eps.
+    pub fn torch(self) -> String {
+        match self {
+            Op::Softmax => "F.softmax(x, dim=-1)".into(),
+            Op::RmsNorm => format!("F.rms_norm(x, (cols,), w, eps={RMS_NORM_EPS:e})"),
+            Op::LayerNorm => format!("F.layer_norm(x, (cols,), w, b, eps={LAYER_NORM_EPS:e})"),
+        }
+    }
+}
+
+/// How many threads hold one row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Schedule {
+    /// A warp per row, `WARP_ROWS_PER_BLOCK` rows per block: short rows.
+    Warp,
+    /// A block per row, its size from the row's length.
+    Block,
+    /// A thread-block cluster per row, its blocks exchanging their statistics through
+    /// distributed shared memory: rows one block should not hold alone.
+    Cluster,
+}
+
+/// One launch of a row kernel: the grid's blocks (along x), threads per block, blocks per
+/// cluster (1: no cluster) and dynamic shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowLaunch {
+    pub blocks: u32,
+    pub threads: u32,
+    pub cluster: u32,
+    pub shared_bytes: u32,
+}
+
+/// Elements of `dtype` in one 16-byte vector (4 f32, 8 bf16).
+pub fn per_vector(dtype: Dtype) -> u64 {
+    16 / dtype.size()
+}
+
+/// The largest grid x dimension.
+const MAX_GRID_X: u64 = (1 << 31) - 1;
+
+impl Schedule {
+    pub const ALL: [Schedule; 3] = [Schedule::Warp, Schedule::Block, Schedule::Cluster];
+
+    /// `warp`, `block`, `cluster`: the kernels' names end with it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::Warp => "warp",
+            Schedule::Block => "block",
+            Schedule::Cluster => "cluster",
+        }
+    }
+
+    /// 16-byte vectors each thread holds.
+    pub fn vectors(self) -> u32 {
+        match self {
+            Schedule::Warp => WARP_VECTORS,
+            Schedule::Block => BLOCK_VECTORS,
+            Schedule::Cluster => CLUSTER_VECTORS,
+        }
+    }
+
+    /// The most threads that hold one row.
+    fn max_threads(self) -> u64 {
+        match self {
+            Schedule::Warp => 32,
+            Schedule::Block => BLOCK_MAX_THREADS as u64,
+            Schedule::Cluster => CLUSTER_THREADS as u64 * CLUSTER_MAX as u64,
+        }
+    }
+
+    /// The longest row it holds, in elements of `dtype`.
+    pub fn max_cols(self, dtype: Dtype) -> u64 {
+        self.max_threads() * self.vectors() as u64 * per_vector(dtype)
+    }
+
+    /// The launch for `rows × cols` elements of `dtype`; a shape it cannot take is refused in
+    /// one line that says what can.
+    pub fn launch(self, rows: u64, cols: u64, dtype: Dtype) -> Result<RowLaunch, String> {
+        if rows == 0 || cols == 0 {
+            return Err(format!(
+                "{rows}×{cols}: a row kernel needs at least one row and one column"
+            ));
+        }
+        if rows > u32::MAX as u64 || cols > u32::MAX as u64 {
+            return Err(format!(
+                "{rows}×{cols}: rows and cols must fit the kernels' u32 parameters"
+            ));
+        }
+        let max = self.max_cols(dtype);
+        if cols > max {
+            let fits = Schedule::ALL
+                .into_iter()
+                .filter(|s| cols <= s.max_cols(dtype))
+                .map(Schedule::name)
+                .collect::<Vec<_>>();
+            let instead = if fits.is_empty() {
+                "no schedule holds such a row".to_string()
+            } else {
+                format!("use the {} schedule", fits.join(" or "))
+            };
+            return Err(format!(
+                "cols = {cols}: the {} schedule holds rows of at most {max} {dtype} elements; {instead}",
+                self.name()
+            ));
+        }
+        let vectors = cols.div_ceil(per_vector(dtype));
+        let per_thread = self.vectors() as u64;
+        let (blocks, threads, cluster) = match self {
+            Schedule::Warp => (
+                rows.div_ceil(WARP_ROWS_PER_BLOCK as u64),
+                32 * WARP_ROWS_PER_BLOCK,
+                1,
+            ),
+            Schedule::Block => {
+                let threads = vectors.div_ceil(per_thread).div_ceil(32) * 32;
+                (rows, threads as u32, 1)
+            }
+            Schedule::Cluster => {
+                let per_block = CLUSTER_THREADS as u64 * per_thread;
+                let c = vectors
+                    .div_ceil(per_block)
+                    .clamp(CLUSTER_MIN as u64, CLUSTER_MAX as u64);
+                (rows * c, CLUSTER_THREADS, c as u32)
+            }
+        };
+        if blocks > MAX_GRID_X {
+            return Err(format!(
+                "rows = {rows}: the {} schedule's grid of {blocks} blocks passes the x limit \
+                 ({MAX_GRID_X})",
+                self.name()
+            ));
+        }
+        Ok(RowLaunch {
+            blocks: blocks as u32,
+            threads,
+            cluster,
+            shared_bytes: SHARED_BYTES,
+        })
+    }
+}
+
+/// The schedule the lab picks for rows of `cols` elements of `dtype`: a warp while the row
+/// fits one (2 KiB), a block while one holds it (64 KiB), else a cluster; None past what any
+/// holds. The block is taken up to its full 1024 threads: the first H200 run measured it
+/// ahead of the cluster for every op at the one bench shape where both hold the row (4096 ×
+/// 32768 bf16), a block merging once at a barrier costing less than a cluster's blocks waiting
+/// on each other at two cluster barriers (results in docs/part2.md).
+pub fn chosen(cols: u64, dtype: Dtype) -> Option<Schedule> {
+    [Schedule::Warp, Schedule::Block, Schedule::Cluster]
+        .into_iter()
+        .find(|s| cols <= s.max_cols(dtype))
+}
+
+/// Bytes one launch must move: the matrix read once and written once, and the weights read
+/// once (they stay in the L2 for every other row).
+pub fn bytes(op: Op, rows: u64, cols: u64, dtype: Dtype) -> u64 {
+    (2 * rows + op.weights() as u64) * cols * dtype.size()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_issue_shape_gets_a_schedule_that_holds_it() {
+        let picks: Vec<(u32, &str, &str)> = SHAPES
+            .iter()
+            .map(|&(_, cols)| {
+                let name = |d| chosen(cols as u64, d).map_or("-", Schedule::name);
+                (cols, name(Dtype::F32), name(Dtype::Bf16))
+            })
+            .collect();
+        assert_eq!(
+            picks,
+            [
+                (512, "warp", "warp"),
+                (1024, "block", "warp"),
+                (4096, "block", "block"),
+                (8192, "block", "block"),
+                (32768, "cluster", "block"),
+                (131072, "cluster", "cluster"),
+                (262144, "cluster", "cluster"),
+            ]
+        );
+        for &(rows, cols) in &SHAPES {
+            for d in DTYPES {
+                let s = chosen(cols as u64, d).unwrap();
+                assert!(
+                    s.launch(rows as u64, cols as u64, d).is_ok(),
+                    "{rows}x{cols} {d}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn launches_cover_the_row_with_their_threads() {
+        for d in DTYPES {
+            for s in Schedule::ALL {
+                let max = s.max_cols(d);
+                for cols in [1u64, 7, 31, 33, 513, 4097, max]
+                    .into_iter()
+                    .filter(|&c| c <= max)
+                {
+                    let l = s.launch(5, cols, d).unwrap();
+                    let held =
+                        l.threads as u64 * l.cluster as u64 * s.vectors() as u64 * per_vector(d);
+                    let per_row = match s {
+                        Schedule::Warp => 32 * s.vectors() as u64 * per_vector(d),
+                        _ => held,
+                    };
+                    assert!(per_row >= cols, "{s:?} {d} cols {cols}: {l:?}");
+                    assert_eq!(l.threads % 32, 0);
+                    assert!(l.threads <= 1024);
+                }
+            }
+        }
+        let w = Schedule::Warp.launch(17, 512, Dtype::F32).unwrap();
+        assert_eq!((w.blocks, w.threads, w.cluster), (3, 256, 1));
+        let b = Schedule::Block.launch(16384, 4096, Dtype::F32).unwrap();
+        assert_eq!((b.blocks, b.threads), (16384, 256));
+        let c = Schedule::Cluster.launch(256, 262144, Dtype::F32).unwrap();
+        assert_eq!((c.blocks, c.threads, c.cluster), (256 * 16, 512, 16));
+        let tiny = Schedule::Cluster.launch(3, 1, Dtype::Bf16).unwrap();
+        assert_eq!((tiny.blocks, tiny.cluster), (6, CLUSTER_MIN));
+    }
+
+    #[test]
+    fn hostile_shapes_are_refused_in_one_line() {
+        let e = Schedule::Warp.launch(8, 513, Dtype::F32).unwrap_err();
+        assert!(
+            e.contains("at most 512 f32") && e.contains("block or cluster"),
+            "{e}"
+        );
+        let e = Schedule::Cluster
+            .launch(8, Schedule::Cluster.max_cols(Dtype::F32) + 1, Dtype::F32)
+            .unwrap_err();
+        assert!(e.contains("no schedule holds"), "{e}");
+        assert!(Schedule::Block.launch(0, 8, Dtype::F32).is_err());
+        assert!(Schedule::Block.launch(8, 0, Dtype::F32).is_err());
+        let e = Schedule::Block.launch(1 << 32, 8, Dtype::F32).unwrap_err();
+        assert!(e.contains("u32"), "{e}");
+        let e = Schedule::Cluster
+            .launch(u32::MAX as u64, 8, Dtype::F32)
+            .unwrap_err();
+        assert!(e.contains("x limit"), "{e}");
+        for e in [
+            Schedule::Warp.launch(8, 513, Dtype::F32).unwrap_err(),
+            Schedule::Block.launch(0, 8, Dtype::F32).unwrap_err(),
+        ] {
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        assert_eq!(
+            chosen(Schedule::Cluster.max_cols(Dtype::Bf16) + 1, Dtype::Bf16),
+            None
+        );
+    }
+
+    #[test]
+    fn bytes_are_one_read_and_one_write_and_the_weights() {
+        assert_eq!(bytes(Op::Softmax, 2, 4, Dtype::F32), 2 * 2 * 4 * 4);
+        assert_eq!(bytes(Op::LayerNorm, 2, 4, Dtype::Bf16), (4 + 2) * 4 * 2);
+        assert_eq!(Op::RmsNorm.torch(), "F.rms_norm(x, (cols,), w, eps=1e-6)");
+    }
+}

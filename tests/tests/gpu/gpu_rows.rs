@@ -1,0 +1,345 @@
+//! Every row-wise kernel (softmax, RMSNorm, LayerNorm in each schedule) × element type (f32,
+//! bf16) × backend against the f64 reference (`host::cpu::rows`), within its element type's
+//! tolerance (`host::cases::rows::tolerance`): at rows of length 1, odd, not a multiple of 4,
+//! 8 or 32, at each schedule's boundaries (one more vector than a warp, a block or a cluster
+//! block holds; the longest it holds), with rows of huge values, −inf, NaN and +inf (PyTorch's
+//! results), from misaligned pointers, and in place; and hostile shapes refused in one line.
+//! Skips visibly without a GPU.
+
+use crate::common::{assert_no_failures, lab_or_skip, seed};
+use catalog::Dtype;
+use catalog::rows::{Op, Schedule, per_vector};
+use cust::memory::CopyDestination;
+use host::cases::Case;
+use host::cases::rows::{Device, Inputs, RowCase, compare, tolerance};
+use host::launchers::rows::{
+    Bf16, RowArgs, RowElem, check_args, op_schedule, row_kernel, row_kernels,
+};
+use host::{Backend, Kernel, Lab};
+
+/// The shapes every schedule must get right, and its own boundaries: the longest row it holds,
+/// that less one vector, and one vector past the threads one warp (block, cluster block)
+/// covers.
+fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
+    let v = per_vector(d) as u32;
+    let max = s.max_cols(d) as u32;
+    let per_warp = 32 * s.vectors() * v;
+    let mut out = vec![
+        (1, 1),
+        (3, 7),
+        (2, 31),
+        (2, 33),
+        (4, 100),
+        (3, 129),
+        (5, 1000),
+        (2, max),
+        (2, max - v),
+        (2, max - 1),
+    ];
+    match s {
+        // 1001 rows: the last block's warps partly past the last row.
+        Schedule::Warp => out.extend([(1001, 64), (9, per_warp - v)]),
+        Schedule::Block => {
+            out.extend([(3, per_warp + v), (3, 2 * per_warp), (2, 16 * per_warp + v)])
+        }
+        Schedule::Cluster => {
+            let per_block = catalog::launch::rows::CLUSTER_THREADS * s.vectors() * v;
+            out.extend([(3, per_block), (3, per_block + v), (2, 5 * per_block + 3)]);
+        }
+    }
+    out.retain(|&(_, c)| c as u64 <= s.max_cols(d));
+    out
+}
+
+/// Runs `kernel` on `b` over `inputs` (`rows × cols`) once, from element `offset` of each
+/// buffer, in place when `in_place`, and checks it against the reference.
+#[allow(clippy::too_many_arguments)]
+fn run<T: RowElem>(
+    lab: &Lab,
+    b: Backend,
+    kernel: &'static Kernel,
+    inputs: &Inputs<T>,
+    (rows, cols): (u32, u32),
+    offset: usize,
+    in_place: bool,
+) -> Result<String, String> {
+    let (op, _) = op_schedule(kernel).map_err(|e| e.to_string())?;
+    let pad = |v: &[T]| {
+        let mut p = vec![T::default(); offset];
+        p.extend_from_slice(v);
+        p
+    };
+    let padded = Inputs {
+        x: pad(&inputs.x),
+        w: pad(&inputs.w),
+        b: pad(&inputs.b),
+    };
+    let dev = Device::upload(lab, &padded).map_err(|e| e.to_string())?;
+    let x = dev.x.index(offset..);
+    let y = if in_place {
+        dev.x.index(offset..)
+    } else {
+        dev.y.index(offset..)
+    };
+    let case = RowCase::new(
+        lab,
+        b,
+        kernel,
+        (x, dev.w.index(offset..), dev.b.index(offset..)),
+        y,
+        rows,
+        cols,
+    )
+    .map_err(|e| e.to_string())?;
+    // In place the output is the input: poisoning it would erase the row.
+    if !in_place {
+        case.reset().map_err(|e| e.to_string())?;
+    }
+    case.launch().map_err(|e| e.to_string())?;
+    lab.sync().map_err(|e| e.to_string())?;
+    let want = inputs.reference(op, cols as usize);
+    if !in_place {
+        return case.verify(&want).map_err(|e| e.to_string())?;
+    }
+    // In place: the output is in x.
+    let mut h = vec![T::default(); rows as usize * cols as usize];
+    dev.x
+        .index(offset..offset + h.len())
+        .copy_to(&mut h[..])
+        .map_err(|e| e.to_string())?;
+    let tol = tolerance(T::DTYPE);
+    compare(&h, &want, cols as usize, tol).verdict(tol)
+}
+
+/// Every kernel on every backend that carries it, for each element type, over `shapes` of
+/// its schedule, with `make` filling the inputs; the failure lines.
+fn check_all(
+    lab: &Lab,
+    what: &str,
+    shapes: impl Fn(Schedule, Dtype) -> Vec<(u32, u32)>,
+    make: impl Fn(Op, Dtype, u32, u32, u64) -> Option<(InputsOf, usize, bool)>,
+) -> Vec<String> {
+    let seed = seed();
+    let mut failures = Vec::new();
+    for b in lab.backends() {
+        for k in row_kernels().filter(|k| k.carried_by(b)) {
+            let (op, s) = op_schedule(k).unwrap();
+            for d in catalog::rows::DTYPES {
+                for (rows, cols) in shapes(s, d) {
+                    let Some((inputs, offset, in_place)) = make(op, d, rows, cols, seed) else {
+                        continue;
+                    };
+                    let case = format!(
+                        "{} [{b}] {rows}x{cols} {what} offset {offset}{}",
+                        k.entry(d),
+                        if in_place { " in place" } else { "" }
+                    );
+                    let r = match &inputs {
+                        InputsOf::F32(i) => run(lab, b, k, i, (rows, cols), offset, in_place),
+                        InputsOf::Bf16(i) => run(lab, b, k, i, (rows, cols), offset, in_place),
+                    };
+                    match r {
+                        Ok(note) => println!("ok      {case}: {note}"),
+                        Err(why) => {
+                            println!("FAILED  {case}: {why}");
+                            failures.push(format!("{case}: {why}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    failures
+}
+
+/// Inputs of either element type.
+enum InputsOf {
+    F32(Inputs<f32>),
+    Bf16(Inputs<Bf16>),
+}
+
+/// Random inputs of `d`, with `edit` applied to the row-major values of `x` (as f32).
+fn random(d: Dtype, rows: u32, cols: u32, seed: u64, edit: impl Fn(usize, &mut f32)) -> InputsOf {
+    fn with<T: RowElem>(mut i: Inputs<T>, edit: impl Fn(usize, &mut f32)) -> Inputs<T> {
+        for (k, x) in i.x.iter_mut().enumerate() {
+            let mut v = x.to_f32();
+            edit(k, &mut v);
+            *x = T::from_f32(v);
+        }
+        i
+    }
+    let seed = seed ^ (rows as u64) << 32 ^ cols as u64;
+    match d {
+        Dtype::Bf16 => InputsOf::Bf16(with(
+            Inputs::random(rows as usize, cols as usize, seed),
+            edit,
+        )),
+        _ => InputsOf::F32(with(
+            Inputs::random(rows as usize, cols as usize, seed),
+            edit,
+        )),
+    }
+}
+
+#[test]
+fn every_row_kernel_matches_its_reference_at_every_boundary() {
+    let Some(lab) = lab_or_skip("every_row_kernel_matches_its_reference_at_every_boundary") else {
+        return;
+    };
+    assert_eq!(
+        lab.backends(),
+        Backend::ALL,
+        "this binary must carry every compiler's PTX"
+    );
+    let failures = check_all(&lab, "random", shapes, |_, d, rows, cols, seed| {
+        Some((random(d, rows, cols, seed, |_, _| {}), 0, false))
+    });
+    assert_no_failures(&failures);
+}
+
+/// PyTorch's special values, one row each (`cols` past a warp's share, so several threads
+/// merge them): softmax of huge values does not overflow, a row of all −inf is NaN, a −inf is
+/// 0, a NaN or a +inf makes its row NaN, a row shifted by +200 (whose exponentials overflow
+/// f32 unless the max is subtracted first) is fine; a NaN makes a norm's row NaN; norms of
+/// values ×1e4 and RMSNorm of a constant row are right.
+#[test]
+fn special_values_follow_pytorch() {
+    let Some(lab) = lab_or_skip("special_values_follow_pytorch") else {
+        return;
+    };
+    const ROWS: u32 = 7;
+    let inf = f32::INFINITY;
+    let at = |s: Schedule, d: Dtype| {
+        let c = (s.max_cols(d) as u32).min(1000);
+        vec![(ROWS, c), (ROWS, c - 1)]
+    };
+    let failures = check_all(&lab, "special values", at, |op, d, rows, cols, seed| {
+        let edit = move |k: usize, v: &mut f32| {
+            let (r, j) = (k / cols as usize, k % cols as usize);
+            match (op, r) {
+                (Op::Softmax, 0) => *v = if j % 2 == 0 { 3e38 } else { -3e38 },
+                (Op::Softmax, 1) => *v = -inf,
+                (Op::Softmax, 2) if j % 3 == 0 => *v = -inf,
+                (Op::Softmax, 3) if j == cols as usize / 2 => *v = f32::NAN,
+                (Op::Softmax, 4) if j == cols as usize - 1 => *v = inf,
+                (Op::Softmax, 5) => *v += 200.0,
+                (_, 0) if j == cols as usize - 1 => *v = f32::NAN,
+                (_, 1) => *v *= 1e4,
+                // A constant row: RMSNorm's is w. (LayerNorm's variance is 0 there, so its
+                // 1/sqrt(eps) = 316 scales any rounding of the mean: no f32 kernel meets an
+                // f64 tolerance on it, PyTorch's neither.)
+                (Op::RmsNorm, 2) => *v = 1.0,
+                _ => {}
+            }
+        };
+        Some((random(d, rows, cols, seed, edit), 0, false))
+    });
+    assert_no_failures(&failures);
+}
+
+/// Pointers past a 16-byte boundary and in-place runs take the element-by-element path or the
+/// vector path and still match.
+#[test]
+fn misaligned_pointers_and_in_place_runs_match() {
+    let Some(lab) = lab_or_skip("misaligned_pointers_and_in_place_runs_match") else {
+        return;
+    };
+    let at = |s: Schedule, d: Dtype| {
+        let c = (s.max_cols(d) as u32).min(1024);
+        vec![(5, c), (3, c - 8)]
+    };
+    let mut failures = Vec::new();
+    for (offset, in_place) in [(1, false), (3, false), (0, true)] {
+        failures.extend(check_all(
+            &lab,
+            "misaligned/in place",
+            at,
+            |_, d, rows, cols, seed| {
+                Some((random(d, rows, cols, seed, |_, _| {}), offset, in_place))
+            },
+        ));
+    }
+    assert_no_failures(&failures);
+}
+
+/// Shapes no schedule can take, buffers too short and overlapping ones are refused before
+/// any launch, each in one line.
+#[test]
+fn hostile_shapes_are_refused_in_one_line() {
+    let Some(lab) = lab_or_skip("hostile_shapes_are_refused_in_one_line") else {
+        return;
+    };
+    let dev = Device::<f32>::upload(&lab, &Inputs::random(4, 1024, 1)).unwrap();
+    let case = |k: &'static Kernel, rows: u32, cols: u32, y| {
+        RowCase::new(&lab, Backend::Llvm, k, dev.inputs(), y, rows, cols).map(|_| ())
+    };
+    let mut errors = vec![
+        case(
+            row_kernel(Op::Softmax, Schedule::Warp),
+            4,
+            513,
+            dev.y.index(..),
+        ),
+        case(
+            row_kernel(Op::Softmax, Schedule::Cluster),
+            1,
+            262_145,
+            dev.y.index(..),
+        ),
+        case(
+            row_kernel(Op::LayerNorm, Schedule::Block),
+            5,
+            1024,
+            dev.y.index(..),
+        ),
+        case(
+            row_kernel(Op::RmsNorm, Schedule::Block),
+            2,
+            1024,
+            dev.x.index(100..),
+        ),
+        check_args(
+            Op::Softmax,
+            &RowArgs {
+                x: &dev.x,
+                w: None,
+                b: None,
+                y: &dev.y,
+                rows: u32::MAX,
+                cols: u32::MAX,
+                eps: 0.0,
+            },
+        ),
+    ]
+    .into_iter();
+    let mut expect = |what: &str| {
+        let e = errors.next().unwrap().unwrap_err().to_string();
+        assert!(e.contains(what), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    };
+    expect("at most 512 f32");
+    expect("no schedule holds");
+    expect("needs 5120");
+    expect("overlap");
+    expect("rows × cols");
+}
+
+/// The schedule each shape of the bench gets launches, at its real size, on every backend
+/// (one row of each: the bench checks them all).
+#[test]
+fn the_bench_shapes_launch_in_their_chosen_schedule() {
+    let Some(lab) = lab_or_skip("the_bench_shapes_launch_in_their_chosen_schedule") else {
+        return;
+    };
+    let at = |s: Schedule, d: Dtype| {
+        catalog::rows::SHAPES
+            .iter()
+            .filter(|&&(_, c)| catalog::rows::chosen(c as u64, d) == Some(s))
+            .map(|&(_, c)| (2, c))
+            .collect()
+    };
+    let failures = check_all(&lab, "bench shape", at, |_, d, rows, cols, seed| {
+        Some((random(d, rows, cols, seed, |_, _| {}), 0, false))
+    });
+    assert_no_failures(&failures);
+}

@@ -34,13 +34,13 @@ step() {
 
 # This machine must have a GPU: "no CUDA device" fails the GPU tests instead of skipping them.
 export LAB_REQUIRE_GPU=1
-step gpu-tests 50 dist/tests/gpu_faults --test-threads=1 --show-output
+step gpu-tests 50 dist/tests/gpu gpu_faults:: --test-threads=1 --show-output
 # The same small sizes under compute-sanitizer's four tools (the profiling sizes are too slow
 # for `xtask sanitize`): every launch of the family, any finding fails the step.
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for tool in memcheck racecheck synccheck initcheck; do
     step "sanitize-$tool" 60 "$sanitizer" --tool "$tool" --error-exitcode 9 \
-        dist/tests/gpu_faults every_fault_and_its_twin_is_right_on_both_compilers --test-threads=1
+        dist/tests/gpu gpu_faults::every_fault_and_its_twin_is_right_on_both_compilers --test-threads=1
 done
 step lab-run 50 dist/lab run --kernel faults --backend both --manifest "$out/faults-run.json"
 step lab-bench 75 dist/lab bench --kernel faults --backend llvm,nvvm --reps 20 --out "$out"

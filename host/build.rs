@@ -1,57 +1,13 @@
-//! Embeds the kernels' PTX (written by `cargo xtask ptx`) into the host library, so the `lab`
-//! binary needs only a CUDA driver where it runs: both Rust compilers' and nvcc's (the CUDA C++
-//! twins in `gpu-kernels/cuda/`), and the sanitizer's canaries (`lab canary`). A missing or
-//! stale PTX is a build error that names the command that fixes it.
+//! CUB's reduction, the bench's reference, compiled with nvcc and linked in; and the commit the
+//! binary is built from. The kernels' PTX is not built in: the host reads it from disk when a
+//! context starts (`src/ptx.rs`), so one copy serves every binary.
 
-use catalog::Backend;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let rust = kernel_sources(&root.join("gpu-kernels"));
-    let cuda = vec![root.join("gpu-kernels/cuda/kernels.cu")];
-    for s in rust.iter().chain(&cuda) {
-        println!("cargo:rerun-if-changed={}", s.display());
-    }
-
-    // One PTX set per compiler (where the catalogue says `cargo xtask ptx` writes it), and the
-    // canaries' (rustc's NVPTX backend, feature `canaries`).
-    let sets = Backend::ALL
-        .map(|b| (b.name(), catalog::ptx::path(b)))
-        .into_iter()
-        .chain([("canary", catalog::ptx::CANARY.to_string())]);
-    let mut code = String::new();
-    for (set, path) in sets {
-        let (sources, dir) = if set == Backend::Nvcc.name() {
-            (&cuda, "gpu-kernels/cuda/")
-        } else {
-            (&rust, "gpu-kernels/")
-        };
-        let newest_source = sources.iter().map(|p| modified(p)).max().unwrap();
-        let ptx = root.join(path);
-        println!("cargo:rerun-if-changed={}", ptx.display());
-        if !ptx.exists() {
-            fail(&format!(
-                "{set} PTX is missing ({}): run `cargo xtask ptx` first",
-                ptx.display()
-            ));
-        }
-        if modified(&ptx) < newest_source {
-            fail(&format!(
-                "{set} PTX is older than the kernel sources in {dir}: run `cargo xtask ptx`"
-            ));
-        }
-        code += &format!(
-            "pub const {}: &str = include_str!({:?});\n",
-            set.to_uppercase(),
-            ptx.display().to_string()
-        );
-    }
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("ptx.rs");
-    std::fs::write(out, code).unwrap();
-
     build_cub(root);
     git_commit(root);
 }
@@ -64,23 +20,6 @@ fn fail(msg: &str) -> ! {
 
 fn modified(p: &Path) -> SystemTime {
     std::fs::metadata(p).and_then(|m| m.modified()).unwrap()
-}
-
-/// gpu-kernels/Cargo.toml and every .rs under gpu-kernels/src.
-fn kernel_sources(dir: &Path) -> Vec<PathBuf> {
-    let mut out = vec![dir.join("Cargo.toml")];
-    let mut stack = vec![dir.join("src")];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
 
 /// CUB's `DeviceReduce::Sum` (`host/cub/cub_reduce.cu`), the bench's reference, compiled with

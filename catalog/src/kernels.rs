@@ -39,6 +39,13 @@ pub enum Shape {
     WavePercent { percent: u64 },
     /// Exactly `blocks` blocks, whatever the GPU.
     Grid { blocks: u64 },
+    /// A row-wise kernel of a `rows × cols` matrix: `op` over each row, held by a warp, a
+    /// block or a cluster (`schedule`), the launch from the row's length
+    /// ([`crate::rows::Schedule::launch`]).
+    Rows {
+        op: crate::rows::Op,
+        schedule: crate::rows::Schedule,
+    },
 }
 
 /// Dynamic shared memory per block.
@@ -54,6 +61,8 @@ pub enum Shared {
         rows: u32,
         pitch: u32,
     },
+    /// A fixed number of bytes, whatever the element type.
+    Bytes(u32),
 }
 
 /// The longest chain of dependent additions one thread makes before the block's tree: with
@@ -171,6 +180,7 @@ impl Kernel {
             Shared::PerThread => threads * elem_bytes,
             Shared::PerWarp => threads / 32 * elem_bytes,
             Shared::Tile { rows, pitch } => rows * pitch * 4,
+            Shared::Bytes(b) => b,
         }
     }
 }

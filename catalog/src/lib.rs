@@ -16,6 +16,7 @@
 //! - [`roofs`]: the roofs a bench run measures (atomics, shared memory, blocks, launches,
 //!   scattered stores beside the ceilings), read back from its rows.
 //! - [`model`]: each kernel's predicted time, its counts against the measured roofs.
+//! - [`rows`]: the row-wise family's operations, schedules, launches and shapes.
 //! - [`launch`]: the launch constants the kernels are compiled with (the same file the kernel
 //!   crate compiles).
 //! - [`cdefs`]: the launch constants as nvcc `-D` flags, for the CUDA C++ twins.
@@ -44,6 +45,7 @@ pub mod nvtx;
 pub mod ptx;
 pub mod records;
 pub mod roofs;
+pub mod rows;
 
 /// The kernels' launch constants: the kernel crate's own file, compiled here too. The kernel
 /// crate is also built by a 2021 toolchain whose cargo cannot read this crate's manifest, so

@@ -247,7 +247,7 @@ pub fn predict_counts(c: &Counts, p: &Problem, roofs: &Roofs) -> Option<Predicti
     };
     // Each element type's chain of reds has its own rate.
     let chain_ns = match dtype {
-        Dtype::F32 => roofs.atomic_same_ns,
+        Dtype::F32 | Dtype::Bf16 => roofs.atomic_same_ns,
         Dtype::I32 | Dtype::U32 => roofs.atomic_same_i32_ns,
     };
     term(

@@ -228,7 +228,8 @@ impl Which {
 }
 
 /// Element types of the kernels and the results rows. The reductions are instantiated for
-/// `f32` and `i32` (what `--dtype` takes); `u32` names the roof rows whose words are counters.
+/// `f32` and `i32`, the row-wise family for `f32` and `bf16` (what `--dtype` takes); `u32`
+/// names the roof rows whose words are counters.
 #[derive(
     Clone,
     Copy,
@@ -249,19 +250,23 @@ pub enum Dtype {
     /// Counters and indices (the block, shared-memory, scattered-store and tile roofs).
     #[value(skip)]
     U32,
+    /// bfloat16 (the row-wise family's inputs and outputs; f32 inside the kernels).
+    Bf16,
 }
 
 impl Dtype {
-    pub const ALL: [Dtype; 3] = [Dtype::F32, Dtype::I32, Dtype::U32];
+    pub const ALL: [Dtype; 4] = [Dtype::F32, Dtype::I32, Dtype::U32, Dtype::Bf16];
     /// The element types the reductions are instantiated for.
     pub const SUMMED: [Dtype; 2] = [Dtype::F32, Dtype::I32];
 
-    /// `f32`, `i32`, `u32`: the suffix of PTX entry points and every table's dtype column.
+    /// `f32`, `i32`, `u32`, `bf16`: the suffix of PTX entry points and every table's dtype
+    /// column.
     pub fn name(self) -> &'static str {
         match self {
             Dtype::F32 => "f32",
             Dtype::I32 => "i32",
             Dtype::U32 => "u32",
+            Dtype::Bf16 => "bf16",
         }
     }
 
@@ -273,7 +278,16 @@ impl Dtype {
 
     /// Bytes per element.
     pub fn size(self) -> u64 {
-        4
+        match self {
+            Dtype::F32 | Dtype::I32 | Dtype::U32 => 4,
+            Dtype::Bf16 => 2,
+        }
+    }
+
+    /// Whether some kernel is instantiated for it (`f32`, `i32`, `bf16`; not the counting
+    /// roofs' `u32`): what the model predicts rows of.
+    pub fn instantiated(self) -> bool {
+        self != Dtype::U32
     }
 
     pub fn from_name(name: &str) -> Option<Dtype> {
@@ -303,19 +317,24 @@ pub enum Family {
     /// The microscope's fault catalogue: each fault planted in a kernel, and its fixed twin.
     /// Run only when `--kernel` names them (never in the default bench).
     Faults,
+    /// Row-wise reductions fused with elementwise work (the chapter's Part II): softmax,
+    /// RMSNorm, LayerNorm, one catalogue entry per schedule. Run only when `--kernel` names
+    /// them, at their own shapes.
+    Rows,
 }
 
 impl Family {
-    pub const ALL: [Family; 5] = [
+    pub const ALL: [Family; 6] = [
         Family::Ceiling,
         Family::Reduce,
         Family::Transpose,
         Family::LaunchGap,
         Family::Faults,
+        Family::Rows,
     ];
 
-    /// `ceiling`, `reduce`, `transpose`, `launch_gap`, `faults`: the `--kernel` family names
-    /// and the bench's sections.
+    /// `ceiling`, `reduce`, `transpose`, `launch_gap`, `faults`, `rows`: the `--kernel`
+    /// family names and the bench's sections.
     pub fn name(self) -> &'static str {
         match self {
             Family::Ceiling => "ceiling",
@@ -323,6 +342,7 @@ impl Family {
             Family::Transpose => "transpose",
             Family::LaunchGap => "launch_gap",
             Family::Faults => "faults",
+            Family::Rows => "rows",
         }
     }
 
@@ -332,12 +352,13 @@ impl Family {
             Family::Reduce => &["reductions"],
             Family::Transpose => &["transposes"],
             Family::Faults => &["fault"],
+            Family::Rows => &["row", "rowwise"],
             _ => &[],
         }
     }
 
-    /// `reduction`, `transpose`, `ceiling`, `bump`, `fault`: how `lab run`'s plan and
-    /// manifest spell the family ([`plan_spelling`]).
+    /// `reduction`, `transpose`, `ceiling`, `bump`, `fault`, `rowwise`: how `lab run`'s plan
+    /// and manifest spell the family ([`plan_spelling`]).
     pub fn plan_name(self) -> &'static str {
         match self {
             Family::Reduce => "reduction",
@@ -345,6 +366,7 @@ impl Family {
             Family::Ceiling => "ceiling",
             Family::LaunchGap => "bump",
             Family::Faults => "fault",
+            Family::Rows => "rowwise",
         }
     }
 }

@@ -83,12 +83,16 @@ pub struct Plan {
     pub launches: Vec<Planned>,
 }
 
-/// Grid, block and dynamic shared memory of one launch.
+/// Grid, block, dynamic shared memory and blocks per cluster of one launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchConfig {
     pub grid: (u32, u32),
     pub block: (u32, u32),
     pub shared_bytes: u32,
+    /// Blocks per thread-block cluster along x (1: no cluster). Written only when not 1, and
+    /// read as 1 where absent.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub cluster: u32,
 }
 
 /// What one profiled launch did, and whether its result was right.

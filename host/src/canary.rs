@@ -44,7 +44,7 @@ pub fn run(which: Canary) -> Result<()> {
     let lab = Lab::new()?;
     // Loaded after `lab`, so dropped before its context.
     let module =
-        Module::from_ptx(crate::ptx::CANARY, &[]).map_err(|source| HostError::ModuleLoad {
+        Module::from_ptx(crate::ptx::canary()?, &[]).map_err(|source| HostError::ModuleLoad {
             backend: "canary",
             source,
         })?;

@@ -1,6 +1,7 @@
 //! CPU references the GPU results are checked against.
 
 pub mod faults;
+pub mod rows;
 
 /// Σ x in f64, pairwise (error ~ log2(n)·2^-53·Σ|x|: exact enough to judge any f32 sum).
 pub fn sum_f64(x: &[f32]) -> f64 {

@@ -16,6 +16,9 @@ pub enum HostError {
         "the CUDA driver is not usable ({0}): check that the NVIDIA driver is installed and `nvidia-smi` works"
     )]
     Driver(CudaError),
+    /// The PTX is missing or stale; the message names the file and the command that makes it.
+    #[error("{0}")]
+    Ptx(String),
     #[error("the driver rejected the {backend} PTX module: {source}")]
     ModuleLoad {
         backend: &'static str,

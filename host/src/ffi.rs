@@ -1,6 +1,8 @@
 //! Raw driver calls cust 0.3 does not wrap: stream capture into a CUDA graph, and replay; a
-//! kernel's allowance of dynamic shared memory. All of the project's host-side FFI lives here,
-//! behind `Graph` and [`allow_dynamic_shared`].
+//! kernel's allowance of dynamic shared memory; a launch in thread-block clusters
+//! (`cuLaunchKernelEx`, CUDA 12: cust's bindings are CUDA 11.4's, so it is declared here). All
+//! of the project's host-side FFI lives here, behind `Graph`, [`allow_dynamic_shared`] and
+//! [`launch_clusters`].
 
 use crate::error::{HostError, Result};
 use cust::stream::Stream;
@@ -23,6 +25,124 @@ pub fn allow_dynamic_shared(f: &cust::function::Function, bytes: u32) -> Result<
         "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
         "kernel attribute",
     )
+}
+
+/// The most blocks a cluster may have on sm_90 (past 8, the portable size, only once the
+/// function allows it: [`launch_clusters`] does).
+pub const MAX_CLUSTER: u32 = 16;
+/// The largest portable cluster.
+const PORTABLE_CLUSTER: u32 = 8;
+
+/// `CUlaunchAttributeValue` (cuda.h, CUDA 12): a 64-byte union, 8-byte aligned; its
+/// `clusterDim` member is three `unsigned int`s at its start.
+#[repr(C, align(8))]
+struct LaunchAttributeValue([u32; 16]);
+
+/// `CUlaunchAttribute`: the attribute's id, padding to 8 bytes, its value.
+#[repr(C)]
+struct LaunchAttribute {
+    id: u32,
+    pad: [u8; 4],
+    value: LaunchAttributeValue,
+}
+
+/// `CUlaunchConfig`.
+#[repr(C)]
+struct LaunchConfig {
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared_mem_bytes: u32,
+    stream: cu::CUstream,
+    attrs: *mut LaunchAttribute,
+    num_attrs: u32,
+}
+
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`.
+const LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: u32 = 4;
+/// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` (not in cust's CUDA 11.4 enum).
+const FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: i32 = 14;
+
+unsafe extern "C" {
+    /// `cuLaunchKernelEx` (CUDA 12.0+ drivers).
+    fn cuLaunchKernelEx(
+        config: *const LaunchConfig,
+        f: cu::CUfunction,
+        params: *mut *mut std::ffi::c_void,
+        extra: *mut *mut std::ffi::c_void,
+    ) -> cu::CUresult;
+    /// `cuFuncSetAttribute` with the attribute as its C `int`, for attributes newer than
+    /// cust's enum.
+    #[link_name = "cuFuncSetAttribute"]
+    fn cuFuncSetAttribute_int(f: cu::CUfunction, attr: i32, value: i32) -> cu::CUresult;
+}
+
+/// A 1-D launch of `f` in clusters of `cluster` blocks along x: `blocks` blocks of `threads`,
+/// `shared_bytes` of dynamic shared memory, on `stream`, with `args` (pointers to each
+/// parameter's value, in order). Refuses a cluster of 0 or more than [`MAX_CLUSTER`] blocks,
+/// or a grid it does not divide; a cluster past 8 blocks is allowed on `f` first.
+///
+/// # Safety
+/// `args` must match `f`'s parameters in number, order and type, and what they point to must
+/// be valid for the kernel (as for any launch); each pointer in `args` must stay valid until
+/// this call returns.
+pub unsafe fn launch_clusters(
+    f: &cust::function::Function,
+    (blocks, threads, cluster): (u32, u32, u32),
+    shared_bytes: u32,
+    stream: &Stream,
+    args: &[*mut std::ffi::c_void],
+) -> Result<()> {
+    if cluster == 0 || cluster > MAX_CLUSTER || !blocks.is_multiple_of(cluster) {
+        return Err(HostError::Invalid {
+            what: "cluster launch",
+            detail: format!(
+                "clusters of {cluster} blocks over a grid of {blocks}: a cluster has 1 to \
+                 {MAX_CLUSTER} blocks and divides the grid"
+            ),
+        });
+    }
+    if cluster > PORTABLE_CLUSTER {
+        // SAFETY: `f` is a live function of a loaded module; the call only sets an attribute.
+        let r = unsafe {
+            cuFuncSetAttribute_int(
+                f.to_raw(),
+                FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                1,
+            )
+        };
+        check(
+            r,
+            "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)",
+            "cluster launch",
+        )?;
+    }
+    let mut dims = [0u32; 16];
+    dims[..3].copy_from_slice(&[cluster, 1, 1]);
+    let mut attr = LaunchAttribute {
+        id: LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        value: LaunchAttributeValue(dims),
+    };
+    let config = LaunchConfig {
+        grid: [blocks, 1, 1],
+        block: [threads, 1, 1],
+        shared_mem_bytes: shared_bytes,
+        stream: stream.as_inner(),
+        attrs: &mut attr,
+        num_attrs: 1,
+    };
+    let mut params: Vec<*mut std::ffi::c_void> = args.to_vec();
+    // SAFETY: `config` and `attr` are live for the call and laid out as cuda.h's structs;
+    // `params` points to the caller's argument values (the caller's contract).
+    let r = unsafe {
+        cuLaunchKernelEx(
+            &config,
+            f.to_raw(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    check(r, "cuLaunchKernelEx", "cluster launch")
 }
 
 fn check(r: cu::CUresult, op: &str, what: &'static str) -> Result<()> {
@@ -104,5 +224,23 @@ impl Drop for Graph {
             cu::cuGraphExecDestroy(self.exec);
             cu::cuGraphDestroy(self.graph);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The structs match cuda.h's layout (CUDA 12, x86-64): sizes and the fields' offsets.
+    #[test]
+    fn launch_structs_have_cudas_layout() {
+        assert_eq!(size_of::<LaunchAttributeValue>(), 64);
+        assert_eq!(size_of::<LaunchAttribute>(), 72);
+        assert_eq!(std::mem::offset_of!(LaunchAttribute, value), 8);
+        assert_eq!(size_of::<LaunchConfig>(), 56);
+        assert_eq!(std::mem::offset_of!(LaunchConfig, shared_mem_bytes), 24);
+        assert_eq!(std::mem::offset_of!(LaunchConfig, stream), 32);
+        assert_eq!(std::mem::offset_of!(LaunchConfig, attrs), 40);
+        assert_eq!(std::mem::offset_of!(LaunchConfig, num_attrs), 48);
     }
 }

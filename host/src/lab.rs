@@ -23,7 +23,8 @@ pub struct Lab {
 }
 
 impl Lab {
-    /// Initialises the driver, takes device 0's primary context and loads every embedded PTX.
+    /// Initialises the driver, takes device 0's primary context and loads every compiler's PTX
+    /// ([`crate::ptx`]: a missing or stale one is an error naming the command that makes it).
     pub fn new() -> Result<Lab> {
         let (device, context) = primary_context()?;
         let info = device_info(device).ctx(|| "reading device attributes".into())?;
@@ -35,7 +36,7 @@ impl Lab {
                 // Line tables ride along (like nvcc -lineinfo, no change to the code) so that
                 // ncu's source page can charge samples to the kernels' source lines.
                 Module::from_ptx(
-                    crate::ptx::of(b),
+                    crate::ptx::of(b)?,
                     &[ModuleJitOption::GenerateLineInfo(true)],
                 )
                 .map_err(|source| HostError::ModuleLoad {
@@ -58,7 +59,7 @@ impl Lab {
         &self.modules[backend as usize]
     }
 
-    /// The backends this binary launches: every compiler's PTX is always embedded.
+    /// The backends this binary launches: every compiler's PTX is always loaded.
     pub const BACKENDS: [Backend; 3] = Backend::ALL;
 
     /// [`Lab::BACKENDS`], as a list.

@@ -1,7 +1,7 @@
-//! Host side of the lab: one CUDA context, the kernels' PTX from both Rust GPU compilers and nvcc,
-//! typed launchers that check what the kernels assume, CUDA-event timing, graph capture,
-//! NVTX ranges and the CPU references the results are checked against. *The chapter* is the
-//! course chapter `catalog::CHAPTER` names.
+//! Host side of the lab: one CUDA context, the kernels' PTX from both Rust GPU compilers and
+//! nvcc (read from disk when the context starts, [`ptx`]), typed launchers that check what the
+//! kernels assume, CUDA-event timing, graph capture, NVTX ranges and the CPU references the
+//! results are checked against. *The chapter* is the course chapter `catalog::CHAPTER` names.
 //!
 //! Unsafe lives in these places only, each block with a `SAFETY:` note naming what it relies
 //! on:
@@ -26,6 +26,7 @@ pub mod lab;
 pub mod launchers;
 pub mod nvtx;
 pub mod placement;
+pub mod ptx;
 pub mod run;
 pub mod timing;
 
@@ -33,17 +34,3 @@ pub use catalog::{Backend, Dtype, Kernel, Which};
 pub use error::{HostError, Result};
 pub use lab::Lab;
 pub use launchers::Elem;
-
-/// The kernels' PTX as `cargo xtask ptx` wrote it, embedded at build time.
-pub mod ptx {
-    include!(concat!(env!("OUT_DIR"), "/ptx.rs"));
-
-    /// `backend`'s PTX (a missing one fails the build).
-    pub fn of(backend: catalog::Backend) -> &'static str {
-        match backend {
-            catalog::Backend::Llvm => LLVM,
-            catalog::Backend::Nvvm => NVVM,
-            catalog::Backend::Nvcc => NVCC,
-        }
-    }
-}

@@ -56,8 +56,8 @@ struct PlacementArgs {
 #[derive(clap::Args)]
 struct RunArgs {
     /// NAME[,NAME...]: a kernel, a PTX entry, a family (reduce, transpose, ceiling,
-    /// launch_gap, faults), all, or a unique part of a name (`--list` shows every name); the
-    /// fault catalogue's kernels run at their own sizes, whatever --size says
+    /// launch_gap, faults, rows), all, or a unique part of a name (`--list` shows every name);
+    /// the fault catalogue's kernels run at their own sizes, whatever --size says
     #[arg(long, required_unless_present_any = ["list", "from_plan"])]
     kernel: Option<String>,
     /// Which compiler's PTX: llvm (rustc's NVPTX backend), nvvm (rust-cuda), both (the two
@@ -67,10 +67,11 @@ struct RunArgs {
     /// Elements of the reductions and of bump
     #[arg(long, default_value_t = host::run::DEFAULT_N)]
     size: u64,
-    /// Transpose input rows
+    /// Rows of the transposes' input and of the row-wise kernels' matrix
     #[arg(long, default_value_t = host::run::DEFAULT_EDGE)]
     rows: u32,
-    /// Transpose input columns
+    /// Columns of the transposes' input and of the row-wise kernels' matrix (a row-wise
+    /// kernel whose schedule cannot hold them is left out, with the reason)
     #[arg(long, default_value_t = host::run::DEFAULT_EDGE)]
     cols: u32,
     /// Start the reduction inputs this many elements (0-3) past a 16-byte boundary

@@ -146,7 +146,7 @@ impl ResultSlots {
             "{} [{}] f32 {}",
             c.kernel,
             c.backend,
-            crate::bench::size::label(n as u64)
+            catalog::cli::size::label(n as u64)
         );
         let times = SlotTimes::new(label, us);
         self.chosen = times
@@ -246,7 +246,7 @@ pub fn run_cli(req: &PlacementRequest) -> Result<()> {
         "lab placement: {} ({} SMs), f32 {}, result word in each of {SLOTS} slots {STRIDE_BYTES} B apart, median of {} launches per slot",
         lab.info.name,
         lab.info.sm_count,
-        crate::bench::size::label(req.n),
+        catalog::cli::size::label(req.n),
         req.reps
     );
     let mut all = Vec::new();

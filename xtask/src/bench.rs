@@ -2,20 +2,23 @@
 //! passed through, and has it write its results file under `results/bench/` (unless `--out DIR`
 //! is given). xtask's own flags are taken out before lab sees them:
 //! - `--record "change; hypothesis"` appends the measured rows to the experiment log
-//!   ([`crate::experiment_log`]); with `--predict "COUNTER down 30%, …"` the prediction goes
-//!   with them, for `cargo xtask compare` to check ([`crate::compare::predict`]);
-//! - `--plot DIR` draws the run's charts into DIR (as `cargo xtask plot`).
+//!   ([`studies::experiment_log`]); with `--predict "COUNTER down 30%, …"` the prediction goes
+//!   with them, for `cargo xtask compare` to check ([`studies::compare::claims`]);
+//! - `--plot DIR` draws the run's charts into DIR (as `cargo xtask plot`);
+//! - `--peers` (with the row-wise family) runs `gpu/rows/peers.sh` after the bench, the peers
+//!   timed in the same session, and prints Part II's table (`cargo xtask rows-table`), written
+//!   beside the results file as `rows-table-<stem>.{txt,json}`.
 //!
 //! The results file they read is the one lab says it wrote (its `wrote PATH` lines).
 
-use crate::experiment_log::{self, Entry, parse_record};
-use crate::{plot, util};
 use anyhow::{Context, Result, bail};
 use catalog::cli::bench::{Args as BenchArgs, Plan as BenchPlan};
 use catalog::records::{Report, Status};
 use catalog::{Backend, Family};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use studies::experiment_log::{self, Entry, parse_record};
+use studies::{plot, util};
 
 /// Where results files go, relative to the repository root.
 pub const RESULTS_DIR: &str = "results/bench";
@@ -46,12 +49,17 @@ pub fn run(args: &[String], quiet: bool) -> Result<()> {
     if !has_out(&lab_args) {
         cmd.arg("--out").arg(root.join(RESULTS_DIR));
     }
-    if own.record.is_none() && own.plot.is_none() {
-        return crate::process::run(&mut cmd);
+    if own.record.is_none() && own.plot.is_none() && !own.peers {
+        return studies::process::run(&mut cmd);
     }
-    let stderr = crate::process::run_keeping_stderr(&mut cmd)?;
+    let stderr = studies::process::run_keeping_stderr(&mut cmd)?;
     let file = results_file(&stderr, &root)?;
-    if let Some(dir) = &own.plot {
+    if own.peers {
+        peers(&file, &root, own.plot.as_deref())?;
+    }
+    // With --peers the row-wise charts are drawn from the peers' table; a run of the row-wise
+    // family alone has no reduction or transpose to plot.
+    if let Some(dir) = own.plot.as_ref().filter(|_| !own.peers) {
         // On stderr: stdout carries the bench's own output (`--format json` included).
         let charts = plot::plot_file(&file, dir)?;
         eprintln!("plotted {} chart(s) into {}", charts.len(), dir.display());
@@ -126,6 +134,9 @@ xtask's own flags (cargo xtask bench / dist/xtask bench):
       --predict <\"COUNTER up|down|same [N%], ...\">
           With --record: which counters the change should move, and which way (an ncu metric,
           a column of ncu-table, or time); cargo xtask compare checks it and logs the outcome
+      --peers
+          With the row-wise family (--kernel rows): time PyTorch eager, torch.compile, Liger
+          and Triton after the bench (gpu/rows/peers.sh) and print Part II's table
       --plot <DIR>
           Draw the run's charts into DIR (as cargo xtask plot RESULTS.json --out DIR)
 
@@ -145,6 +156,8 @@ struct Own {
     plot: Option<PathBuf>,
     /// `--predict "COUNTER down 30%, …"`: stored with `--record`'s rows.
     predict: Option<String>,
+    /// `--peers`: time the row-wise peers after the bench, and print Part II's table.
+    peers: bool,
 }
 
 /// Splits xtask's own flags (`--record`, `--plot`, `--predict`; `--flag value` or
@@ -158,6 +171,10 @@ fn take_own(args: &[String]) -> Result<(Own, Vec<String>)> {
             Some((n, v)) => (n, Some(v)),
             None => (a.as_str(), None),
         };
+        if name == "--peers" {
+            own.peers = true;
+            continue;
+        }
         let what = match name {
             "--record" => "\"change; hypothesis\"",
             "--plot" => "a folder for the charts",
@@ -177,7 +194,7 @@ fn take_own(args: &[String]) -> Result<(Own, Vec<String>)> {
             own.record = Some(parse_record(v)?);
         } else if name == "--predict" {
             // Checked now: a typo must fail before the bench runs, not when compare reads it.
-            crate::compare::claims::parse(v)?;
+            studies::compare::claims::parse(v)?;
             own.predict = Some(v.trim().to_string());
         } else {
             own.plot = Some(PathBuf::from(v));
@@ -186,17 +203,68 @@ fn take_own(args: &[String]) -> Result<(Own, Vec<String>)> {
     Ok((own, rest))
 }
 
+/// Runs the peers' script (PyTorch eager, torch.compile, Liger, Triton; the copy of each matrix
+/// in the same rotation) into the results file's folder, then prints Part II's table and writes
+/// it beside the results file.
+fn peers(file: &Path, root: &Path, plot_dir: Option<&Path>) -> Result<()> {
+    let dir = file.parent().context("the results file has no folder")?;
+    let stem = file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".json"))
+        .context("the results file is no .json")?;
+    let rows = dir.join(format!("rows-{stem}.json"));
+    if !rows.exists() {
+        bail!(
+            "--peers compares the row-wise kernels: {} is missing (add --kernel rows)",
+            rows.display()
+        );
+    }
+    let mut cmd = Command::new("bash");
+    cmd.current_dir(root)
+        .arg("gpu/rows/peers.sh")
+        .env("OUT", dir);
+    studies::process::run(&mut cmd)?;
+    let read =
+        |p: &Path| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()));
+    let cases = studies::rows_table::build(&read(&rows)?, Some(&read(&dir.join("peers.json"))?))?;
+    let text = studies::rows_table::render(&cases, catalog::Format::Table)?;
+    let json = studies::rows_table::render(&cases, catalog::Format::Json)?;
+    for (ext, body) in [("txt", &text), ("json", &json)] {
+        files::write_atomic(
+            &dir.join(format!("rows-table-{stem}.{ext}")),
+            body.as_bytes(),
+        )?;
+    }
+    print!("{text}");
+    if let Some(d) = plot_dir {
+        let drawn = studies::rows_table::plot(&cases, d)?;
+        eprintln!(
+            "plotted {} row-wise chart(s) into {}",
+            drawn.len(),
+            d.display()
+        );
+    }
+    Ok(())
+}
+
 /// Whether the user chose the output folder (`--out DIR` or `--out=DIR`).
 fn has_out(args: &[String]) -> bool {
     args.iter().any(|a| a == "--out" || a.starts_with("--out="))
 }
 
-/// The results JSON the run wrote: the last `.json` of lab's `wrote PATH` lines (a relative
-/// path is lab's, which runs in `root`).
+/// The results JSON the run wrote: the last `.json` of lab's `wrote PATH` lines that is not
+/// the row-wise family's record file (`rows-<stem>.json`, written beside it); a relative path
+/// is lab's, which runs in `root`.
 fn results_file(stderr: &str, root: &Path) -> Result<PathBuf> {
     catalog::records::written(stderr)
         .into_iter()
-        .rfind(|p| p.ends_with(".json"))
+        .rfind(|p| {
+            p.ends_with(".json")
+                && !Path::new(p)
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("rows-"))
+        })
         .map(|p| root.join(p))
         .context("the bench wrote no results file to record from")
 }

@@ -93,14 +93,20 @@ enum Command {
   dist/xtask profile --kernel reduce_v3 --source --backend llvm,nvcc
   cargo xtask profile --kernel reduce_v3 --source --from xtask/tests/fixtures/ncu/capture")]
     Profile(commands::profile::Args),
-    /// How right the diagnosis is: every fault of the catalogue and the chapter's kernels under
-    /// ncu, each headline against the verdict the catalogue says it must get
+    /// How right the diagnosis is: each headline against a stated truth, on the catalogue's
+    /// faults and the chapter's kernels, or on corpora written elsewhere
     ///
     /// A list, the tally (faults named, healthy kernels clean, false alarms) and a confusion
-    /// table of expected verdicts against the headlines'.
+    /// table of expected verdicts against the headlines'. The catalogue's kernels are profiled
+    /// (or read back); --corpus grades the held-out C++, Triton and PyTorch captures of
+    /// gpu/corpus/; --truth grades what `profile --format json` printed for any program.
+    /// Exits non-zero when any kernel is missed.
     #[command(after_help = "Examples:
   dist/xtask accuracy --backend both
-  cargo xtask accuracy --from xtask/tests/fixtures/ncu/faults")]
+  cargo xtask accuracy --from xtask/tests/fixtures/ncu/faults
+  cargo xtask accuracy --corpus all
+  dist/xtask accuracy --corpus cuda --pages corpus-out
+  dist/xtask accuracy --truth gpu/corpus/torch_corpus.truth.csv --document torch.json")]
     Accuracy(commands::accuracy::Args),
     /// The chapter's key ncu metrics for every reduction, beside the chapter's predictions
     ///
@@ -125,6 +131,14 @@ enum Command {
         after_help = "Example: cargo xtask results-table results/bench/nvidia-h200-default-20261130T075647Z.json"
     )]
     ResultsTable(commands::results_table::Args),
+    /// Part II's table: the row-wise kernels beside PyTorch, torch.compile, Liger and Triton
+    ///
+    /// Each op x shape x dtype as GB/s and x the D2D copy of the same matrix measured in its
+    /// own run; whether Rust reaches 0.90 x copy and the best peer; --plot draws it.
+    #[command(after_help = "Examples:
+  cargo xtask rows-table results/rows/rows-nvidia-h200-custom-<date>.json --peers results/rows/peers.json
+  dist/xtask bench --kernel rows --peers      (bench, the peers, then this table)")]
+    RowsTable(commands::rows_table::Args),
     /// The model held to results files: each reduction and transpose row's predicted time against its measured one
     ///
     /// Every reduction at 2^24, 2^26, 2^28, 2^30 and every transpose at 4096², 8192², 16384²,
@@ -174,6 +188,7 @@ fn main() {
         Command::Nsys(args) => commands::nsys::run(&args),
         Command::Profile(args) => commands::profile::run(&args),
         Command::ResultsTable(args) => commands::results_table::run(&args),
+        Command::RowsTable(args) => commands::rows_table::run(&args),
         Command::NcuTable(args) => commands::ncu::table(&args),
         Command::NcuTranspose(args) => commands::ncu::transpose(&args),
         Command::Sanitize(args) => commands::sanitize::run(&args),
@@ -184,7 +199,7 @@ fn main() {
     };
     if let Err(e) = result {
         // A child that failed has said why: end with its code, one error line in all.
-        if let Some(child) = e.downcast_ref::<xtask::process::ChildFailed>()
+        if let Some(child) = e.downcast_ref::<studies::process::ChildFailed>()
             && e.chain().count() == 1
         {
             std::process::exit(child.code());

@@ -52,7 +52,7 @@ pub fn build(root: &Path) -> Result<PathBuf> {
         // LLVM 9's headers warn a lot under g++ 12 while the codegen's C++ shim compiles.
         .env("CXXFLAGS", "-w");
     eprintln!("rust-cuda (rustc_codegen_nvvm, {TOOLCHAIN}): gpu-kernels --features nvvm");
-    crate::process::run(&mut cmd)?;
+    studies::process::run(&mut cmd)?;
     if !out.is_file() {
         bail!(
             "the nvvm build reported success but wrote no '{}'",

@@ -29,15 +29,21 @@ pub struct Args {
     /// backend built into this binary]
     #[arg(long, value_enum, value_delimiter = ',')]
     pub backend: Vec<Backend>,
-    /// Only these kernels: a name, a family (ceiling, reduce, transpose, launch_gap, faults) or a
-    /// unique part of a name (e.g. reduce_v6, v6, cub, padded, bump, fma_peak), comma-separated. The ceilings, CUB and the copy always run when a row needs them as its
+    /// Only these kernels: a name, a family (ceiling, reduce, transpose, launch_gap, faults,
+    /// rows) or a unique part of a name (e.g. reduce_v6, v6, cub, padded, bump, fma_peak),
+    /// comma-separated. The ceilings, CUB and the copy always run when a row needs them as its
     /// reference (fma_peak whenever a reduction runs: the roofline's compute roof); the fault
-    /// catalogue runs only when named here, at its own sizes
+    /// catalogue and the row-wise family run only when named here, at their own sizes
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub kernel: Vec<String>,
-    /// Only these element types for the reductions [default: f32,i32]
+    /// Only these element types: f32, i32 for the reductions [default: both]; f32, bf16 for the
+    /// row-wise family [default: both]
     #[arg(long, value_enum, value_delimiter = ',')]
     pub dtype: Vec<Dtype>,
+    /// The row-wise family's matrices, ROWSxCOLS, comma-separated [default: the seven,
+    /// 65536x512 to 256x262144]
+    #[arg(long, value_name = "RxC", value_parser = size::parse_shape, value_delimiter = ',')]
+    pub shape: Vec<(u32, u32)>,
     /// Timed repetitions per row: one CUDA-event pair around each launch
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub reps: u32,
@@ -75,6 +81,9 @@ pub struct Plan {
     pub transpose: Vec<u64>,
     pub backends: Vec<Backend>,
     pub dtypes: Vec<Dtype>,
+    /// The row-wise family's element types and shapes (rows, cols).
+    pub row_dtypes: Vec<Dtype>,
+    pub shapes: Vec<(u32, u32)>,
     pub kernel_filter: Vec<String>,
     /// The catalogue's kernels `kernel_filter` selects (empty: no filter).
     pub selected: Vec<&'static str>,
@@ -125,6 +134,17 @@ impl Plan {
         } else {
             dedup(args.dtype.clone())
         };
+        let row_dtypes: Vec<Dtype> = crate::rows::DTYPES
+            .into_iter()
+            .filter(|d| args.dtype.is_empty() || args.dtype.contains(d))
+            .collect();
+        let shapes = if args.shape.is_empty() {
+            crate::rows::SHAPES.to_vec()
+        } else {
+            let mut s = args.shape.clone();
+            s.dedup();
+            s
+        };
         let kernel_filter: Vec<String> = args
             .kernel
             .iter()
@@ -140,11 +160,23 @@ impl Plan {
                 .map(|s| s.kernel.name)
                 .collect()
         };
+        if row_dtypes.is_empty()
+            && selected
+                .iter()
+                .any(|k| crate::kernels::find(k).is_some_and(|k| k.family == crate::Family::Rows))
+        {
+            return Err(format!(
+                "--dtype {}: the row-wise kernels take f32 and bf16",
+                names_of(&dtypes)
+            ));
+        }
         Ok(Plan {
             sizes,
             transpose,
             backends,
             dtypes,
+            row_dtypes,
+            shapes,
             kernel_filter,
             selected,
             reps: args.reps,
@@ -189,6 +221,10 @@ fn dedup<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v.sort();
     v.dedup();
     v
+}
+
+fn names_of(d: &[Dtype]) -> String {
+    d.iter().map(|d| d.name()).collect::<Vec<_>>().join(",")
 }
 
 fn names(b: &[Backend]) -> String {
@@ -282,6 +318,29 @@ mod tests {
         let t = plan(&["--kernel", "transpose"]).unwrap();
         assert!(t.wants("transpose_tiled"));
         assert!(!t.wants("reduce_v1"));
+    }
+
+    #[test]
+    fn the_row_family_takes_its_own_types_and_shapes() {
+        let p = plan(&[]).unwrap();
+        assert_eq!(p.row_dtypes, [Dtype::F32, Dtype::Bf16]);
+        assert_eq!(p.shapes.len(), 7);
+        assert!(p.wants("softmax_warp") && !p.names("softmax_warp"));
+        let r = plan(&[
+            "--kernel",
+            "rows",
+            "--dtype",
+            "bf16",
+            "--shape",
+            "8x1024,4x2^18",
+        ])
+        .unwrap();
+        assert_eq!(r.row_dtypes, [Dtype::Bf16]);
+        assert_eq!(r.shapes, [(8, 1024), (4, 262144)]);
+        assert!(r.names("layernorm_cluster") && !r.names("reduce_v6"));
+        let e = plan(&["--kernel", "rows", "--dtype", "i32"]).unwrap_err();
+        assert!(e.contains("take f32 and bf16"), "{e}");
+        assert!(plan(&["--shape", "8"]).is_err());
     }
 
     /// The fault catalogue runs only when `--kernel` names it: never in the default run.

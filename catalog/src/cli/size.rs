@@ -47,6 +47,20 @@ pub fn shape_label(rows: u64, cols: u64) -> String {
     format!("{rows}x{cols}")
 }
 
+/// Parses `ROWSxCOLS` (each `2^k` or a whole number, both at least 1 and within u32): a
+/// matrix shape.
+pub fn parse_shape(s: &str) -> Result<(u32, u32), String> {
+    let (r, c) = s
+        .trim()
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("shape '{s}' is not ROWSxCOLS (e.g. 4096x32768)"))?;
+    let side = |v: &str| -> Result<u32, String> {
+        let n = parse(v)?;
+        u32::try_from(n).map_err(|_| format!("shape '{s}': {n} does not fit the kernels' u32"))
+    };
+    Ok((side(r)?, side(c)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +96,16 @@ mod tests {
         assert_eq!(label(1000), "1000");
         assert_eq!(label(8), "8");
         assert_eq!(shape_label(4096, 8192), "4096x8192");
+    }
+
+    #[test]
+    fn shapes_parse_and_refuse_nonsense() {
+        assert_eq!(parse_shape("65536x512"), Ok((65536, 512)));
+        assert_eq!(parse_shape(" 2^8X2^18 "), Ok((256, 262144)));
+        for bad in ["4096", "0x8", "8x0", "x8", "8x", "2^33x8", "axb"] {
+            assert!(parse_shape(bad).is_err(), "{bad:?} should be rejected");
+        }
+        assert!(parse_shape("2^33x8").unwrap_err().contains("u32"));
     }
 
     #[test]

@@ -4,8 +4,9 @@ use super::counts::{self, CountsFn};
 use super::faults::{Fault, Pair, verdict};
 use super::{Chain, Kernel, Shape, Shared, Tree};
 use crate::Family;
-use crate::launch::{faults, reduce, roofs, stream, transpose};
+use crate::launch::{faults, reduce, roofs, rows, stream, transpose};
 use crate::roofs as roof;
+use crate::rows::{Op, Schedule};
 use crate::{Backend, Dtype};
 
 const ALL_COMPILERS: &[Backend] = &[Backend::Llvm, Backend::Nvvm, Backend::Nvcc];
@@ -13,6 +14,12 @@ const RUST_ONLY: &[Backend] = &[Backend::Llvm, Backend::Nvvm];
 const BOTH_TYPES: &[Dtype] = &[Dtype::F32, Dtype::I32];
 const F32: &[Dtype] = &[Dtype::F32];
 const I32: &[Dtype] = &[Dtype::I32];
+const ROW_TYPES: &[Dtype] = &crate::rows::DTYPES;
+/// The cluster schedule's instructions need `.target sm_90` PTX, which rust-cuda's compiler
+/// (sm_80) does not write (docs/part2.md).
+const LLVM_ONLY: &[Backend] = &[Backend::Llvm];
+/// The cluster softmax: rustc's backend and its CUDA C++ twin.
+const LLVM_AND_NVCC: &[Backend] = &[Backend::Llvm, Backend::Nvcc];
 
 const RB: u32 = reduce::BLOCK;
 const RB64: u64 = reduce::BLOCK as u64;
@@ -204,6 +211,38 @@ const fn pair(
         ..faulty
     };
     (faulty, twin)
+}
+
+/// A row-wise kernel (`gpu-kernels/src/rows.rs`): `op` over each row of a matrix, f32 and
+/// BF16, held by `schedule`'s threads; the block is the schedule's largest (the block
+/// schedule's is sized from the row at launch).
+const fn row_kernel(
+    name: &'static str,
+    (op, schedule): (Op, Schedule),
+    compilers: &'static [Backend],
+    about: &'static str,
+) -> Kernel {
+    let threads = match schedule {
+        Schedule::Warp => 32 * rows::WARP_ROWS_PER_BLOCK,
+        Schedule::Block => rows::BLOCK_MAX_THREADS,
+        Schedule::Cluster => rows::CLUSTER_THREADS,
+    };
+    Kernel {
+        name,
+        family: Family::Rows,
+        dtypes: ROW_TYPES,
+        compilers,
+        block: (threads, 1),
+        shape: Shape::Rows { op, schedule },
+        shared: Shared::Bytes(crate::rows::SHARED_BYTES),
+        chain: Chain::None,
+        library: None,
+        counts: Some(counts::rows_moved_once),
+        tree: None,
+        params: 7,
+        about,
+        fault: None,
+    }
 }
 
 const FB: (u32, u32) = (faults::BLOCK, 1);
@@ -923,5 +962,60 @@ pub const KERNELS: &[Kernel] = &[
         3,
         BARRIER.1,
         "the same sums by five warp shuffles: no barrier",
+    ),
+    // The row-wise family (the chapter's Part II): each operation in each schedule.
+    row_kernel(
+        "softmax_warp",
+        (Op::Softmax, Schedule::Warp),
+        ALL_COMPILERS,
+        "softmax, a warp per row held in registers: five shuffles per statistic, no barrier",
+    ),
+    row_kernel(
+        "softmax_block",
+        (Op::Softmax, Schedule::Block),
+        ALL_COMPILERS,
+        "softmax, a block per row held in registers: shuffles, one shared slot per warp, one barrier",
+    ),
+    row_kernel(
+        "softmax_cluster",
+        (Op::Softmax, Schedule::Cluster),
+        LLVM_AND_NVCC,
+        "softmax, a cluster per row: each block's statistic through distributed shared memory",
+    ),
+    row_kernel(
+        "rmsnorm_warp",
+        (Op::RmsNorm, Schedule::Warp),
+        RUST_ONLY,
+        "RMSNorm, a warp per row held in registers",
+    ),
+    row_kernel(
+        "rmsnorm_block",
+        (Op::RmsNorm, Schedule::Block),
+        RUST_ONLY,
+        "RMSNorm, a block per row held in registers",
+    ),
+    row_kernel(
+        "rmsnorm_cluster",
+        (Op::RmsNorm, Schedule::Cluster),
+        LLVM_ONLY,
+        "RMSNorm, a cluster per row through distributed shared memory",
+    ),
+    row_kernel(
+        "layernorm_warp",
+        (Op::LayerNorm, Schedule::Warp),
+        RUST_ONLY,
+        "LayerNorm, a warp per row held in registers (Chan's merge of mean and variance)",
+    ),
+    row_kernel(
+        "layernorm_block",
+        (Op::LayerNorm, Schedule::Block),
+        RUST_ONLY,
+        "LayerNorm, a block per row held in registers",
+    ),
+    row_kernel(
+        "layernorm_cluster",
+        (Op::LayerNorm, Schedule::Cluster),
+        LLVM_ONLY,
+        "LayerNorm, a cluster per row through distributed shared memory",
     ),
 ];

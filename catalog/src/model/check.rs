@@ -27,7 +27,7 @@ pub const WITHIN: f64 = 0.10;
 /// The `(kernel, problem)` a results row measured, when the catalogue has the kernel.
 pub fn problem_of(row: &Row, sm_count: u32) -> Option<(&'static crate::Kernel, Problem)> {
     let kernel = find(&row.kernel)?;
-    let dtype = row.dtype.summed()?;
+    let dtype = Some(row.dtype).filter(|d| d.instantiated())?;
     let size = Size::of_label(&row.size, row.n)?;
     Some((
         kernel,

@@ -125,7 +125,7 @@ fn the_roofs_themselves_and_the_demo_have_no_counts() {
     for kernel in crate::KERNELS {
         let reduce_or_transpose = matches!(
             kernel.family,
-            crate::Family::Reduce | crate::Family::Transpose
+            crate::Family::Reduce | crate::Family::Transpose | crate::Family::Rows
         );
         assert_eq!(
             kernel.counts.is_some(),
@@ -415,4 +415,30 @@ fn a_reduction_that_loads_before_its_tree_is_bound_by_its_own_compilers_slots() 
     let v4 = predict(k("reduce_v4"), &vector(Dtype::I32, 1 << 28), &roofs).unwrap();
     assert!(!v4.terms.iter().any(|t| t.roof == Roof::Slots), "{v4:?}");
     assert!(counts_of("reduce_v3_shfl", &vector(Dtype::I32, 1 << 20)).loads_before_tree);
+}
+
+/// A row-wise kernel is its matrix's bytes over the copy (read once, written once; the weights
+/// left out), in its schedule's blocks.
+#[test]
+fn a_row_kernel_is_predicted_at_the_copy_of_its_bytes() {
+    let p = |name: &str, dtype: Dtype, rows: u32, cols: u32| {
+        let problem = Problem {
+            dtype,
+            size: Size::Matrix { rows, cols },
+            sm_count: 132,
+            backend: None,
+        };
+        predict(k(name), &problem, &synthetic()).unwrap()
+    };
+    let s = p("softmax_warp", Dtype::F32, 65536, 512);
+    assert_eq!(s.bound, Roof::Copy);
+    assert!(close(s.bound_s(), 2.0 * 65536.0 * 512.0 * 4.0 / 1e12));
+    assert!(close(s.seconds, s.bound_s() + 5e-6));
+    assert_eq!(s.counts.blocks, 65536 / 8);
+    let ln = p("layernorm_cluster", Dtype::Bf16, 256, 262144);
+    assert!(close(ln.bound_s(), 2.0 * 256.0 * 262144.0 * 2.0 / 1e12));
+    assert_eq!(ln.counts.blocks, 256 * 8);
+    assert_eq!(ln.counts.read_bytes, 256 * 262144 * 2);
+    // A shape its schedule cannot hold launches nothing: no blocks.
+    assert_eq!(p("rmsnorm_warp", Dtype::F32, 8, 4096).counts.blocks, 0);
 }

@@ -3,7 +3,8 @@
 //!
 //! - `args`: the flags and the plan they resolve to (`catalog::cli::bench`, which xtask reads
 //!   too).
-//! - `measure`: the measurements (ceilings, reductions + CUB, transposes + copy, launch gap),
+//! - `measure`: the measurements (ceilings, reductions + CUB, transposes + copy, launch gap,
+//!   the fault catalogue and the row-wise family when named),
 //!   each phase in an NVTX range, each result verified after timing; what each row launches
 //!   and checks is its family's case (`crate::cases`), the same `lab run` drives.
 //! - `progress`: the progress bar on stderr (current row, ETA), off with `--quiet` or when
@@ -77,6 +78,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
     bench.transposes()?;
     bench.launch_gap()?;
     bench.faults()?;
+    bench.rows()?;
     let placement = bench.placement.clone();
     let l2_flush_bytes = bench.flush_bytes();
     let atomic_slot = bench.atomic_slot.clone();
@@ -130,6 +132,10 @@ pub fn run(args: &Args) -> Result<Outcome> {
         Some(dir) => {
             let path = report::write_results(dir, &report).map_err(|e| HostError::Invalid {
                 what: "results file",
+                detail: format!("writing into '{}': {e}", dir.display()),
+            })?;
+            report::rows::write(dir, &report).map_err(|e| HostError::Invalid {
+                what: "row-wise records",
                 detail: format!("writing into '{}': {e}", dir.display()),
             })?;
             Some(path)

@@ -10,6 +10,8 @@
 //!   checked exactly.
 //! - [`bump`]: the launch-gap demo kernel.
 //! - [`faults`]: the fault catalogue's pairs, each kernel checked against its CPU reference.
+//! - [`rows`]: the row-wise family (softmax, RMSNorm, LayerNorm) against its f64 reference,
+//!   and the driver's copy of the same matrix.
 //! - [`verify`]: what counts as a right answer; [`cub`]: CUB's `DeviceReduce::Sum`.
 
 pub mod bump;
@@ -17,6 +19,7 @@ pub mod cub;
 pub mod faults;
 pub mod reduce;
 pub mod roofs;
+pub mod rows;
 pub mod stream;
 pub mod transpose;
 pub mod verify;

@@ -125,6 +125,7 @@ impl Lab {
             grid: (n / tile, m / tile),
             block: k.block,
             shared_bytes: k.shared_bytes(4),
+            cluster: 1,
         })
     }
 

@@ -9,10 +9,12 @@
 //!   demo kernel.
 //! - [`roofs`]: the roof kernels (atomics, shared memory, empty blocks, scattered stores).
 //! - [`faults`]: the fault catalogue's pairs, one launcher per pair.
+//! - [`rows`]: the row-wise family (softmax, RMSNorm, LayerNorm), warp, block or cluster per row.
 
 pub mod faults;
 pub mod reduce;
 pub mod roofs;
+pub mod rows;
 pub mod stream;
 pub mod transpose;
 
@@ -212,10 +214,13 @@ impl Lab {
                 .div_ceil(100)
                 .min(MAX_GRID_X),
             Shape::Grid { blocks } => blocks,
-            Shape::Tiles { .. } => {
+            Shape::Tiles { .. } | Shape::Rows { .. } => {
                 return Err(HostError::Invalid {
                     what: "launch shape",
-                    detail: format!("{} is launched on tiles, not over n elements", kernel.name),
+                    detail: format!(
+                        "{} is launched on a matrix, not over n elements",
+                        kernel.name
+                    ),
                 });
             }
         };
@@ -231,6 +236,7 @@ impl Lab {
             grid: (blocks as u32, 1),
             block: kernel.block,
             shared_bytes,
+            cluster: 1,
         })
     }
 }
@@ -242,6 +248,7 @@ pub fn elements_per_block(kernel: &Kernel) -> u64 {
             elements_per_block
         }
         Shape::Tiles { .. }
+        | Shape::Rows { .. }
         | Shape::Waves { .. }
         | Shape::WavePercent { .. }
         | Shape::Grid { .. } => 0,

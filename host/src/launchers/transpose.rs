@@ -64,6 +64,7 @@ impl Lab {
             grid: grid(kernel, rows, cols)?,
             block: kernel.block,
             shared_bytes: kernel.shared_bytes(4),
+            cluster: 1,
         })
     }
 

@@ -7,11 +7,13 @@ use super::{PROFILE_RANGE, WARMUP_RANGE};
 use crate::cases::bump::Bump;
 use crate::cases::faults::{self as fault_cases, FaultCase, Scale};
 use crate::cases::reduce::{self, Reduce, ReduceElem};
+use crate::cases::rows::{self as rows_cases, RowCase};
 use crate::cases::stream::{FmaPeak, ReadStream};
 use crate::cases::transpose::{self, Matrix};
 use crate::cases::{Case, Verdict};
 use crate::error::{Ctx, HostError, Result};
 use crate::lab::Lab;
+use crate::launchers::rows::{Bf16, RowElem, op_schedule};
 use crate::launchers::{Elem, LaunchConfig, stream::read_stream};
 use crate::nvtx;
 use crate::placement::ResultSlots;
@@ -33,6 +35,15 @@ struct Inputs {
     matrix: Option<(Vec<f32>, DeviceBuffer<f32>)>,
     /// The last fault pair's inputs (the plan runs a pair's launches one after the other).
     fault_pair: Option<fault_cases::Inputs>,
+    /// The row-wise family's `rows × cols` matrices and weights, per element type.
+    rows_f32: Option<RowsInputs<f32>>,
+    rows_bf16: Option<RowsInputs<Bf16>>,
+}
+
+/// A row-wise kernel's inputs on the host and the device (with an output), made once per run.
+struct RowsInputs<T: RowElem> {
+    host: rows_cases::Inputs<T>,
+    device: rows_cases::Device<T>,
 }
 
 impl Inputs {
@@ -176,7 +187,12 @@ fn run_one(
         Family::Reduce => match k.dtype {
             Dtype::F32 => reduce_once::<f32>(lab, backend, k, sizes, seed, inputs, slots)?,
             Dtype::I32 => reduce_once::<i32>(lab, backend, k, sizes, seed, inputs, slots)?,
-            Dtype::U32 => return Err(not_instantiated(k)),
+            Dtype::U32 | Dtype::Bf16 => return Err(not_instantiated(k)),
+        },
+        Family::Rows => match k.dtype {
+            Dtype::F32 => rows_once::<f32>(lab, backend, k, sizes, seed, &mut inputs.rows_f32)?,
+            Dtype::Bf16 => rows_once::<Bf16>(lab, backend, k, sizes, seed, &mut inputs.rows_bf16)?,
+            Dtype::I32 | Dtype::U32 => return Err(not_instantiated(k)),
         },
         Family::Transpose => {
             let (rows, cols) = (sizes.rows, sizes.cols);
@@ -281,7 +297,7 @@ fn roof_once(
                     AtomicSame::new(lab, backend, slots.result::<i32>(), reds, 1)?,
                     AtomicSame::verify,
                 )?,
-                Dtype::U32 => return Err(not_instantiated(k)),
+                Dtype::U32 | Dtype::Bf16 => return Err(not_instantiated(k)),
             };
             let capped = if reds < n { ", n capped at 2^24" } else { "" };
             (config, ok, format!("{reds} reds{capped}: {check}"))
@@ -323,7 +339,7 @@ fn roof_once(
                     TreeAlone::<i32>::new(lab, backend, t, n, None)?,
                     TreeAlone::verify,
                 )?,
-                Dtype::U32 => return Err(not_instantiated(k)),
+                Dtype::U32 | Dtype::Bf16 => return Err(not_instantiated(k)),
             }
         }
         roof::TILE_COPY => checked(
@@ -376,4 +392,38 @@ fn reduce_once<T: RunElem>(
         &case,
         case.verify(&reduce::reference(&host[off..]), None)?,
     ))
+}
+
+/// One row-wise kernel over the run's `rows × cols` matrix of `T` (made once per run), checked
+/// against the f64 reference within `T`'s tolerance.
+fn rows_once<T: RowElem>(
+    lab: &Lab,
+    backend: Backend,
+    k: RunKernel,
+    sizes: Sizes,
+    seed: u64,
+    inputs: &mut Option<RowsInputs<T>>,
+) -> Result<Outcome> {
+    let (rows, cols) = (sizes.rows, sizes.cols);
+    if inputs.is_none() {
+        let host =
+            rows_cases::Inputs::<T>::random(rows as usize, cols as usize, seed ^ 0x726f_7773);
+        let device = rows_cases::Device::upload(lab, &host)?;
+        *inputs = Some(RowsInputs { host, device });
+    }
+    let i = inputs.as_ref().expect("filled above");
+    let (op, _) = op_schedule(k.kernel)?;
+    let case = RowCase::new(
+        lab,
+        backend,
+        k.kernel,
+        i.device.inputs(),
+        i.device.y.index(..),
+        rows,
+        cols,
+    )?;
+    warm_then_profile(lab, &case)?;
+    let v = case.verify(&i.host.reference(op, cols as usize))?;
+    let (config, ok, check) = outcome(&case, v);
+    Ok((config, ok, format!("{rows}×{cols} {}: {check}", T::DTYPE)))
 }

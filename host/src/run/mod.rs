@@ -52,6 +52,10 @@ use catalog::{Family, Which};
 /// `reduce_v3 [llvm]  grid 65536×1  block 256×1  smem 1024 B  ok (…)`.
 pub fn line(l: &Launched) -> String {
     let launch = match &l.config {
+        Some(c) if c.cluster > 1 => format!(
+            "grid {}×{}  block {}×{}  cluster {}  smem {} B",
+            c.grid.0, c.grid.1, c.block.0, c.block.1, c.cluster, c.shared_bytes
+        ),
         Some(c) => format!(
             "grid {}×{}  block {}×{}  smem {} B",
             c.grid.0, c.grid.1, c.block.0, c.block.1, c.shared_bytes

@@ -85,10 +85,12 @@ impl RunKernel {
             return Size::Vector(f.size);
         }
         match (self.kernel.family, self.kernel.shape) {
-            (Family::Transpose, _) | (_, Shape::Tiles { .. }) => Size::Matrix {
-                rows: s.rows,
-                cols: s.cols,
-            },
+            (Family::Transpose, _) | (_, Shape::Tiles { .. } | Shape::Rows { .. }) => {
+                Size::Matrix {
+                    rows: s.rows,
+                    cols: s.cols,
+                }
+            }
             _ => Size::Vector(s.n),
         }
     }
@@ -166,10 +168,23 @@ pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
     }
     let mut launches = Vec::new();
     let mut skipped = Vec::new();
+    let mut refused = Vec::new();
     for &k in kernels {
+        // A row-wise kernel whose schedule cannot hold the rows is left out, with the reason.
+        if let Shape::Rows { schedule, .. } = k.kernel.shape
+            && let Err(why) = schedule.launch(sizes.rows as u64, sizes.cols as u64, k.dtype)
+        {
+            refused.push(format!("{}: {why}", k.name()));
+            continue;
+        }
         let via = k.via(&backends);
         if k.kernel.library.is_none() && via.len() < backends.len() {
-            skipped.push(k.name());
+            let missing: Vec<Backend> = backends
+                .iter()
+                .copied()
+                .filter(|&b| !k.kernel.carried_by(b))
+                .collect();
+            skipped.push((k, missing));
         }
         for b in via {
             let backend = Runner::of(b);
@@ -184,19 +199,54 @@ pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
             });
         }
     }
-    if !skipped.is_empty() {
-        let why = format!(
-            "{} {} no CUDA C++ twin (Rust-only kernels)",
-            skipped.join(", "),
-            if skipped.len() == 1 { "has" } else { "have" }
-        );
+    if !refused.is_empty() {
+        if launches.is_empty() {
+            return Err(HostError::Invalid {
+                what: "--rows/--cols",
+                detail: refused.join("; "),
+            });
+        }
+        notes.extend(refused.into_iter().map(|r| format!("not run: {r}")));
+    }
+    // The Rust-only kernels (no CUDA C++ twin), then those some Rust compiler lacks too (the
+    // cluster schedule: rustc's backend only, docs/part2.md), each with where they do run.
+    let (twinless, others): (Vec<_>, Vec<_>) = skipped
+        .into_iter()
+        .partition(|(_, missing)| *missing == [Backend::Nvcc]);
+    let mut why = Vec::new();
+    if !twinless.is_empty() {
+        let names: Vec<String> = twinless.into_iter().map(|(k, _)| k.name()).collect();
+        let verb = if names.len() == 1 { "has" } else { "have" };
+        why.push((
+            format!(
+                "{} {verb} no CUDA C++ twin (Rust-only kernels)",
+                names.join(", ")
+            ),
+            "nvcc".to_string(),
+            "llvm, nvvm or both",
+        ));
+    }
+    for (k, missing) in others {
+        let missing: Vec<&str> = missing.iter().map(|b| b.name()).collect();
+        let carried: Vec<&str> = Backend::ALL
+            .into_iter()
+            .filter(|&b| k.kernel.carried_by(b))
+            .map(Backend::name)
+            .collect();
+        why.push((
+            format!("{} is built by {} only", k.name(), carried.join(" and ")),
+            missing.join(", "),
+            "one that builds it",
+        ));
+    }
+    for (what, missing, instead) in why {
         if launches.is_empty() {
             return Err(HostError::Invalid {
                 what: "--backend",
-                detail: format!("{why}: use --backend llvm, nvvm or both"),
+                detail: format!("{what}: use --backend {instead}"),
             });
         }
-        notes.push(format!("{why}: not run on nvcc"));
+        notes.push(format!("{what}: not run on {missing}"));
     }
     Ok(Plan {
         sizes,
@@ -277,6 +327,14 @@ pub fn bytes_needed(plan: &Plan) -> u64 {
     if has(&|k| k.kernel.family == Family::Transpose) {
         let matrix = (s.rows as u64 * s.cols as u64).saturating_mul(4);
         bytes = bytes.saturating_add(matrix.saturating_mul(2));
+    }
+    // The row-wise family: a matrix, its output and the weights, per element type.
+    for d in catalog::rows::DTYPES {
+        if has(&|k| k.kernel.family == Family::Rows && k.dtype == d) {
+            let matrix = (s.rows as u64 * s.cols as u64).saturating_mul(2);
+            let bytes_of = (matrix + 2 * s.cols as u64).saturating_mul(d.size());
+            bytes = bytes.saturating_add(bytes_of);
+        }
     }
     if has(&|k| k.kernel.family == Family::LaunchGap) {
         bytes = bytes.saturating_add(s.n.saturating_mul(4));

@@ -16,7 +16,10 @@ fn names(spec: &str) -> Vec<String> {
 fn rust_only() -> Vec<&'static str> {
     catalog::KERNELS
         .iter()
+        // The Rust compilers' kernels that both carry and that run at any size (a row-wise
+        // kernel's schedule may not hold the default rows).
         .filter(|k| k.library.is_none() && !k.carried_by(Backend::Nvcc))
+        .filter(|k| k.carried_by(Backend::Nvvm) && k.family != catalog::Family::Rows)
         .map(|k| k.name)
         .collect()
 }
@@ -248,5 +251,82 @@ fn a_plan_given_back_is_checked_against_the_catalogue() {
             .unwrap_err()
             .to_string()
             .contains("at least 1")
+    );
+}
+
+/// A row-wise kernel runs where its schedule holds the rows: the others of a family are left
+/// out with the reason, and one named alone is refused with it; the cluster schedule is
+/// rustc's backend's only.
+#[test]
+fn a_row_kernel_runs_where_its_schedule_holds_the_rows() {
+    let sizes = Sizes {
+        rows: 64,
+        cols: 4096,
+        ..default_sizes()
+    };
+    let p = plan(&select("rows").unwrap(), Which::Both, sizes).unwrap();
+    let labels: Vec<&str> = p.launches.iter().map(|l| l.label.as_str()).collect();
+    assert!(labels.contains(&"softmax_block [nvvm]"), "{labels:?}");
+    assert!(labels.contains(&"layernorm_cluster [llvm]"), "{labels:?}");
+    assert!(
+        !labels
+            .iter()
+            .any(|l| l.contains("_warp") || *l == "softmax_cluster [nvvm]")
+    );
+    assert!(
+        p.notes.iter().any(|n| n.contains(
+            "softmax_warp: cols = 4096: the warp schedule holds rows of at most 512 f32"
+        )),
+        "{:?}",
+        p.notes
+    );
+    let e = plan(&select("softmax_warp").unwrap(), Which::Llvm, sizes)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--rows/--cols") && e.contains("at most 512"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "{e}");
+    // The matrix, its output and the weights of each element type run.
+    let one = plan(
+        &select("rmsnorm_block,rmsnorm_block_bf16").unwrap(),
+        Which::Llvm,
+        sizes,
+    )
+    .unwrap();
+    let matrix = 64 * 4096;
+    assert_eq!(bytes_needed(&one), (2 * matrix + 2 * 4096) * (4 + 2));
+}
+
+/// A kernel some Rust compiler lacks too (the cluster schedule) says where it runs.
+#[test]
+fn a_kernel_one_compiler_builds_says_so() {
+    let sizes = Sizes {
+        rows: 8,
+        cols: 4096,
+        ..default_sizes()
+    };
+    let p = plan(
+        &select("rmsnorm_cluster,softmax_block").unwrap(),
+        Which::All,
+        sizes,
+    )
+    .unwrap();
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n == "rmsnorm_cluster is built by llvm only: not run on nvvm, nvcc"),
+        "{:?}",
+        p.notes
+    );
+    let e = plan(&select("softmax_cluster").unwrap(), Which::Nvvm, sizes)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "softmax_cluster is built by llvm and nvcc only: use --backend one that builds it"
+        ),
+        "{e}"
     );
 }

@@ -8,10 +8,10 @@
 //! Needs no GPU: only the PTX from `cargo xtask ptx` and the CUDA 13 tools that
 //! `scripts/setup.sh` puts in `.tools/cuda13/bin`.
 
-use crate::asm::{self, View, checks, diff, listing, report};
 use anyhow::{Result, bail};
 use catalog::{Backend, Format};
 use std::path::PathBuf;
+use studies::asm::{self, View, checks, diff, listing, report};
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -1,11 +1,11 @@
 //! `cargo xtask compare A B`: two kernels, one kernel from two compilers, or two results files,
 //! compared by time (with a verdict), counters (with the recorded prediction checked) and code
-//! (see [`crate::compare`]).
+//! (see [`studies::compare`]).
 
-use crate::compare::{self, CompareRequest};
 use anyhow::Result;
 use catalog::{Backend, Dtype, Format};
 use std::path::PathBuf;
+use studies::compare::{self, CompareRequest};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

@@ -1,15 +1,15 @@
 //! `cargo xtask explore`: a kernel's source, PTX and SASS as one self-contained HTML page,
 //! linked both ways, with control bits and, from a capture, warp-state samples
-//! ([`crate::explore`]).
+//! ([`studies::explore`]).
 //!
 //! Needs no GPU: the PTX from `cargo xtask ptx`, the CUDA 13 tools, and for samples a capture
-//! already made (`--capture`, default [`crate::explore::CAPTURE`]).
+//! already made (`--capture`, default [`studies::explore::CAPTURE`]).
 
-use crate::asm;
-use crate::explore::{self, CAPTURE, ExploreRequest};
 use anyhow::{Result, bail};
 use catalog::Backend;
 use std::path::PathBuf;
+use studies::asm;
+use studies::explore::{self, CAPTURE, ExploreRequest};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -50,7 +50,7 @@ pub fn run(args: &Args) -> Result<()> {
             kernels.join(", ")
         );
     }
-    let root = crate::util::root();
+    let root = studies::util::root();
     let at_root = |p: &PathBuf| {
         if p.is_absolute() {
             p.clone()

@@ -1,8 +1,8 @@
-//! `cargo xtask log`: the experiment log (`crate::experiment_log`) as a table, CSV or JSON.
+//! `cargo xtask log`: the experiment log (`studies::experiment_log`) as a table, CSV or JSON.
 
-use crate::experiment_log::{Entry, path, read};
-use crate::util;
 use anyhow::Result;
+use studies::experiment_log::{Entry, path, read};
+use studies::util;
 
 #[derive(clap::Args)]
 pub struct Args {

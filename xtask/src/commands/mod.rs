@@ -13,4 +13,5 @@ pub mod plot;
 pub mod profile;
 pub mod ptx;
 pub mod results_table;
+pub mod rows_table;
 pub mod sanitize;

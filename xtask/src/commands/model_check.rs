@@ -5,12 +5,12 @@
 //! rows); `--assume FILE` fills the ones a file did not measure, each value with its source,
 //! and the output says which values were assumed.
 
-use crate::plot::results;
 use anyhow::{Context, Result, bail};
 use catalog::model::RULE;
 use catalog::model::check::{self, Assumed, Checked, Tally};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use studies::plot::results;
 
 #[derive(clap::Args)]
 pub struct Args {

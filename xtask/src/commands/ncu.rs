@@ -1,10 +1,10 @@
 //! `cargo xtask ncu-table` and `cargo xtask ncu-transpose`: the chapter's key metrics for
 //! every reduction (and the transposes) under ncu, beside the chapter's predictions (see
-//! [`crate::profiler::tables`]).
+//! [`studies::profiles::tables`]).
 
-use crate::profiler::ncu::NcuOptions;
-use crate::profiler::tables;
 use anyhow::Result;
+use studies::profiles::ncu::NcuOptions;
+use studies::profiles::tables;
 
 #[derive(clap::Args)]
 pub struct TableArgs {

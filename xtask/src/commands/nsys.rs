@@ -3,13 +3,13 @@
 //! kernel-bound, the top kernels, and the three tables the chapter reads (see
 //! [`profiler::nsys`]).
 
-use crate::profiler::ncu::emit;
-use crate::util;
 use anyhow::{Context, Result};
 use catalog::Format;
 use profiler::nsys;
 use profiler::tools::NSYS;
 use std::path::PathBuf;
+use studies::profiles::ncu::emit;
+use studies::util;
 
 /// Which program to trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -70,8 +70,8 @@ pub fn run(args: &Args) -> Result<()> {
         let nsys = NSYS.find()?;
         std::fs::create_dir_all(&out_dir)
             .with_context(|| format!("creating {}", out_dir.display()))?;
-        let name =
-            crate::profiler::program::capture_name(&args.program).replacen("profile-", "nsys-", 1);
+        let name = studies::profiles::program::capture_name(&args.program)
+            .replacen("profile-", "nsys-", 1);
         let rest: Vec<std::ffi::OsString> = rest.iter().map(Into::into).collect();
         let trace = nsys::trace(&nsys, &out_dir, &name, exe.as_ref(), &rest)?;
         let program = args.program.join(" ");

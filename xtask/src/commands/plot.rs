@@ -1,14 +1,14 @@
-//! `cargo xtask plot RESULTS.json`: SVG charts of a bench results file (see `crate::plot`):
+//! `cargo xtask plot RESULTS.json`: SVG charts of a bench results file (see `studies::plot`):
 //! bandwidth bars per reduction size and for the transposes, the size sweep (from a `--sweep`
 //! file), the roofline. `cargo xtask bench --plot DIR` draws them right after the run.
 //!
 //! Needs no GPU: only the results file.
 
-use crate::plot::{self, Chart};
-use crate::util;
 use anyhow::Result;
 use catalog::Format;
 use std::path::{Path, PathBuf};
+use studies::plot::{self, Chart};
+use studies::util;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -2,17 +2,17 @@
 //! saved as `.ncu-rep` for the GUI, and a text summary read from it: Speed of Light,
 //! occupancy and its limiter, the dominant stalls, the memory workload (sectors per request,
 //! bank conflicts, wavefronts), the launch (waves per SM), then the diagnosis; with `--source`,
-//! the kernel's source lines hottest first (see [`crate::profiler::profile`]).
+//! the kernel's source lines hottest first (see [`studies::profiles::profile`]).
 
-use crate::asm::parse_backends;
-use crate::profiler::ncu::NcuOptions;
-use crate::profiler::profile::{ProfileRequest, profile};
-use crate::profiler::program::{self, Output};
 use anyhow::Result;
 use catalog::Backend;
 use clap::parser::ValueSource;
 use profiler::ncu::run::{Collect, Filter, Set, Settings};
 use std::path::PathBuf;
+use studies::asm::parse_backends;
+use studies::profiles::ncu::NcuOptions;
+use studies::profiles::profile::{ProfileRequest, profile};
+use studies::profiles::program::{self, Output};
 
 #[derive(clap::Args)]
 pub struct Flags {
@@ -144,7 +144,7 @@ pub fn run(args: &Args) -> Result<()> {
             collect: Collect {
                 set: Some(f.set),
                 sections: Vec::new(),
-                metrics: crate::profiler::metrics::diagnosis(),
+                metrics: studies::profiles::metrics::diagnosis(),
             },
             filter: Filter {
                 kernel_regex: f.kernel_name.clone(),
@@ -166,8 +166,8 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let reading_back = !f.ncu.from.is_empty();
     // Raw pages that no lab capture wrote (`<name>-<backend>.raw.csv`): a program's.
-    if reading_back && !crate::profiler::capture::lab_pages(&f.ncu.from)? {
-        return program::profile_pages(&crate::profiler::capture::raw_pages(&f.ncu.from)?, &out);
+    if reading_back && !studies::profiles::capture::lab_pages(&f.ncu.from)? {
+        return program::profile_pages(&studies::profiles::capture::raw_pages(&f.ncu.from)?, &out);
     }
     let request = ProfileRequest {
         kernel: &f.kernel,

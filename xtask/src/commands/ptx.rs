@@ -1,14 +1,14 @@
 //! `cargo xtask ptx`: the kernels' PTX, from both Rust GPU compilers and, for comparison, from
 //! nvcc (the same algorithms in CUDA C++, `gpu-kernels/cuda/kernels.cu`), written where the
-//! host build embeds it (`target/ptx/<backend>/gpu_kernels.ptx`). With the llvm backend it also
+//! host loads it from (`target/ptx/<backend>/gpu_kernels.ptx`). With the llvm backend it also
 //! builds the sanitizer's canaries (feature `canaries`) into their own PTX,
 //! `target/ptx/canary/gpu_kernels.ptx`.
 
-use crate::util;
 use anyhow::{Context, Result};
 use catalog::{Backend, Which};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use studies::util;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -53,7 +53,7 @@ fn build_nvcc(root: &Path) -> Result<PathBuf> {
     let dest = ptx_path(root, "nvcc");
     std::fs::create_dir_all(dest.parent().unwrap())?;
     let tmp = dest.with_extension("ptx.tmp");
-    crate::process::run(
+    studies::process::run(
         Command::new(util::cuda_tool("nvcc")?)
             .args(["-ptx", "-O3", "-std=c++17", "-arch=sm_90", "-lineinfo"])
             .args(catalog::cdefs::nvcc_defines())
@@ -69,28 +69,22 @@ fn build_nvcc(root: &Path) -> Result<PathBuf> {
 /// The CUDA C++ source nvcc compiles (relative to the workspace root).
 pub const NVCC_SOURCE: &str = "gpu-kernels/cuda/kernels.cu";
 
-/// Where the host's build script looks for a backend's PTX (or the canaries', [`CANARY_SET`]).
-pub fn ptx_path(root: &Path, backend: &str) -> PathBuf {
-    root.join("target/ptx")
-        .join(backend)
-        .join("gpu_kernels.ptx")
+/// Where the host loads a backend's PTX from (or the canaries', `catalog::ptx::CANARY_SET`).
+pub fn ptx_path(root: &Path, set: &str) -> PathBuf {
+    root.join(catalog::ptx::set_path(set))
 }
-
-/// The PTX set of the sanitizer's canaries (`gpu-kernels/src/canary.rs`), kept apart from the
-/// backends' sets so the lab's PTX never contains a deliberately wrong kernel.
-pub const CANARY_SET: &str = "canary";
 
 /// rustc's own NVPTX backend: `-Z build-std=core` for `nvptx64-nvidia-cuda`, sm_90; the lab's
 /// kernels, or with `canaries` the canaries alone (in their own target folder: a cdylib's
 /// output name does not change with its features, so the two builds must not share one).
 fn build_llvm(root: &Path, canaries: bool) -> Result<PathBuf> {
     let (set, features): (_, &[&str]) = if canaries {
-        (CANARY_SET, &["--features", "canaries"])
+        (catalog::ptx::CANARY_SET, &["--features", "canaries"])
     } else {
         ("llvm", &[])
     };
     let target_dir = root.join(format!("target/kernels-{set}"));
-    crate::process::run(
+    studies::process::run(
         Command::new("cargo")
             .current_dir(root.join("gpu-kernels"))
             .args([
@@ -127,7 +121,7 @@ fn build_llvm(root: &Path, canaries: bool) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sanitize::CANARIES;
+    use studies::sanitize::CANARIES;
 
     fn entries(set: &str) -> Vec<String> {
         let path = ptx_path(&util::root(), set);
@@ -142,7 +136,7 @@ mod tests {
     /// The canary PTX holds the four canaries and nothing else; no backend's PTX holds any.
     #[test]
     fn canaries_are_only_in_their_own_ptx() {
-        let mut canaries = entries(CANARY_SET);
+        let mut canaries = entries(catalog::ptx::CANARY_SET);
         canaries.sort();
         let mut expected: Vec<&str> = CANARIES.iter().map(|c| c.kernel).collect();
         expected.sort();

@@ -3,12 +3,12 @@
 //! file so that no figure in the docs is typed by hand. A test regenerates every table the
 //! docs mark with `<!-- results-table PATH SIZE DTYPE -->` and compares.
 
-use crate::plot::results::{self, Measured};
 use anyhow::{Result, bail};
 use catalog::records::{Cache, Report, Row};
 use catalog::{Backend, Dtype, Family, Runner};
 use std::fmt::Write;
 use std::path::PathBuf;
+use studies::plot::results::{self, Measured};
 
 #[derive(clap::Args)]
 pub struct Args {

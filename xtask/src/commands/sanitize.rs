@@ -3,14 +3,14 @@
 //! kernel × tool: clean, or the first error. Any finding fails the command.
 //!
 //! First, each tool must flag its canary (`lab canary <tool>`, a kernel that is wrong on
-//! purpose), or the command fails before anything else: see [`crate::sanitize`].
+//! purpose), or the command fails before anything else: see [`studies::sanitize`].
 
-use crate::sanitize::{self, TOOLS};
-use crate::util;
 use anyhow::{Result, bail};
 use profiler::tools::SANITIZER;
 use serde::Serialize;
 use std::path::PathBuf;
+use studies::sanitize::{self, TOOLS};
+use studies::util;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -12,7 +12,7 @@
 //! launches and checks is its family's case (`crate::cases`), the same `lab run` drives.
 //!
 //! One module per phase: [`ceilings`], [`reduce`], [`roofs`], [`transpose`], [`launch_gap`],
-//! [`faults`] (only when `--kernel` names them).
+//! [`faults`] and [`rows`] (each only when `--kernel` names them).
 
 mod ceilings;
 mod faults;
@@ -20,6 +20,7 @@ pub mod flush;
 mod launch_gap;
 mod reduce;
 pub mod roofs;
+mod rows;
 mod transpose;
 
 pub use ceilings::FMA_ITERS;
@@ -135,11 +136,12 @@ impl<'a> Bench<'a> {
                 .filter(|v| p.wants(v.name))
                 .map(|v| p.backends.iter().filter(|&&b| v.carried_by(b)).count())
                 .sum::<usize>() as u64;
+            let summed = p.dtypes.iter().filter(|d| d.summed().is_some()).count() as u64;
             for &n in &p.sizes {
                 add(nb, 4 * n, 0, 1);
                 add(1, 8 * n, 0, 1);
                 if wants_reduce {
-                    add(p.dtypes.len() as u64 * (pairs + 1), 4 * n, n, 1);
+                    add(summed * (pairs + 1), 4 * n, n, 1);
                 }
             }
         }
@@ -164,6 +166,9 @@ impl<'a> Bench<'a> {
         if p.wants("bump") {
             add(3 * nb, 0, 0, LAUNCHES);
             add(nb, 0, 0, 1);
+        }
+        for step in self.planned_rows() {
+            add(1 + step.runs.len() as u64, step.matrix_bytes(), 0, 1);
         }
         for k in self.planned_faults() {
             // About a millisecond per launch, weighed as that many FLOPs.
@@ -267,13 +272,24 @@ impl<'a> Bench<'a> {
             || self.plan.wants(launchers::library_reduction().name)
     }
 
-    /// The read stream and the copy run whenever a reduction does (they are its ceilings).
-    fn wants_bandwidth_ceilings(&self) -> bool {
-        self.wants_reduce() || self.plan.wants(launchers::stream::read_stream().name)
+    /// Whether the row-wise family runs (only when `--kernel` names its kernels).
+    fn wants_rows(&self) -> bool {
+        launchers::rows::row_kernels().any(|k| self.plan.names(k.name))
     }
 
-    /// The FMA peak runs whenever a reduction does (the roofline's compute roof).
+    /// The read stream and the copy run whenever a reduction does (they are its ceilings), and
+    /// with the row-wise family (the model's roofs need them).
+    fn wants_bandwidth_ceilings(&self) -> bool {
+        self.wants_reduce()
+            || self.wants_rows()
+            || self.plan.wants(launchers::stream::read_stream().name)
+    }
+
+    /// The FMA peak runs whenever a reduction or the row-wise family does (the roofline's
+    /// compute roof, and one the model needs).
     fn wants_fma_peak(&self) -> bool {
-        self.wants_reduce() || self.plan.wants(launchers::stream::fma_peak().name)
+        self.wants_reduce()
+            || self.wants_rows()
+            || self.plan.wants(launchers::stream::fma_peak().name)
     }
 }

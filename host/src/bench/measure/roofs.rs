@@ -106,6 +106,7 @@ impl Bench<'_> {
     /// rows are predicted from), or a roof kernel is named.
     pub(super) fn wants_roofs(&self) -> bool {
         self.wants_reduce()
+            || self.wants_rows()
             || crate::launchers::transposes().any(|t| self.plan.wants(t.name))
             || kernels::all().iter().any(|k| self.plan.wants(k.name))
     }
@@ -197,6 +198,7 @@ impl Bench<'_> {
             Dtype::F32 => "red.global.add.f32",
             Dtype::I32 => "red.global.add.s32",
             Dtype::U32 => "red.global.add.u32",
+            Dtype::Bf16 => unreachable!("the reductions' element types are f32 and i32"),
         };
         self.roof(
             row,

@@ -6,7 +6,8 @@
 //! - [`headline`]: the headline sentences;
 //! - [`model`]: each row's predicted time and binding roof (`catalog::model`);
 //! - [`print`]: one printer per format (table, JSON, CSV);
-//! - [`file`]: the results file.
+//! - [`file`]: the results file;
+//! - [`rows`]: the row-wise family's flat records (merged with the peers'), its headline.
 //!
 //! Everything here is plain data and arithmetic, tested without a GPU.
 
@@ -14,6 +15,7 @@ pub mod file;
 pub mod headline;
 pub mod model;
 pub mod print;
+pub mod rows;
 #[cfg(test)]
 mod tests;
 

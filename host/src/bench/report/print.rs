@@ -14,6 +14,9 @@ fn title(f: Family) -> &'static str {
         Family::Faults => {
             "Fault catalogue (each fault, then its fixed twin; vs ref: against the twin)"
         }
+        Family::Rows => {
+            "Row-wise: softmax, RMSNorm, LayerNorm (vs copy: against the D2D copy of the same matrix)"
+        }
     }
 }
 
@@ -229,7 +232,7 @@ fn section_table(section: Family, rows: &[&Row]) -> comfy_table::Table {
     let gap = section == Family::LaunchGap;
     let (ceiling, reference) = match section {
         Family::Reduce => ("% read ceiling", "vs CUB"),
-        Family::Transpose => ("% copy", "vs copy"),
+        Family::Transpose | Family::Rows => ("% copy", "vs copy"),
         _ => ("% ceiling", "vs ref"),
     };
     let (header, numeric) = if gap {

@@ -296,7 +296,7 @@ impl Inputs {
 
     /// The problem's size label for tables: `4096³`, `2^26`, …
     pub fn size_label(&self) -> String {
-        let pow = |n: usize| crate::bench::size::label(n as u64);
+        let pow = |n: usize| catalog::cli::size::label(n as u64);
         match &self.data {
             Data::Gemm {
                 dims: (m, n, k), ..

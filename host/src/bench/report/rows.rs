@@ -1,0 +1,230 @@
+//! The row-wise family's table as flat records, the fields the peers' script
+//! (`gpu/rows/peers.py`) writes too, so the two merge into one table (op × shape × dtype ×
+//! implementation): written beside the results file as `rows-STEM.json`, and one headline
+//! line per element type: how many of the chosen schedules' rows reach 0.90 of the copy.
+
+use super::{Cache, Report, Row, Status};
+use crate::files::{report_written, write_atomic};
+use catalog::rows::{Op, chosen};
+use catalog::{Backend, Family, Runner};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// The share of the D2D copy every row is held to (the issue's bar).
+pub const COPY_BAR: f64 = 0.90;
+
+/// One measured row of a row-wise kernel.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RowRecord {
+    /// `softmax`, `rmsnorm`, `layernorm`.
+    pub op: &'static str,
+    pub rows: u32,
+    pub cols: u32,
+    pub dtype: String,
+    /// `rust-llvm`, `rust-nvvm`, `nvcc`.
+    pub implementation: String,
+    /// `warp`, `block`, `cluster`, and whether `catalog::rows::chosen` picks it for the shape.
+    pub schedule: &'static str,
+    pub chosen: bool,
+    pub median_us: f64,
+    pub gbps: f64,
+    /// gbps / the D2D copy's of the same matrix, measured in the same run.
+    pub x_copy: Option<f64>,
+    pub cache: &'static str,
+}
+
+/// `rust-llvm`, `rust-nvvm`, `nvcc`.
+fn implementation(r: Runner) -> String {
+    match r.backend() {
+        Some(b @ (Backend::Llvm | Backend::Nvvm)) => format!("rust-{b}"),
+        _ => r.to_string(),
+    }
+}
+
+/// The verified row-wise kernel rows of `r`, as records.
+pub fn records(r: &Report) -> Vec<RowRecord> {
+    r.rows.iter().filter_map(record).collect()
+}
+
+fn record(row: &Row) -> Option<RowRecord> {
+    if row.section != Family::Rows || row.status != Status::Ok {
+        return None;
+    }
+    let k = catalog::kernels::find(&row.kernel)?;
+    let catalog::Shape::Rows { op, schedule } = k.shape else {
+        return None;
+    };
+    let (rows, cols) = row.size.split_once('x')?;
+    let (rows, cols): (u32, u32) = (rows.parse().ok()?, cols.parse().ok()?);
+    Some(RowRecord {
+        op: op.name(),
+        rows,
+        cols,
+        dtype: row.dtype.to_string(),
+        implementation: implementation(row.backend),
+        schedule: schedule.name(),
+        chosen: chosen(cols as u64, row.dtype) == Some(schedule),
+        median_us: row.median_us?,
+        gbps: row.gbps?,
+        x_copy: row.vs_reference,
+        cache: row.cache.name(),
+    })
+}
+
+/// Writes `rows-STEM.json` into `dir` when the report has row-wise rows: the device, commit,
+/// date, the eps passed, and the records. None when it has none.
+pub fn write(dir: &Path, r: &Report) -> std::io::Result<Option<PathBuf>> {
+    let records = records(r);
+    if records.is_empty() {
+        return Ok(None);
+    }
+    let doc = serde_json::json!({
+        "what": "lab bench, the row-wise family: bytes = one read + one write of the matrix, \
+                 plus the weights; x_copy against the D2D copy of the same matrix in this run",
+        "device": r.device.name,
+        "commit": r.commit,
+        "date": r.date,
+        "reps": r.config.reps,
+        "eps": {
+            Op::RmsNorm.name(): Op::RmsNorm.eps(),
+            Op::LayerNorm.name(): Op::LayerNorm.eps(),
+        },
+        "rows": records,
+    });
+    let path = dir.join(format!("rows-{}.json", r.file_stem()));
+    let text = serde_json::to_string_pretty(&doc).expect("the records serialize") + "\n";
+    write_atomic(&path, text.as_bytes())?;
+    report_written(&path);
+    Ok(Some(path))
+}
+
+/// The headline's lines for the family, one per element type measured with `cache`: the
+/// chosen schedules' rows at or above [`COPY_BAR`] of the copy, and the slowest of them.
+pub fn headline_lines(rows: &[Row], cache: Cache) -> Vec<String> {
+    let mut out = Vec::new();
+    let chosen_rows: Vec<RowRecord> = rows
+        .iter()
+        .filter(|r| r.cache == cache)
+        .filter_map(record)
+        .filter(|r| r.chosen && r.implementation.starts_with("rust"))
+        .collect();
+    let mut dtypes: Vec<&str> = chosen_rows.iter().map(|r| r.dtype.as_str()).collect();
+    dtypes.sort_unstable();
+    dtypes.dedup();
+    for d in dtypes {
+        let of: Vec<&RowRecord> = chosen_rows.iter().filter(|r| r.dtype == d).collect();
+        let held = of
+            .iter()
+            .filter(|r| r.x_copy.is_some_and(|x| x >= COPY_BAR))
+            .count();
+        let mut line = format!(
+            "row-wise {d} ({}): {held} of {} rows of the chosen schedules (both Rust compilers) at >= {COPY_BAR:.2} x copy",
+            cache.label(),
+            of.len()
+        );
+        if let Some(w) = of
+            .iter()
+            .filter(|r| r.x_copy.is_some())
+            .min_by(|a, b| a.x_copy.partial_cmp(&b.x_copy).unwrap())
+        {
+            line += &format!(
+                "; the slowest {}_{} [{}] {}x{} at {:.3} x copy",
+                w.op,
+                w.schedule,
+                w.implementation,
+                w.rows,
+                w.cols,
+                w.x_copy.unwrap_or(0.0)
+            );
+        }
+        out.push(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::report::Passed;
+    use crate::timing::Samples;
+    use catalog::Dtype;
+
+    fn row(kernel: &str, b: Backend, dtype: Dtype, shape: &str, x_copy: f64) -> Row {
+        let mut r = Row::new(Family::Rows, kernel, b, dtype, 1, shape.into(), 1 << 30)
+            .passed(&Samples::new(vec![0.25]), "ok");
+        r.vs_reference = Some(x_copy);
+        r
+    }
+
+    #[test]
+    fn records_carry_the_merge_fields_and_the_chosen_schedule() {
+        let rows = [
+            row("softmax_warp", Backend::Llvm, Dtype::F32, "65536x512", 0.95),
+            row(
+                "softmax_block",
+                Backend::Nvvm,
+                Dtype::F32,
+                "65536x512",
+                0.80,
+            ),
+            row(
+                "layernorm_cluster",
+                Backend::Llvm,
+                Dtype::Bf16,
+                "256x262144",
+                0.85,
+            ),
+            Row::new(
+                Family::Rows,
+                "d2d_copy",
+                Runner::Driver,
+                Dtype::F32,
+                1,
+                "65536x512".into(),
+                1,
+            ),
+        ];
+        let recs: Vec<RowRecord> = rows.iter().filter_map(record).collect();
+        assert_eq!(recs.len(), 3);
+        assert_eq!(
+            (
+                recs[0].op,
+                recs[0].rows,
+                recs[0].cols,
+                recs[0].schedule,
+                recs[0].chosen
+            ),
+            ("softmax", 65536, 512, "warp", true)
+        );
+        assert_eq!(recs[1].implementation, "rust-nvvm");
+        assert!(!recs[1].chosen);
+        assert!((recs[0].gbps - (1u64 << 30) as f64 / 0.25e-3 / 1e9).abs() < 1e-6);
+        let json = serde_json::to_value(&recs[2]).unwrap();
+        for field in [
+            "op",
+            "rows",
+            "cols",
+            "dtype",
+            "implementation",
+            "median_us",
+            "gbps",
+            "x_copy",
+        ] {
+            assert!(json.get(field).is_some(), "{field}");
+        }
+        let lines = headline_lines(&rows, Cache::Hot);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[0].starts_with("row-wise bf16") && lines[0].contains("0 of 1"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].contains("layernorm_cluster [rust-llvm] 256x262144 at 0.850"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].starts_with("row-wise f32") && lines[1].contains("1 of 1"),
+            "{lines:?}"
+        );
+    }
+}

@@ -1,0 +1,54 @@
+//! One PTX file as SASS: assembled for sm_90, disassembled with source lines, control bits and
+//! live registers, each instruction's inline chain checked against the PTX's own records.
+
+use crate::disasm::{self, Function, Resources};
+use crate::ptx;
+use crate::source::CallSites;
+use crate::tools::Tools;
+use anyhow::Result;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Every function's SASS listing, and what `ptxas -v` reported per kernel.
+pub struct Sass {
+    pub functions: Vec<Function>,
+    pub resources: BTreeMap<String, Resources>,
+}
+
+impl Sass {
+    /// Assembles `ptx` (the file `module` was read from) into `cubin` and disassembles it; the
+    /// cubin is removed after. The listing carries nvdisasm's source lines (with their inline
+    /// chains, each frame's file checked against the PTX's, see [`CallSites::repair`]) where
+    /// the PTX had line info, and the registers live at each instruction.
+    pub fn build(tools: &Tools, ptx: &Path, module: &ptx::Module, cubin: &Path) -> Result<Sass> {
+        let (cubin, resources) = disasm::assemble(tools, ptx, cubin)?;
+        // Two nvdisasm runs on the same cubin (one for lines, one for life ranges).
+        let (functions, live) = std::thread::scope(|s| {
+            let live = s.spawn(|| disasm::life_ranges(tools, &cubin));
+            let functions = disasm::disassemble(tools, &cubin);
+            (functions, live.join().expect("life-range thread"))
+        });
+        let _ = std::fs::remove_file(&cubin);
+        let (mut functions, mut live) = (functions?, live?);
+        for f in &mut functions {
+            f.live = live.remove(&f.name).unwrap_or_default();
+            let Some(p) = module.functions.iter().find(|p| p.name == f.name) else {
+                continue;
+            };
+            let records = CallSites::from_ptx(p, &module.files);
+            for l in &mut f.lines {
+                if let disasm::Line::Source(chain) = l {
+                    *chain = records.repair(chain);
+                }
+            }
+        }
+        Ok(Sass {
+            functions,
+            resources,
+        })
+    }
+
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+}

@@ -1,0 +1,362 @@
+//! Part II's one table: each row-wise op × shape × dtype, the Rust kernels (both compilers, the
+//! schedule the catalogue chooses) and the C++ twin beside PyTorch eager, torch.compile, Liger
+//! and Triton, each as GB/s and × the D2D copy of the same matrix measured in its own run (the
+//! lab's `lab bench --kernel rows` writes `rows-<stem>.json`; `gpu/rows/peers.py` writes
+//! `peers.json`).
+
+use crate::plot::bars::{BarSeries, Bars, draw};
+use anyhow::{Context, Result, bail};
+use catalog::Format;
+use plotters::style::RGBColor;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The implementations, in the table's column order: the lab's, then the peers'.
+pub const IMPLEMENTATIONS: [&str; 7] = [
+    "rust-llvm",
+    "rust-nvvm",
+    "nvcc",
+    "eager",
+    "compile",
+    "liger",
+    "triton",
+];
+/// The peers' implementations (the best of these is the bar the lab's must clear).
+const PEERS: [&str; 4] = ["eager", "compile", "liger", "triton"];
+
+/// One cell: what an implementation reached on a case.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Cell {
+    pub gbps: f64,
+    pub x_copy: f64,
+    pub median_us: f64,
+}
+
+/// One op × shape × dtype.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Case {
+    pub op: String,
+    pub rows: u64,
+    pub cols: u64,
+    pub dtype: String,
+    /// Implementation → its cell; absent where it did not run or failed.
+    pub cells: BTreeMap<String, Cell>,
+    /// The peers' best × copy, and which peer it was.
+    pub best_peer: Option<(String, f64)>,
+}
+
+impl Case {
+    /// The slower of the two Rust compilers where both ran (the rows the issue holds to 0.90).
+    pub fn rust_x_copy(&self) -> Option<f64> {
+        ["rust-llvm", "rust-nvvm"]
+            .iter()
+            .filter_map(|i| self.cells.get(*i).map(|c| c.x_copy))
+            .reduce(f64::min)
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct LabFile {
+    rows: Vec<LabRow>,
+}
+
+#[derive(serde::Deserialize)]
+struct LabRow {
+    op: String,
+    rows: u64,
+    cols: u64,
+    dtype: String,
+    implementation: String,
+    chosen: bool,
+    median_us: f64,
+    gbps: f64,
+    x_copy: Option<f64>,
+}
+
+#[derive(serde::Deserialize)]
+struct PeersFile {
+    rows: Vec<PeerRow>,
+}
+
+#[derive(serde::Deserialize)]
+struct PeerRow {
+    op: String,
+    rows: u64,
+    cols: u64,
+    dtype: String,
+    implementation: String,
+    median_us: Option<f64>,
+    gbps: Option<f64>,
+    x_copy: Option<f64>,
+    ok: bool,
+}
+
+/// The cases of a lab rows file (the chosen schedules only) and a peers file, in the lab's
+/// order.
+pub fn build(lab_json: &str, peers_json: Option<&str>) -> Result<Vec<Case>> {
+    let lab: LabFile = serde_json::from_str(lab_json)
+        .context("not a `lab bench --kernel rows` record file (rows-<stem>.json)")?;
+    let mut cases: Vec<Case> = Vec::new();
+    fn at(cases: &mut Vec<Case>, op: &str, rows: u64, cols: u64, dtype: &str) -> usize {
+        match cases
+            .iter()
+            .position(|c| c.op == op && c.rows == rows && c.cols == cols && c.dtype == dtype)
+        {
+            Some(i) => i,
+            None => {
+                cases.push(Case {
+                    op: op.to_string(),
+                    rows,
+                    cols,
+                    dtype: dtype.to_string(),
+                    cells: BTreeMap::new(),
+                    best_peer: None,
+                });
+                cases.len() - 1
+            }
+        }
+    }
+    for r in lab.rows.iter().filter(|r| r.chosen) {
+        let Some(x) = r.x_copy else { continue };
+        let i = at(&mut cases, &r.op, r.rows, r.cols, &r.dtype);
+        cases[i].cells.insert(
+            r.implementation.clone(),
+            Cell {
+                gbps: r.gbps,
+                x_copy: x,
+                median_us: r.median_us,
+            },
+        );
+    }
+    if let Some(peers) = peers_json {
+        let peers: PeersFile =
+            serde_json::from_str(peers).context("not a `gpu/rows/peers.py` file (peers.json)")?;
+        for r in peers
+            .rows
+            .iter()
+            .filter(|r| r.ok && r.implementation != "copy")
+        {
+            let (Some(gbps), Some(x), Some(us)) = (r.gbps, r.x_copy, r.median_us) else {
+                continue;
+            };
+            let i = at(&mut cases, &r.op, r.rows, r.cols, &r.dtype);
+            cases[i].cells.insert(
+                r.implementation.clone(),
+                Cell {
+                    gbps,
+                    x_copy: x,
+                    median_us: us,
+                },
+            );
+        }
+    }
+    for c in &mut cases {
+        c.best_peer = PEERS
+            .iter()
+            .filter_map(|p| c.cells.get(*p).map(|cell| (p.to_string(), cell.x_copy)))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+    }
+    if cases.is_empty() {
+        bail!("the rows file holds no verified row of a chosen schedule");
+    }
+    Ok(cases)
+}
+
+/// The table as text: one line per case, `GB/s ×copy` per implementation, then the verdicts.
+pub fn text(cases: &[Case]) -> String {
+    let mut headers: Vec<String> = ["op", "rows x cols", "dtype"].map(String::from).to_vec();
+    headers.extend(IMPLEMENTATIONS.iter().map(|i| i.to_string()));
+    headers.extend(["best peer", "Rust >= 0.90", "Rust >= best peer"].map(String::from));
+    let rows: Vec<Vec<String>> = cases
+        .iter()
+        .map(|c| {
+            let mut r = vec![
+                c.op.clone(),
+                format!("{} x {}", c.rows, c.cols),
+                c.dtype.clone(),
+            ];
+            r.extend(IMPLEMENTATIONS.iter().map(|i| {
+                c.cells
+                    .get(*i)
+                    .map_or("-".into(), |x| format!("{:.0} {:.2}", x.gbps, x.x_copy))
+            }));
+            r.push(
+                c.best_peer
+                    .as_ref()
+                    .map_or("-".into(), |(p, x)| format!("{x:.2} {p}")),
+            );
+            let rust = c.rust_x_copy();
+            r.push(rust.map_or("-".into(), |x| yes_no(x >= 0.90)));
+            r.push(match (rust, &c.best_peer) {
+                (Some(x), Some((_, b))) => yes_no(x >= *b),
+                _ => "-".into(),
+            });
+            r
+        })
+        .collect();
+    let held = |f: &dyn Fn(&Case) -> Option<bool>| {
+        let v: Vec<bool> = cases.iter().filter_map(f).collect();
+        (v.iter().filter(|b| **b).count(), v.len())
+    };
+    let (roof, n) = held(&|c| c.rust_x_copy().map(|x| x >= 0.90));
+    let (peer, m) = held(&|c| Some(c.rust_x_copy()? >= c.best_peer.as_ref()?.1));
+    format!(
+        "each cell: GB/s (one read and one write of the matrix) and x the D2D copy of the same \
+         matrix in its own run; Rust: the slower of the two compilers, the schedule the \
+         catalogue chooses\n{}\nRust at >= 0.90 x copy: {roof} of {n}; at least as fast as \
+         the best peer: {peer} of {m}\n",
+        profiler::table::render_aligned(&headers, &rows, &(3..headers.len()).collect::<Vec<_>>())
+    )
+}
+
+/// The table in `format`.
+pub fn render(cases: &[Case], format: Format) -> Result<String> {
+    Ok(match format {
+        Format::Table => text(cases),
+        Format::Json => {
+            serde_json::to_string_pretty(&serde_json::json!({
+                "schema_version": 1,
+                "tool": "xtask rows-table",
+                "cases": cases,
+            }))? + "\n"
+        }
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            w.write_record([
+                "op",
+                "rows",
+                "cols",
+                "dtype",
+                "implementation",
+                "gbps",
+                "x_copy",
+                "median_us",
+            ])?;
+            for c in cases {
+                for (i, cell) in &c.cells {
+                    w.write_record([
+                        c.op.clone(),
+                        c.rows.to_string(),
+                        c.cols.to_string(),
+                        c.dtype.clone(),
+                        i.clone(),
+                        format!("{:.1}", cell.gbps),
+                        format!("{:.4}", cell.x_copy),
+                        format!("{:.2}", cell.median_us),
+                    ])?;
+                }
+            }
+            String::from_utf8(w.into_inner()?)?
+        }
+    })
+}
+
+fn yes_no(b: bool) -> String {
+    if b { "yes" } else { "NO" }.into()
+}
+
+/// One chart per op and dtype: × copy per shape, a bar per implementation.
+pub fn charts(cases: &[Case]) -> Vec<Bars> {
+    let colors = [
+        RGBColor(31, 119, 180),
+        RGBColor(44, 160, 44),
+        RGBColor(148, 103, 189),
+        RGBColor(127, 127, 127),
+        RGBColor(255, 127, 14),
+        RGBColor(214, 39, 40),
+        RGBColor(140, 86, 75),
+    ];
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for c in cases {
+        let k = (c.op.clone(), c.dtype.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .map(|(op, dtype)| {
+            let mine: Vec<&Case> = cases
+                .iter()
+                .filter(|c| c.op == op && c.dtype == dtype)
+                .collect();
+            Bars {
+                name: format!("rows-{op}-{dtype}"),
+                title: format!("{op} {dtype}: x the D2D copy of the same matrix"),
+                subtitle: "one read and one write of the matrix; 1.0 = the copy's bandwidth".into(),
+                caption: String::new(),
+                groups: mine
+                    .iter()
+                    .map(|c| format!("{}x{}", c.rows, c.cols))
+                    .collect(),
+                series: IMPLEMENTATIONS
+                    .iter()
+                    .zip(colors)
+                    .map(|(i, color)| BarSeries {
+                        name: i.to_string(),
+                        color,
+                        values: mine
+                            .iter()
+                            .map(|c| c.cells.get(*i).map(|x| x.x_copy))
+                            .collect(),
+                    })
+                    .filter(|s| s.values.iter().any(Option::is_some))
+                    .collect(),
+                levels: Vec::new(),
+                y_desc: "x copy",
+                decimals: 2,
+            }
+        })
+        .collect()
+}
+
+/// Draws every chart into `dir` as `rows-<op>-<dtype>.svg`; returns the files.
+pub fn plot(cases: &[Case], dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    charts(cases)
+        .iter()
+        .map(|b| {
+            let path = dir.join(format!("{}.svg", b.name));
+            files::write_atomic(&path, draw(b)?.svg.as_bytes())?;
+            Ok(path)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lab_and_the_peers_meet_in_one_case() {
+        let lab = r#"{"rows": [
+            {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "rust-llvm",
+             "schedule": "warp", "chosen": true, "median_us": 1.0, "gbps": 3900.0, "x_copy": 0.95, "cache": "hot"},
+            {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "rust-nvvm",
+             "schedule": "warp", "chosen": true, "median_us": 1.0, "gbps": 3800.0, "x_copy": 0.93, "cache": "hot"},
+            {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "rust-llvm",
+             "schedule": "block", "chosen": false, "median_us": 2.0, "gbps": 1000.0, "x_copy": 0.25, "cache": "hot"}
+        ]}"#;
+        let peers = r#"{"rows": [
+            {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "copy",
+             "median_us": 1.0, "gbps": 4100.0, "x_copy": 1.0, "ok": true},
+            {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "compile",
+             "median_us": 1.0, "gbps": 4000.0, "x_copy": 0.97, "ok": true},
+            {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "liger",
+             "median_us": null, "gbps": null, "x_copy": null, "ok": false}
+        ]}"#;
+        let cases = build(lab, Some(peers)).unwrap();
+        assert_eq!(cases.len(), 1);
+        let c = &cases[0];
+        // The chosen schedule only, the slower compiler, the best peer that ran.
+        assert_eq!(c.cells["rust-llvm"].x_copy, 0.95);
+        assert_eq!(c.rust_x_copy(), Some(0.93));
+        assert_eq!(c.best_peer, Some(("compile".into(), 0.97)));
+        let t = text(&cases);
+        assert!(
+            t.contains("Rust at >= 0.90 x copy: 1 of 1; at least as fast as the best peer: 0 of 1"),
+            "{t}"
+        );
+        assert_eq!(charts(&cases)[0].series.len(), 3);
+        assert!(build("[]", None).is_err());
+    }
+}

@@ -52,9 +52,9 @@ cargo fmt --all --check
 
 # The kernels for rustc's NVPTX backend: the lab's, then the sanitizer's canaries.
 kernel_clippy() {
-    (cd gpu-kernels && RUSTFLAGS="-C target-cpu=sm_90" CARGO_TARGET_DIR=../target/kernels-clippy \
+    (cd gpu-kernels && RUSTFLAGS="-C target-cpu=sm_90 -C target-feature=+ptx81" CARGO_TARGET_DIR=../target/kernels-clippy \
         cargo clippy --quiet --release --target nvptx64-nvidia-cuda -Z build-std=core -- -D warnings &&
-        RUSTFLAGS="-C target-cpu=sm_90" CARGO_TARGET_DIR=../target/kernels-clippy \
+        RUSTFLAGS="-C target-cpu=sm_90 -C target-feature=+ptx81" CARGO_TARGET_DIR=../target/kernels-clippy \
         cargo clippy --quiet --release --target nvptx64-nvidia-cuda -Z build-std=core \
             --features canaries -- -D warnings)
 }

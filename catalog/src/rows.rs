@@ -5,9 +5,10 @@
 //! derives from them is here, once.
 
 use crate::Dtype;
+pub use crate::launch::rows::SHARED_BYTES;
 use crate::launch::rows::{
     BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_MAX, CLUSTER_MIN, CLUSTER_THREADS, CLUSTER_VECTORS,
-    SLOT_WORDS, WARP_ROWS_PER_BLOCK, WARP_VECTORS,
+    WARP_ROWS_PER_BLOCK, WARP_VECTORS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -32,10 +33,6 @@ pub const SHAPES: [(u32, u32); 7] = [
 
 /// The element types the family is instantiated for.
 pub const DTYPES: [Dtype; 2] = [Dtype::F32, Dtype::Bf16];
-
-/// Dynamic shared memory of every launch: one statistic slot per warp (32) and one for the
-/// block, `SLOT_WORDS` words each.
-pub const SHARED_BYTES: u32 = (32 + 1) * SLOT_WORDS * 4;
 
 /// What a row kernel computes, as PyTorch defines it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -296,8 +296,8 @@ extern "C" __global__ void bump(float* data, unsigned n) {
 // ---- The row-wise family's softmax (gpu-kernels/src/rows.rs), in each schedule. ----
 // The same algorithm as the Rust kernels: each thread holds LOADS 16-byte vectors of its row
 // (vector rank*T*LOADS + t + j*T), its own max and sum of exp(x - max) merged by shuffles,
-// shared slots and, in a cluster, the other blocks' slots through distributed shared memory
-// (cooperative groups' map_shared_rank); every element written from the registers. A
+// shared slots and, in a cluster, every block's statistic sent to every block's shared memory
+// by st.async and counted by its mbarrier; every element written from the registers. A
 // misaligned pointer or cols not a multiple of the vector's elements takes the element-by-
 // element path, reading the row again each pass. Same entry names, parameters (x, w, b, y,
 // rows, cols, eps; w, b and eps unread) and launches as the Rust kernels.
@@ -313,6 +313,7 @@ constexpr unsigned WARP_VECTORS = LAB_ROWS_WARP_VECTORS;
 constexpr unsigned BLOCK_VECTORS = LAB_ROWS_BLOCK_VECTORS;
 constexpr unsigned CLUSTER_VECTORS = LAB_ROWS_CLUSTER_VECTORS;
 constexpr unsigned SLOT_WORDS = LAB_ROWS_SLOT_WORDS;
+constexpr unsigned CLUSTER_MAX = LAB_ROWS_CLUSTER_MAX;
 
 // f32: four per 16-byte vector.
 struct F32 {
@@ -362,8 +363,8 @@ __device__ __forceinline__ MaxSum warp_merge(MaxSum s) {
                       __shfl_xor_sync(0xffffffffu, s.sum, mask)});
     return s;
 }
-__device__ __forceinline__ MaxSum block_merge(MaxSum s) {
-    float* slots = chapter::shared<float>();
+// The block's statistic through 32 warp slots at `slots`.
+__device__ __forceinline__ MaxSum block_merge(MaxSum s, float* slots) {
     unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
     s = warp_merge(s);
     if (lane == 0) {
@@ -397,37 +398,88 @@ __device__ __forceinline__ bool seat(unsigned rows, unsigned& row, unsigned& ran
     return row < rows;
 }
 
-// The statistic over the group, in every thread (the cluster: each block's to its slot, a
-// cluster barrier, every warp reads the blocks' slots through distributed shared memory).
-template <Group G>
-__device__ __forceinline__ MaxSum group_merge(MaxSum s) {
-    if (G == Group::Warp) return warp_merge(s);
-    s = block_merge(s);
-    if (G == Group::Block) return s;
-    cg::cluster_group cluster = cg::this_cluster();
-    float* slot = chapter::shared<float>() + 32 * SLOT_WORDS;
-    if (threadIdx.x == 0) slot[0] = s.max, slot[1] = s.sum;
-    cluster.sync();
-    unsigned lane = threadIdx.x % 32;
-    MaxSum mine = {-INFINITY, 0.0f};
-    if (lane < cluster.num_blocks()) {
-        const float* there = cluster.map_shared_rank(slot, lane);
-        mine = {there[0], there[1]};
-    }
-    return warp_merge(mine);
+// A cluster's shared memory past the block's 32 warp slots (as rows.rs lays it out): 32 more
+// (odd turns), the blocks' statistics of even and odd turns, two barriers that count them.
+__device__ __forceinline__ float* warp_slots(unsigned turn) {
+    return chapter::shared<float>() + (turn % 2) * 32 * SLOT_WORDS;
+}
+__device__ __forceinline__ float* block_slots(unsigned turn) {
+    return chapter::shared<float>() + 64 * SLOT_WORDS + (turn % 2) * CLUSTER_MAX * SLOT_WORDS;
+}
+__device__ __forceinline__ unsigned arrived(unsigned turn) {
+    auto base = reinterpret_cast<char*>(chapter::shared<float>());
+    auto bar = base + (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + (turn % 2) * 8;
+    return static_cast<unsigned>(__cvta_generic_to_shared(bar));
+}
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-// Before exiting: no block of a cluster may leave while another reads its slot.
+// Before the group's first row: thread 0 sets up the cluster's two barriers, then a cluster
+// barrier so no block sends to another's before they are.
+template <Group G>
+__device__ __forceinline__ void start() {
+    if (G != Group::Cluster) return;
+    if (threadIdx.x == 0)
+        for (unsigned t = 0; t < 2; ++t)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(arrived(t)) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+
+// The statistic over the group, in every thread (the cluster: each block's sent to every
+// block's slot by st.async, counted by that block's barrier; each block waits for its own).
+template <Group G>
+__device__ __forceinline__ MaxSum group_merge(MaxSum s, unsigned rank, unsigned turn) {
+    if (G == Group::Warp) return warp_merge(s);
+    if (G == Group::Block) return block_merge(s, chapter::shared<float>());
+    s = block_merge(s, warp_slots(turn));
+    float* slots = block_slots(turn);
+    unsigned bar = arrived(turn), blocks = cg::this_cluster().num_blocks();
+    if (threadIdx.x == 0)
+        asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }"
+                     ::"r"(bar), "r"(blocks * 8) : "memory");
+    if (threadIdx.x < blocks) {
+        unsigned mine = shared_address(slots + rank * SLOT_WORDS);
+        float words[2] = {s.max, s.sum};
+        for (unsigned i = 0; i < 2; ++i)
+            asm volatile(
+                "{ .reg .u32 rp, rb; mapa.shared::cluster.u32 rp, %0, %2; "
+                "mapa.shared::cluster.u32 rb, %1, %2; "
+                "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [rp], %3, [rb]; }"
+                ::"r"(mine + 4 * i), "r"(bar), "r"(threadIdx.x), "r"(__float_as_uint(words[i]))
+                : "memory");
+    }
+    unsigned done = 0;
+    while (!done)
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done) : "r"(bar), "r"((turn / 2) % 2) : "memory");
+    unsigned lane = threadIdx.x % 32;
+    MaxSum theirs = {-INFINITY, 0.0f};
+    if (lane < blocks) theirs = {slots[lane * SLOT_WORDS], slots[lane * SLOT_WORDS + 1]};
+    return warp_merge(theirs);
+}
+
+// After the group's last row: no block of a cluster exits while another may send to it.
 template <Group G>
 __device__ __forceinline__ void done() {
-    if (G == Group::Cluster) cg::this_cluster().sync();
+    if (G != Group::Cluster) return;
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+
+// The rows a cluster walks: its grid holds only the clusters that fit at once (the host's
+// launch), each taking every such row.
+__device__ __forceinline__ unsigned cluster_stride() {
+    return gridDim.x / cg::this_cluster().num_blocks();
 }
 
 template <class E, Group G, unsigned L>
-__device__ __forceinline__ void softmax(const typename E::T* x, typename E::T* y, unsigned rows,
-                                        unsigned cols) {
-    unsigned row, rank, t, threads;
-    if (!seat<G>(rows, row, rank, t, threads)) return;
+__device__ __forceinline__ void softmax_row(const typename E::T* x, typename E::T* y,
+                                            unsigned row, unsigned rank, unsigned t,
+                                            unsigned threads, unsigned cols, unsigned turn) {
     std::uint64_t start = static_cast<std::uint64_t>(row) * cols;
     x += start, y += start;
     unsigned first = rank * threads * L + t;
@@ -448,7 +500,7 @@ __device__ __forceinline__ void softmax(const typename E::T* x, typename E::T* y
         for (unsigned j = 0; j < L; ++j)
             if (first + j * threads < vectors)
                 for (unsigned k = 0; k < E::PER_VEC; ++k) sum += __expf(E::get(held[j], k) - to);
-        MaxSum s = group_merge<G>({m, sum});
+        MaxSum s = group_merge<G>({m, sum}, rank, turn);
         float row_to = shift(s.max), inv = 1.0f / s.sum;
         for (unsigned j = 0; j < L; ++j) {
             unsigned i = first + j * threads;
@@ -475,7 +527,7 @@ __device__ __forceinline__ void softmax(const typename E::T* x, typename E::T* y
                 std::uint64_t e = static_cast<std::uint64_t>(v) * E::PER_VEC + k;
                 if (e < cols) sum += __expf(value(e) - to);
             }
-        MaxSum s = group_merge<G>({m, sum});
+        MaxSum s = group_merge<G>({m, sum}, rank, turn);
         float row_to = shift(s.max), inv = 1.0f / s.sum;
         for (unsigned v = first; v < end; v += threads)
             for (unsigned k = 0; k < E::PER_VEC; ++k) {
@@ -483,6 +535,18 @@ __device__ __forceinline__ void softmax(const typename E::T* x, typename E::T* y
                 if (e < cols) y[e] = static_cast<typename E::T>(__expf(value(e) - row_to) * inv);
             }
     }
+}
+
+template <class E, Group G, unsigned L>
+__device__ __forceinline__ void softmax(const typename E::T* x, typename E::T* y, unsigned rows,
+                                        unsigned cols) {
+    unsigned row, rank, t, threads;
+    if (!seat<G>(rows, row, rank, t, threads)) return;
+    if (G != Group::Cluster) return softmax_row<E, G, L>(x, y, row, rank, t, threads, cols, 0);
+    start<G>();
+    unsigned turn = 0;
+    for (std::uint64_t r = row, stride = cluster_stride(); r < rows; r += stride, ++turn)
+        softmax_row<E, G, L>(x, y, static_cast<unsigned>(r), rank, t, threads, cols, turn);
     done<G>();
 }
 

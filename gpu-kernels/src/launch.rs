@@ -139,6 +139,10 @@ pub mod rows {
     /// Shared words per partial statistic (one slot per warp, and one for the block): 4 words,
     /// 16 bytes, of which a statistic uses up to 3.
     pub const SLOT_WORDS: u32 = 4;
+    /// Dynamic shared memory of every launch: 32 warp slots, 32 more (a cluster's rows of odd
+    /// turn), `2 · CLUSTER_MAX` block slots (a cluster's statistics, even and odd turns),
+    /// then two 8-byte barriers (`rows.rs`'s `cluster_shared` lays them out).
+    pub const SHARED_BYTES: u32 = (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + 16;
 }
 
 /// The launch-gap demo kernel (`bump.rs`).

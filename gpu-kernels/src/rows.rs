@@ -18,7 +18,7 @@
 //!   shuffles again;
 //! - [`Cluster`] (rustc's backend only): the row split over the blocks of a thread-block
 //!   cluster, each block's statistic exchanged through distributed shared memory between two
-//!   cluster barriers.
+//!   cluster barriers; the grid holds only the clusters that fit at once, each walking rows.
 //!
 //! A thread of rank `r` (its block's in the cluster, else 0) and index `t` among the `T`
 //! threads of its block's share holds the row's vectors `r·T·L + t + j·T`, `j < L`: each of
@@ -46,10 +46,11 @@
 //!   blocks, `cols ≤ 32 · WARP_VECTORS · V`;
 //! - block: `rows` blocks of `T` threads (a multiple of 32, at most `BLOCK_MAX_THREADS`),
 //!   `cols ≤ T · BLOCK_VECTORS · V`;
-//! - cluster: `rows` clusters of `C` blocks of `CLUSTER_THREADS` (`CLUSTER_MIN ≤ C ≤
-//!   CLUSTER_MAX`), cluster dimension `(C, 1, 1)`, `cols ≤ C · CLUSTER_THREADS ·
-//!   CLUSTER_VECTORS · V`;
-//! - dynamic shared memory `(32 + 1) · SLOT_WORDS · 4` bytes.
+//! - cluster: clusters of `C` blocks of `CLUSTER_THREADS` (`CLUSTER_MIN ≤ C ≤ CLUSTER_MAX`),
+//!   cluster dimension `(C, 1, 1)`, `cols ≤ C · CLUSTER_THREADS · CLUSTER_VECTORS · V`; as
+//!   many clusters as rows, or fewer (the host launches those that fit on the GPU at once),
+//!   each then walking the rows a grid's length apart ([`Group::next`]);
+//! - dynamic shared memory `SHARED_BYTES`.
 
 use crate::device::*;
 pub use crate::launch::rows::*;
@@ -282,11 +283,12 @@ pub trait Op {
     /// As [`Group::merge`].
     #[inline(always)]
     unsafe fn row_of<G: Group, F: Fn(&mut dyn FnMut(f32))>(
+        seat: Seat,
         each: F,
         cols: u32,
         eps: f32,
     ) -> Self::Row {
-        Self::row(G::merge(Self::local(each)), cols, eps)
+        Self::row(G::merge(seat, Self::local(each)), cols, eps)
     }
 }
 
@@ -526,19 +528,20 @@ impl Op for LayerNorm {
     /// and the first store (no division in either merge). A cluster merges once.
     #[inline(always)]
     unsafe fn row_of<G: Group, F: Fn(&mut dyn FnMut(f32))>(
+        seat: Seat,
         each: F,
         cols: u32,
         eps: f32,
     ) -> (f32, f32) {
         if !G::MERGES_AGAIN_CHEAPLY {
-            return Self::row(G::merge(Self::local(each)), cols, eps);
+            return Self::row(G::merge(seat, Self::local(each)), cols, eps);
         }
         let mut sum = 0.0;
         each(&mut |v| sum += v);
-        let mean = div_full_f32(G::merge(Sum(sum)).0, cols as f32);
+        let mean = div_full_f32(G::merge(seat, Sum(sum)).0, cols as f32);
         let mut m2 = 0.0;
         each(&mut |v| m2 += (v - mean) * (v - mean));
-        let var = div_full_f32(G::merge_again(Sum(m2)).0, cols as f32);
+        let var = div_full_f32(G::merge_again(seat, Sum(m2)).0, cols as f32);
         (mean, div_full_f32(1.0, sqrt_rn_f32(var + eps)))
     }
 }
@@ -552,20 +555,34 @@ pub struct Seat {
     /// Its index among the threads of its block that hold the row, and how many those are.
     pub t: u32,
     pub threads: u32,
+    /// How many rows the group held before this one (a cluster walks several).
+    pub turn: u32,
 }
 
 /// How many threads hold a row, and how they merge their statistics.
 pub trait Group {
     /// This thread's seat; None when its group has no row (past the last).
     fn seat(rows: u32) -> Option<Seat>;
+    /// The seat of the group's next row, after `seat`'s: None where each group holds one row
+    /// (a warp, a block); a cluster walks the rows its grid does not cover.
+    #[inline(always)]
+    fn next(_seat: Seat, _rows: u32) -> Option<Seat> {
+        None
+    }
+    /// Before the group's first row.
+    ///
+    /// # Safety
+    /// Every thread of the group calls it, once, before [`Group::merge`].
+    #[inline(always)]
+    unsafe fn start() {}
     /// The statistic over the whole group, in every thread.
     ///
     /// # Safety
-    /// Every thread of the group calls it together (it may hold barriers).
-    unsafe fn merge<S: Stat>(s: S) -> S;
+    /// Every thread of the group calls it together (it may hold barriers), once a row.
+    unsafe fn merge<S: Stat>(seat: Seat, s: S) -> S;
     /// Whether a second merge costs about what the first did (a warp's shuffles, a block's
     /// one barrier more), so an op may spend one on a simpler statistic; not a cluster's,
-    /// which crosses distributed shared memory between cluster barriers again.
+    /// whose blocks wait on each other again.
     const MERGES_AGAIN_CHEAPLY: bool = true;
     /// A merge after [`Group::merge`].
     ///
@@ -573,14 +590,13 @@ pub trait Group {
     /// As [`Group::merge`], after it, and the two statistics' words together at most
     /// `SLOT_WORDS`.
     #[inline(always)]
-    unsafe fn merge_again<S: Stat>(s: S) -> S {
-        Self::merge(s)
+    unsafe fn merge_again<S: Stat>(seat: Seat, s: S) -> S {
+        Self::merge(seat, s)
     }
-    /// Before the threads exit (the cluster's blocks wait until none reads another's shared
-    /// memory any more).
+    /// After the group's last row, before its threads exit.
     ///
     /// # Safety
-    /// Every thread of the group calls it, once, after [`Group::merge`].
+    /// Every thread of the group calls it, once.
     #[inline(always)]
     unsafe fn done() {}
 }
@@ -597,10 +613,11 @@ impl Group for Warp {
             rank: 0,
             t: thread_idx_x() % 32,
             threads: 32,
+            turn: 0,
         })
     }
     #[inline(always)]
-    unsafe fn merge<S: Stat>(s: S) -> S {
+    unsafe fn merge<S: Stat>(_seat: Seat, s: S) -> S {
         warp_merge(s)
     }
 }
@@ -609,16 +626,15 @@ impl Group for Warp {
 pub struct Block;
 
 /// The statistic over the block, in every thread: each warp's in its lanes, lane 0 writes it
-/// to the warp's shared slot (from word `at` of it), one barrier, then every warp merges the
-/// slots.
+/// to the warp's shared slot (`slots`, a warp's every `SLOT_WORDS`), one barrier, then every
+/// warp merges the slots.
 ///
 /// # Safety
-/// Every thread of the block calls it; the block's dynamic shared memory holds 32 slots, and
-/// `at + S::WORDS <= SLOT_WORDS`.
+/// Every thread of the block calls it; `slots` points into the block's shared memory, at 32
+/// slots, `S::WORDS` words of each free for this merge.
 #[inline(always)]
-unsafe fn block_merge<S: Stat>(s: S, at: usize) -> S {
+unsafe fn block_merge<S: Stat>(s: S, slots: *mut u32) -> S {
     let s = warp_merge(s);
-    let slots = dynamic_shared::<u32>().add(at);
     let (tid, warps) = (thread_idx_x(), block_dim_x() / 32);
     let (warp, lane) = (tid / 32, tid % 32);
     if lane == 0 {
@@ -648,23 +664,47 @@ impl Group for Block {
             rank: 0,
             t: thread_idx_x(),
             threads: block_dim_x(),
+            turn: 0,
         })
     }
     #[inline(always)]
-    unsafe fn merge<S: Stat>(s: S) -> S {
-        block_merge(s, 0)
+    unsafe fn merge<S: Stat>(_seat: Seat, s: S) -> S {
+        block_merge(s, dynamic_shared::<u32>())
     }
     /// In the words of each slot the first merge left free (the slots' last `S::WORDS`), so
     /// no warp waits for the others to have read the first merge's: its one barrier.
     #[inline(always)]
-    unsafe fn merge_again<S: Stat>(s: S) -> S {
-        block_merge(s, SLOT_WORDS as usize - S::WORDS)
+    unsafe fn merge_again<S: Stat>(_seat: Seat, s: S) -> S {
+        block_merge(s, dynamic_shared::<u32>().add(SLOT_WORDS as usize - S::WORDS))
     }
 }
 
 /// A thread-block cluster per row (sm_90, rustc's backend only).
 #[cfg(not(feature = "nvvm"))]
 pub struct Cluster;
+
+/// The cluster's shared memory, past the block's 32 slots: a second set of 32 (rows of odd
+/// turn), then the blocks' statistics of even and odd turns (`CLUSTER_MAX` slots each), then
+/// the two barriers that count them.
+#[cfg(not(feature = "nvvm"))]
+mod cluster_shared {
+    use super::*;
+    /// The 32 warp slots of a turn's block merge.
+    pub fn warp_slots(turn: u32) -> *mut u32 {
+        // SAFETY (all three): offsets inside `SHARED_BYTES`.
+        unsafe { dynamic_shared::<u32>().add(((turn % 2) * 32 * SLOT_WORDS) as usize) }
+    }
+    /// The blocks' statistics of a turn, block `r`'s at slot `r`.
+    pub fn block_slots(turn: u32) -> *mut u32 {
+        let at = 64 * SLOT_WORDS + (turn % 2) * CLUSTER_MAX * SLOT_WORDS;
+        unsafe { dynamic_shared::<u32>().add(at as usize) }
+    }
+    /// The barrier whose phase completes when every block's statistic of a turn has arrived.
+    pub fn arrived(turn: u32) -> *mut u64 {
+        let at = (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + (turn % 2) * 8;
+        unsafe { dynamic_shared::<u8>().add(at as usize) as *mut u64 }
+    }
+}
 
 #[cfg(not(feature = "nvvm"))]
 impl Group for Cluster {
@@ -675,48 +715,80 @@ impl Group for Cluster {
             rank: cluster_ctarank(),
             t: thread_idx_x(),
             threads: block_dim_x(),
+            turn: 0,
         })
     }
-    /// Each block's statistic ([`block_merge`]), thread 0 writes it to the block's own slot,
-    /// the cluster barrier, then every warp reads all the blocks' slots through distributed
-    /// shared memory (lane r reads block r's) and merges them; then this thread arrives at the
-    /// barrier [`Group::done`] waits on, so no block exits while another still reads its slot.
+    /// The grid holds at most the clusters that fit on the GPU at once (the host's launch):
+    /// each walks the rows `r, r + clusters, …`, so no cluster pays the launch of a cluster
+    /// per row, and its two blocks on an SM overlap one row's merge with another's loads.
+    /// The thread's index passes through [`opaque_u32`]: the addresses of its vectors and
+    /// weights are then computed for each row, not hoisted and held across rows (16 more
+    /// registers and more, one block an SM instead of two).
     #[inline(always)]
-    unsafe fn merge<S: Stat>(s: S) -> S {
-        let s = block_merge(s, 0);
-        let slot = dynamic_shared::<u32>().add((32 * SLOT_WORDS) as usize);
+    fn next(seat: Seat, rows: u32) -> Option<Seat> {
+        let row = seat.row.checked_add(cluster_count_x()).filter(|&r| r < rows)?;
+        Some(Seat {
+            row,
+            t: opaque_u32(seat.t),
+            turn: seat.turn + 1,
+            ..seat
+        })
+    }
+    /// Thread 0 sets up the two barriers (each completes a phase on its one arrival and the
+    /// bytes it expects); a cluster barrier, so no block sends to another's before they are.
+    #[inline(always)]
+    unsafe fn start() {
         if thread_idx_x() == 0 {
+            mbarrier_init_for_cluster(cluster_shared::arrived(0), 1);
+            mbarrier_init_for_cluster(cluster_shared::arrived(1), 1);
+        }
+        cluster_arrive_relaxed();
+        cluster_wait();
+    }
+    /// Each block's statistic ([`block_merge`]), then thread `r` of each block sends it to
+    /// block `r`'s slot by an asynchronous store that block `r`'s barrier counts; every
+    /// thread waits for its block's barrier (every block's statistic there), and every warp
+    /// merges the slots (lane r block r's). No cluster barrier, no fence: a block waits only
+    /// for the words it needs. A turn's slots and barrier alternate with the next's, and a
+    /// block cannot send a turn ahead before every block has read this one (it would need
+    /// their next statistics first).
+    #[inline(always)]
+    unsafe fn merge<S: Stat>(seat: Seat, s: S) -> S {
+        let s = block_merge(s, cluster_shared::warp_slots(seat.turn));
+        let (slots, arrived) = (
+            cluster_shared::block_slots(seat.turn),
+            cluster_shared::arrived(seat.turn),
+        );
+        let blocks = cluster_nctarank();
+        let tid = thread_idx_x();
+        if tid == 0 {
+            mbarrier_arrive_expect_tx(arrived, blocks * S::WORDS as u32 * 4);
+        }
+        if tid < blocks {
             let w = s.words();
+            let mine = slots.add((seat.rank * SLOT_WORDS) as usize);
             upto16!(S::WORDS, i, {
-                *slot.add(i) = w[i];
+                st_async_u32(mine.add(i), w[i], arrived, tid);
             });
         }
-        cluster_arrive();
-        cluster_wait();
-        let lane = thread_idx_x() % 32;
-        let mine = if lane < cluster_nctarank() {
+        mbarrier_wait_parity(arrived, (seat.turn / 2) % 2);
+        let lane = tid % 32;
+        let theirs = if lane < blocks {
             let mut w = [0u32; 3];
             upto16!(S::WORDS, i, {
-                w[i] = ld_shared_cluster_u32(slot.add(i), lane);
+                w[i] = *slots.add((lane * SLOT_WORDS) as usize + i);
             });
             S::of_words(w)
         } else {
             S::EMPTY
         };
-        let total = warp_merge(mine);
-        cluster_arrive();
-        total
+        warp_merge(theirs)
     }
     const MERGES_AGAIN_CHEAPLY: bool = false;
-    /// The wait [`Group::done`] would make first: every block has read the first merge's
-    /// slots before any is written again; then the same merge (the next `done` waits on it).
-    #[inline(always)]
-    unsafe fn merge_again<S: Stat>(s: S) -> S {
-        cluster_wait();
-        Self::merge(s)
-    }
+    /// No block exits while another may still send to it.
     #[inline(always)]
     unsafe fn done() {
+        cluster_arrive_relaxed();
         cluster_wait();
     }
 }
@@ -745,6 +817,7 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
     };
     let held = load::<E, L>(x.add(start as usize), at);
     let r = O::row_of::<G, _>(
+        seat,
         |f: &mut dyn FnMut(f32)| each::<E, L>(&held, at, f),
         cols,
         eps,
@@ -770,7 +843,6 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
             store4(y.add(i as usize), Vec4(E::pack(&out)));
         }
     });
-    G::done();
 }
 
 /// One row element by element, for a misaligned pointer or `cols` not a multiple of
@@ -815,6 +887,7 @@ unsafe fn row_by_element<E: Elem, O: Op, G: Group, const L: usize>(
         E::get(&one, 0)
     };
     let r = O::row_of::<G, _>(
+        seat,
         |f: &mut dyn FnMut(f32)| each_element(&mut |e| f(value(x, e))),
         cols,
         eps,
@@ -824,7 +897,6 @@ unsafe fn row_by_element<E: Elem, O: Op, G: Group, const L: usize>(
         let bv = if O::WEIGHTS >= 2 { value(b, e) } else { 0.0 };
         E::store_one(y, e, O::out(r, value(x, e), wv, bv));
     });
-    G::done();
 }
 
 /// The family's kernel: `O` over every row, each held by a `G` group whose threads hold `L`
@@ -844,16 +916,25 @@ pub unsafe fn row_kernel<E: Elem, O: Op, G: Group, const L: usize>(
     cols: u32,
     eps: f32,
 ) {
-    let seat = match G::seat(rows) {
+    let addresses = x as usize | y as usize | w as usize | b as usize;
+    let vectors = addresses % 16 == 0 && cols % E::PER_VEC == 0;
+    let mut seat = match G::seat(rows) {
         Some(s) => s,
         None => return,
     };
-    let addresses = x as usize | y as usize | w as usize | b as usize;
-    if addresses % 16 == 0 && cols % E::PER_VEC == 0 {
-        row_in_registers::<E, O, G, L>(seat, x, (w, b), y, cols, eps)
-    } else {
-        row_by_element::<E, O, G, L>(seat, x, (w, b), y, cols, eps)
+    G::start();
+    loop {
+        if vectors {
+            row_in_registers::<E, O, G, L>(seat, x, (w, b), y, cols, eps)
+        } else {
+            row_by_element::<E, O, G, L>(seat, x, (w, b), y, cols, eps)
+        }
+        match G::next(seat, rows) {
+            Some(s) => seat = s,
+            None => break,
+        }
     }
+    G::done();
 }
 
 /// Entry points: `<op>_<schedule>_<type>`, one per operation, schedule and element type.

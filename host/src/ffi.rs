@@ -1,8 +1,9 @@
 //! Raw driver calls cust 0.3 does not wrap: stream capture into a CUDA graph, and replay; a
-//! kernel's allowance of dynamic shared memory; a launch in thread-block clusters
-//! (`cuLaunchKernelEx`, CUDA 12: cust's bindings are CUDA 11.4's, so it is declared here). All
-//! of the project's host-side FFI lives here, behind `Graph`, [`allow_dynamic_shared`] and
-//! [`launch_clusters`].
+//! kernel's allowance of dynamic shared memory; a launch in thread-block clusters, and how
+//! many fit at once (`cuLaunchKernelEx`, `cuOccupancyMaxActiveClusters`: CUDA 12, and cust's
+//! bindings are CUDA 11.4's, so they are declared here). All of the project's host-side FFI
+//! lives here, behind `Graph`, [`allow_dynamic_shared`], [`launch_clusters`] and
+//! [`max_active_clusters`].
 
 use crate::error::{HostError, Result};
 use cust::stream::Stream;
@@ -70,6 +71,12 @@ unsafe extern "C" {
         params: *mut *mut std::ffi::c_void,
         extra: *mut *mut std::ffi::c_void,
     ) -> cu::CUresult;
+    /// `cuOccupancyMaxActiveClusters` (CUDA 12.0+ drivers).
+    fn cuOccupancyMaxActiveClusters(
+        clusters: *mut i32,
+        f: cu::CUfunction,
+        config: *const LaunchConfig,
+    ) -> cu::CUresult;
     /// `cuFuncSetAttribute` with the attribute as its C `int`, for attributes newer than
     /// cust's enum.
     #[link_name = "cuFuncSetAttribute"]
@@ -101,28 +108,8 @@ pub unsafe fn launch_clusters(
             ),
         });
     }
-    if cluster > PORTABLE_CLUSTER {
-        // SAFETY: `f` is a live function of a loaded module; the call only sets an attribute.
-        let r = unsafe {
-            cuFuncSetAttribute_int(
-                f.to_raw(),
-                FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                1,
-            )
-        };
-        check(
-            r,
-            "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)",
-            "cluster launch",
-        )?;
-    }
-    let mut dims = [0u32; 16];
-    dims[..3].copy_from_slice(&[cluster, 1, 1]);
-    let mut attr = LaunchAttribute {
-        id: LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-        pad: [0; 4],
-        value: LaunchAttributeValue(dims),
-    };
+    allow_cluster(f, cluster)?;
+    let mut attr = cluster_attribute(cluster);
     let config = LaunchConfig {
         grid: [blocks, 1, 1],
         block: [threads, 1, 1],
@@ -143,6 +130,77 @@ pub unsafe fn launch_clusters(
         )
     };
     check(r, "cuLaunchKernelEx", "cluster launch")
+}
+
+/// How many clusters of `cluster` blocks of `threads` threads, with `shared_bytes` of dynamic
+/// shared memory each, `f` can have on the GPU at once (the driver's count, which knows how
+/// the SMs group into GPCs); refused as [`launch_clusters`] refuses.
+pub fn max_active_clusters(
+    f: &cust::function::Function,
+    (threads, cluster): (u32, u32),
+    shared_bytes: u32,
+) -> Result<u32> {
+    if cluster == 0 || cluster > MAX_CLUSTER {
+        return Err(HostError::Invalid {
+            what: "cluster occupancy",
+            detail: format!("clusters of {cluster} blocks: a cluster has 1 to {MAX_CLUSTER}"),
+        });
+    }
+    allow_cluster(f, cluster)?;
+    let mut attr = cluster_attribute(cluster);
+    let config = LaunchConfig {
+        grid: [cluster, 1, 1],
+        block: [threads, 1, 1],
+        shared_mem_bytes: shared_bytes,
+        stream: std::ptr::null_mut(),
+        attrs: &mut attr,
+        num_attrs: 1,
+    };
+    let mut n = 0i32;
+    // SAFETY: `config` and `attr` are live for the call and laid out as cuda.h's structs;
+    // `f` is a live function; the call only writes `n`.
+    let r = unsafe { cuOccupancyMaxActiveClusters(&mut n, f.to_raw(), &config) };
+    check(r, "cuOccupancyMaxActiveClusters", "cluster occupancy")?;
+    if n < 1 {
+        return Err(HostError::Invalid {
+            what: "cluster occupancy",
+            detail: format!(
+                "no cluster of {cluster} blocks of {threads} threads fits on this GPU at once"
+            ),
+        });
+    }
+    Ok(n as u32)
+}
+
+/// Lets `f` take clusters past the portable 8 blocks, where `cluster` is.
+fn allow_cluster(f: &cust::function::Function, cluster: u32) -> Result<()> {
+    if cluster <= PORTABLE_CLUSTER {
+        return Ok(());
+    }
+    // SAFETY: `f` is a live function of a loaded module; the call only sets an attribute.
+    let r = unsafe {
+        cuFuncSetAttribute_int(
+            f.to_raw(),
+            FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+            1,
+        )
+    };
+    check(
+        r,
+        "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)",
+        "cluster launch",
+    )
+}
+
+/// The launch attribute that sets clusters of `cluster` blocks along x.
+fn cluster_attribute(cluster: u32) -> LaunchAttribute {
+    let mut dims = [0u32; 16];
+    dims[..3].copy_from_slice(&[cluster, 1, 1]);
+    LaunchAttribute {
+        id: LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        value: LaunchAttributeValue(dims),
+    }
 }
 
 fn check(r: cu::CUresult, op: &str, what: &'static str) -> Result<()> {

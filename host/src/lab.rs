@@ -8,6 +8,8 @@ use cust::error::CudaError;
 use cust::memory::{DeviceBuffer, DeviceCopy};
 use cust::module::{Module, ModuleJitOption};
 use cust::stream::{Stream, StreamFlags};
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 pub use catalog::records::DeviceInfo;
 
@@ -18,6 +20,9 @@ pub struct Lab {
     pub stream: Stream,
     pub info: DeviceInfo,
     device: Device,
+    /// Clusters that fit on the GPU at once, by (backend, entry, threads, blocks per cluster):
+    /// asked of the driver once, not between a launch's timing events.
+    clusters_at_once: Mutex<HashMap<(Backend, String, u32, u32), u32>>,
     // Dropped last: everything above lives in this context.
     _context: Context,
 }
@@ -50,8 +55,32 @@ impl Lab {
             stream,
             info,
             device,
+            clusters_at_once: Mutex::default(),
             _context: context,
         })
+    }
+
+    /// How many clusters of `cluster` blocks of `threads` threads `entry` can have on the GPU
+    /// at once (asked of the driver once per combination).
+    pub fn clusters_at_once(
+        &self,
+        backend: Backend,
+        entry: &str,
+        (threads, cluster): (u32, u32),
+        shared_bytes: u32,
+    ) -> Result<u32> {
+        let key = (backend, entry.to_string(), threads, cluster);
+        let mut known = self
+            .clusters_at_once
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(&n) = known.get(&key) {
+            return Ok(n);
+        }
+        let f = self.function(backend, entry)?;
+        let n = crate::ffi::max_active_clusters(&f, (threads, cluster), shared_bytes)?;
+        known.insert(key, n);
+        Ok(n)
     }
 
     /// The loaded module of one compiler's PTX.

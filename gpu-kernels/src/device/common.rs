@@ -137,6 +137,17 @@ pub unsafe fn store4<T: Copy>(p: *mut Vec4<T>, v: Vec4<T>) {
          options(nostack));
 }
 
+/// `v`, through a register move the compiler cannot see through (an `asm!` with effects):
+/// what a loop computes from it stays in the loop, instead of being hoisted out and held in
+/// registers across every iteration (the row-wise cluster's rows: `rows.rs`).
+#[inline(always)]
+pub fn opaque_u32(v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: a move between registers.
+    unsafe { asm!("mov.u32 {r}, {v};", r = out(reg32) r, v = in(reg32) v, options(nomem, nostack)) };
+    r
+}
+
 // ---- The roofline's compute roof (`stream::fma_peak_f32`). ----
 
 /// `fma.rn.f32`: `a · b + c` with one rounding. Written out because neither compiler is

@@ -200,7 +200,7 @@ impl<'a, T: RowElem> RowCase<'a, T> {
         cols: u32,
     ) -> Result<Self> {
         let (op, _) = op_schedule(kernel)?;
-        let l = lab.rows_config(kernel, T::DTYPE, rows as u64, cols as u64)?;
+        let l = lab.rows_config(backend, kernel, T::DTYPE, (rows as u64, cols as u64))?;
         let case = RowCase {
             lab,
             backend,

@@ -1,6 +1,6 @@
 //! The row-wise family: softmax, RMSNorm and LayerNorm over every row of a matrix, each
 //! schedule launched as `catalog::rows` computes from the row's length (a warp or a block per
-//! row through the usual launch, a cluster per row through `cuLaunchKernelEx`).
+//! row through the usual launch, clusters through `cuLaunchKernelEx`, as many as fit at once).
 
 use crate::error::{Ctx, HostError, Result};
 use crate::lab::Lab;
@@ -169,22 +169,34 @@ pub fn check_args<T: RowElem>(op: Op, a: &RowArgs<T>) -> Result<()> {
 }
 
 impl Lab {
-    /// How `kernel` (a row-wise kernel) is launched for `rows × cols` elements of `dtype`; a
-    /// shape its schedule cannot hold is refused in one line.
+    /// How `kernel` (a row-wise kernel) is launched on `backend` for `rows × cols` elements of
+    /// `dtype`: the schedule's launch, a cluster grid cut to the clusters that fit on the GPU
+    /// at once (each then walks several rows); a shape its schedule cannot hold is refused in
+    /// one line.
     pub fn rows_config(
         &self,
+        backend: Backend,
         kernel: &Kernel,
         dtype: Dtype,
-        rows: u64,
-        cols: u64,
+        (rows, cols): (u64, u64),
     ) -> Result<RowLaunch> {
         let (_, schedule) = op_schedule(kernel)?;
-        schedule
+        let mut l = schedule
             .launch(rows, cols, dtype)
             .map_err(|detail| HostError::Invalid {
                 what: "row kernel shape",
                 detail: format!("{}: {detail}", kernel.name),
-            })
+            })?;
+        if l.cluster > 1 {
+            let fit = self.clusters_at_once(
+                backend,
+                &kernel.entry(dtype),
+                (l.threads, l.cluster),
+                l.shared_bytes,
+            )?;
+            l.blocks = l.blocks.min(fit * l.cluster);
+        }
+        Ok(l)
     }
 
     /// Queues `kernel`'s operation over every row of `a.x` into `a.y`. An empty matrix queues
@@ -201,7 +213,7 @@ impl Lab {
         if a.rows == 0 || a.cols == 0 {
             return Ok(());
         }
-        let cfg = self.rows_config(kernel, T::DTYPE, a.rows as u64, a.cols as u64)?;
+        let cfg = self.rows_config(backend, kernel, T::DTYPE, (a.rows as u64, a.cols as u64))?;
         let entry = kernel.entry(T::DTYPE);
         let f = self.function(backend, &entry)?;
         let ptr = |s: Option<&DeviceSlice<T>>| s.map_or(0u64, |s| s.as_device_ptr().as_raw());

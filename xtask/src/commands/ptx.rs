@@ -98,10 +98,11 @@ fn build_llvm(root: &Path, canaries: bool) -> Result<PathBuf> {
             .args(features)
             .env("CARGO_TARGET_DIR", &target_dir)
             // Line tables let ncu's Source page and `asm --source` map SASS back to Rust
-            // lines; cargo's release profile would strip them at link time.
+            // lines; cargo's release profile would strip them at link time. PTX 8.1, not
+            // LLVM's default 7.8, for the cluster schedule's `st.async`.
             .env(
                 "RUSTFLAGS",
-                "-C target-cpu=sm_90 -C debuginfo=line-tables-only",
+                "-C target-cpu=sm_90 -C target-feature=+ptx81 -C debuginfo=line-tables-only",
             )
             .env("CARGO_PROFILE_RELEASE_STRIP", "none"),
     )?;

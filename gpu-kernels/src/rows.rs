@@ -675,7 +675,10 @@ impl Group for Block {
     /// no warp waits for the others to have read the first merge's: its one barrier.
     #[inline(always)]
     unsafe fn merge_again<S: Stat>(_seat: Seat, s: S) -> S {
-        block_merge(s, dynamic_shared::<u32>().add(SLOT_WORDS as usize - S::WORDS))
+        block_merge(
+            s,
+            dynamic_shared::<u32>().add(SLOT_WORDS as usize - S::WORDS),
+        )
     }
 }
 
@@ -726,7 +729,10 @@ impl Group for Cluster {
     /// registers and more, one block an SM instead of two).
     #[inline(always)]
     fn next(seat: Seat, rows: u32) -> Option<Seat> {
-        let row = seat.row.checked_add(cluster_count_x()).filter(|&r| r < rows)?;
+        let row = seat
+            .row
+            .checked_add(cluster_count_x())
+            .filter(|&r| r < rows)?;
         Some(Seat {
             row,
             t: opaque_u32(seat.t),

@@ -224,7 +224,8 @@ pub fn classify(opcode: &str) -> InstClass {
     }
     let class = |base: &str| match base {
         "LDS" | "LDSM" => InstClass::Shared { load: true },
-        "STS" => InstClass::Shared { load: false },
+        // STAS: `st.async` into a cluster block's shared memory.
+        "STS" | "STAS" => InstClass::Shared { load: false },
         // LDGSTS: an async copy from global to shared memory (`cp.async`), counted as the
         // global load it starts.
         "LDG" | "LDGSTS" => InstClass::Global {
@@ -241,7 +242,10 @@ pub fn classify(opcode: &str) -> InstClass {
         "ST" => InstClass::Generic { load: false },
         // CGABAR_*: the thread-block cluster's barrier (`barrier.cluster`, sm_90; issued on the
         // uniform datapath as UCGABAR_ARV / UCGABAR_WAIT).
-        "BAR" | "CGABAR_ARV" | "CGABAR_WAIT" | "CGABAR_SET" | "CGABAR_GET" => InstClass::Barrier,
+        // SYNCS: an mbarrier's operations (init, arrive, expect-tx, phase check).
+        "BAR" | "CGABAR_ARV" | "CGABAR_WAIT" | "CGABAR_SET" | "CGABAR_GET" | "SYNCS" => {
+            InstClass::Barrier
+        }
         "SHFL" => InstClass::Shuffle,
         "ATOM" | "ATOMG" | "ATOMS" | "RED" | "REDG" => InstClass::Atomic,
         "BRA" | "BRX" | "JMP" | "JMX" => InstClass::Branch,
@@ -689,6 +693,9 @@ ptxas info    : Used 8 registers, used 0 barriers
             ("HMMA.16816.F32.BF16", InstClass::Float),
             ("DEPBAR.LE", InstClass::Control),
             ("LDGDEPBAR", InstClass::Control),
+            ("SYNCS.PHASECHK.TRANS64.TRYWAIT", InstClass::Barrier),
+            ("UCGABAR_ARV", InstClass::Barrier),
+            ("STAS", InstClass::Shared { load: false }),
             (
                 "LDGSTS.E.BYPASS.128",
                 InstClass::Global {

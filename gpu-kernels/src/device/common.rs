@@ -144,7 +144,9 @@ pub unsafe fn store4<T: Copy>(p: *mut Vec4<T>, v: Vec4<T>) {
 pub fn opaque_u32(v: u32) -> u32 {
     let r: u32;
     // SAFETY: a move between registers.
-    unsafe { asm!("mov.u32 {r}, {v};", r = out(reg32) r, v = in(reg32) v, options(nomem, nostack)) };
+    unsafe {
+        asm!("mov.u32 {r}, {v};", r = out(reg32) r, v = in(reg32) v, options(nomem, nostack))
+    };
     r
 }
 

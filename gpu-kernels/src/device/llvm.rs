@@ -169,10 +169,10 @@ pub unsafe fn cluster_arrive_relaxed() {
 #[inline(always)]
 fn shared_address<T>(p: *const T) -> u32 {
     let a: u32;
-    // SAFETY: address arithmetic only.
+    // SAFETY: address arithmetic only (on the address as an integer: nothing is read).
     unsafe {
         asm!("{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; cvt.u32.u64 {a}, s; }}",
-             a = out(reg32) a, p = in(reg64) p, options(pure, nomem, nostack))
+             a = out(reg32) a, p = in(reg64) p as usize as u64, options(pure, nomem, nostack))
     };
     a
 }

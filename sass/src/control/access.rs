@@ -12,6 +12,9 @@ pub enum Reg {
     Ur(u8),
     P(u8),
     Up(u8),
+    /// No register: the completion of an instruction that sets a scoreboard and writes none
+    /// (a fence, an mbarrier's initialisation), which a later wait on that scoreboard is for.
+    Done,
 }
 
 impl Reg {
@@ -47,6 +50,7 @@ impl fmt::Display for Reg {
             Reg::Ur(i) => write!(f, "UR{i}"),
             Reg::P(i) => write!(f, "P{i}"),
             Reg::Up(i) => write!(f, "UP{i}"),
+            Reg::Done => write!(f, "completion"),
         }
     }
 }
@@ -77,6 +81,7 @@ const NO_DEST: &[&str] = &[
     "STS",
     "STG",
     "STL",
+    "STAS",
     "RED",
     "REDG",
     "BAR",
@@ -192,10 +197,14 @@ pub fn access(inst: &Inst) -> Access {
                 dests += 1;
             }
         }
+        // A vote's last operand is the predicate it votes on (`VOTEU.ALL UP1, P0`).
+        if matches!(base, "VOTE" | "VOTEU") {
+            dests = dests.min(operands.len() - 1);
+        }
     }
     let w = width(&inst.opcode);
     let wide = inst.opcode.split('.').any(|m| m == "WIDE");
-    let store = matches!(base, "ST" | "STS" | "STG" | "STL");
+    let store = matches!(base, "ST" | "STS" | "STG" | "STL" | "STAS");
     let double = matches!(base, "DADD" | "DMUL" | "DFMA" | "DSETP" | "DMNMX");
     let mut a = Access::default();
     let last = operands.len().saturating_sub(1);

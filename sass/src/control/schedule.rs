@@ -10,8 +10,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Results that arrive after a variable time, so that the consumer must wait on a scoreboard:
 /// loads from every memory, special registers, shuffles and warp reductions, the
-/// transcendental unit and the float/integer conversions that share it on sm_90, and the
-/// fence that closes a group of asynchronous copies.
+/// transcendental unit and the float/integer conversions that share it on sm_90, the fence
+/// that closes a group of asynchronous copies, the proxy fence before an mbarrier's
+/// initialisation (`FENCE.VIEW.ASYNC`) and the mbarrier operations (`SYNCS.*`: exchange,
+/// arrive, phase check).
 pub fn variable_latency(opcode: &str) -> bool {
     matches!(
         opcode.split('.').next().unwrap_or(""),
@@ -33,6 +35,8 @@ pub fn variable_latency(opcode: &str) -> bool {
             | "F2I"
             | "I2F"
             | "LDGDEPBAR"
+            | "FENCE"
+            | "SYNCS"
     )
 }
 
@@ -424,10 +428,18 @@ fn issue(
         for &r in &a.writes {
             out.insert((tag, r, Dep::Result, addr));
         }
+        if a.writes.is_empty() && c.write.is_some() {
+            out.insert((tag, Reg::Done, Dep::Result, addr));
+        }
     }
-    // Uniform registers are read at issue; the read barrier covers the vector ones.
+    // Uniform registers are read at issue; the read barrier covers the vector ones, or, with
+    // none (an mbarrier operation on uniform registers alone), the operation's acceptance.
     if let Some(b) = c.read {
-        for &r in a.reads.iter().filter(|r| !r.uniform()) {
+        let mut vector = a.reads.iter().filter(|r| !r.uniform()).peekable();
+        if vector.peek().is_none() {
+            out.insert((Tag::Barrier(b), Reg::Done, Dep::Operands, addr));
+        }
+        for &r in vector {
             out.insert((Tag::Barrier(b), r, Dep::Operands, addr));
         }
     }

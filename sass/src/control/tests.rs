@@ -77,6 +77,34 @@ fn registers_read_and_written() {
     assert_eq!((a.writes, a.reads), (vec![Reg::P(0)], vec![Reg::R(2)]));
     let a = access(&inst("S2UR UR5, SR_CgaCtaId"));
     assert_eq!((a.writes, a.reads), (vec![Reg::Ur(5)], vec![]));
+    // A vote writes its first operand and reads the predicate it votes on.
+    let a = access(&inst("VOTEU.ALL UP1, P0"));
+    assert_eq!((a.writes, a.reads), (vec![Reg::Up(1)], vec![Reg::P(0)]));
+    // An asynchronous store to another block's shared memory writes no register.
+    let a = access(&inst("STAS [R2.64], R11"));
+    assert!(a.writes.is_empty());
+    assert_eq!(a.reads, [Reg::R(2), Reg::R(3), Reg::R(11)]);
+}
+
+/// A fence and an mbarrier operation on uniform registers write no register, yet set a
+/// scoreboard that the next instruction waits on: that wait is for their completion, not idle.
+#[test]
+fn a_wait_on_a_fence_or_an_mbarrier_operation_is_for_its_completion() {
+    const NONE: u64 = 7;
+    let f = function(&[
+        ("FENCE.VIEW.ASYNC.S", ctl(1, 0, NONE, 0)),
+        ("SYNCS.EXCH.64 URZ, [UR10], UR8", ctl(1, NONE, 1, 0b1)),
+        ("BSYNC B0", ctl(1, NONE, NONE, 0b10)),
+        ("EXIT", ctl(5, NONE, NONE, 0)),
+    ]);
+    let s = schedule(&f).unwrap();
+    assert!(s.idle_waits().is_empty(), "{:?}", s.idle_waits());
+    assert_eq!(
+        s.describe(0x10).as_deref(),
+        Some("waits on SB0 set by FENCE.VIEW.ASYNC.S at +0x0000")
+    );
+    assert!(s.hazards.is_empty(), "{:?}", s.hazards);
+    assert!(variable_latency("SYNCS.PHASECHK.TRANS64.TRYWAIT"));
 }
 
 fn function(lines: &[(&str, u64)]) -> disasm::Function {

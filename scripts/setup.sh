@@ -29,10 +29,15 @@ fi
 #    (RUSTUP_AUTO_INSTALL=0 on these machines: install explicitly.)
 [[ -x $HOME/.cargo/bin/rustup ]] && export PATH=$HOME/.cargo/bin:$PATH
 if ! command -v rustup >/dev/null; then
-    step "rustup (https://sh.rustup.rs, no default toolchain) into ~/.cargo"
-    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs \
-        | sh -s -- -y --no-modify-path --default-toolchain none --profile minimal >/dev/null \
-        || { echo "error: could not install rustup from https://sh.rustup.rs: install it (https://rustup.rs) and run this again" >&2; exit 1; }
+    # rustup-init itself, from where sh.rustup.rs's script fetches it (that host may not
+    # resolve where static.rust-lang.org, which serves the toolchains too, does).
+    init_url=https://static.rust-lang.org/rustup/dist/$(uname -m)-unknown-linux-gnu/rustup-init
+    step "rustup ($init_url, no default toolchain) into ~/.cargo"
+    { curl --proto '=https' --tlsv1.2 -sSfL -o "$TOOLS/rustup-init" "$init_url" \
+        && chmod +x "$TOOLS/rustup-init" \
+        && "$TOOLS/rustup-init" -y --no-modify-path --default-toolchain none --profile minimal >/dev/null \
+        && rm -f "$TOOLS/rustup-init"; } \
+        || { echo "error: could not install rustup from $init_url: install it (https://rustup.rs) and run this again" >&2; exit 1; }
     export PATH=$HOME/.cargo/bin:$PATH
 fi
 NIGHTLY=$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)

@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 
 # A binary linked with cust needs libcuda.so.1 just to start. Without a driver on this
 # machine, use the unpacked Debian library: the driver API then reports "no device".
-if ! ldconfig -p | grep -q 'libcuda\.so\.1 '; then
+# (ldconfig lives in /sbin, which a minimal PATH leaves out.)
+if ! "$(command -v ldconfig || echo /sbin/ldconfig)" -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
     export LD_LIBRARY_PATH="$PWD/.tools/libcuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 export CARGO_INCREMENTAL=0

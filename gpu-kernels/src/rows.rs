@@ -17,8 +17,9 @@
 //! - [`Block`]: a block per row, warp shuffles → one shared slot per warp → one barrier →
 //!   shuffles again;
 //! - [`Cluster`] (rustc's backend only): the row split over the blocks of a thread-block
-//!   cluster, each block's statistic exchanged through distributed shared memory between two
-//!   cluster barriers; the grid holds only the clusters that fit at once, each walking rows.
+//!   cluster, each block's statistic sent into every block's shared memory by `st.async` and
+//!   counted by an mbarrier; the grid holds only the clusters that fit at once, each walking
+//!   rows.
 //!
 //! A thread of rank `r` (its block's in the cluster, else 0) and index `t` among the `T`
 //! threads of its block's share holds the row's vectors `r·T·L + t + j·T`, `j < L`: each of
@@ -722,11 +723,11 @@ impl Group for Cluster {
         })
     }
     /// The grid holds at most the clusters that fit on the GPU at once (the host's launch):
-    /// each walks the rows `r, r + clusters, …`, so no cluster pays the launch of a cluster
-    /// per row, and its two blocks on an SM overlap one row's merge with another's loads.
-    /// The thread's index passes through [`opaque_u32`]: the addresses of its vectors and
-    /// weights are then computed for each row, not hoisted and held across rows (16 more
-    /// registers and more, one block an SM instead of two).
+    /// each walks the rows `r, r + clusters, …`, so its barriers are set up once, not once a
+    /// row ([`Group::start`], [`Group::done`]). The thread's index passes through
+    /// [`opaque_u32`]: the addresses of its vectors and weights are then computed for each
+    /// row, not hoisted and held across rows (which took the kernels from 56–64 registers to
+    /// 72–96: one block an SM instead of two).
     #[inline(always)]
     fn next(seat: Seat, rows: u32) -> Option<Seat> {
         let row = seat

@@ -131,35 +131,25 @@ pub fn cluster_count_x() -> u32 {
     r
 }
 
-/// `barrier.cluster.arrive.aligned`: this thread has arrived; its earlier writes (shared
-/// memory included) are visible to every thread of the cluster that waits after it (release
-/// semantics, the default: ptxas puts a `MEMBAR.ALL.GPU` before it, which waits for every
-/// store this thread has in flight).
+/// `barrier.cluster.wait.aligned`: waits until every thread of the cluster has arrived (acquire
+/// semantics, the default: what a releasing arrival wrote before it is then visible; ptxas
+/// follows it with a `CCTL.IVALL`, the L1 invalidated).
 ///
 /// # Safety
-/// Every thread of every block of the cluster must arrive, then wait ([`cluster_wait`]),
-/// the same number of times, all lanes of a warp together.
-#[inline(always)]
-pub unsafe fn cluster_arrive() {
-    asm!("barrier.cluster.arrive.aligned;", options(nostack));
-}
-
-/// `barrier.cluster.wait.aligned`: waits until every thread of the cluster has arrived; their
-/// writes before arriving are then visible to this thread (acquire semantics, the default).
-///
-/// # Safety
-/// As [`cluster_arrive`], after this thread's own arrival.
+/// As [`cluster_arrive_relaxed`], after this thread's own arrival.
 #[inline(always)]
 pub unsafe fn cluster_wait() {
     asm!("barrier.cluster.wait.aligned;", options(nostack));
 }
 
-/// `barrier.cluster.arrive.relaxed.aligned`: as [`cluster_arrive`], without its release: no
-/// `MEMBAR.ALL.GPU` before it (what a release at cluster scope costs in SASS). For a barrier
-/// that orders no memory, or whose ordering a fence before it already made.
+/// `barrier.cluster.arrive.relaxed.aligned`: this thread has arrived, with no memory ordering
+/// (the default release puts a `MEMBAR.ALL.GPU` before it in SASS, which waits for every
+/// store the thread has in flight). For a barrier that orders no memory, or whose ordering a
+/// fence before it already made (`fence.mbarrier_init`).
 ///
 /// # Safety
-/// As [`cluster_arrive`].
+/// Every thread of every block of the cluster must arrive, then wait ([`cluster_wait`]), the
+/// same number of times, all lanes of a warp together.
 #[inline(always)]
 pub unsafe fn cluster_arrive_relaxed() {
     asm!("barrier.cluster.arrive.relaxed.aligned;", options(nostack));
@@ -233,20 +223,4 @@ pub unsafe fn st_async_u32(p: *mut u32, v: u32, bar: *mut u64, rank: u32) {
     asm!("{{ .reg .u32 rp, rb; mapa.shared::cluster.u32 rp, {p}, {r};           mapa.shared::cluster.u32 rb, {b}, {r};           st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [rp], {v}, [rb]; }}",
          p = in(reg32) shared_address(p), b = in(reg32) shared_address(bar), r = in(reg32) rank,
          v = in(reg32) v, options(nostack));
-}
-
-/// The word at `p` (a pointer into this block's shared memory) in the shared memory of the
-/// cluster's block `rank`: `mapa.shared::cluster` then `ld.shared::cluster.u32` (the
-/// distributed shared memory).
-///
-/// # Safety
-/// `p` must point into this block's shared memory, 4-byte aligned; `rank` must be a block of
-/// the cluster that has not exited, and its word must not be written concurrently.
-#[inline(always)]
-pub unsafe fn ld_shared_cluster_u32(p: *const u32, rank: u32) -> u32 {
-    let v: u32;
-    asm!("{{ .reg .u64 s; .reg .u32 a, r; cvta.to.shared.u64 s, {p}; cvt.u32.u64 a, s; \
-          mapa.shared::cluster.u32 r, a, {rank}; ld.shared::cluster.u32 {v}, [r]; }}",
-         v = out(reg32) v, p = in(reg64) p, rank = in(reg32) rank, options(nostack));
-    v
 }

@@ -26,8 +26,10 @@
 //! - `ex2_approx_f32`, `sqrt_rn_f32`, `div_full_f32` — `ex2.approx.ftz`, `sqrt.rn`,
 //!   `div.full`; `bf16x2_rn` — two f32 to packed BF16 (`cvt.rn.bf16x2.f32`); `bf16_unpack` —
 //!   one half of a packed word as f32 (the row-wise family).
-//! - `cluster_ctarank`, `cluster_nctarank`, `cluster_id_x`, `cluster_count_x`, `cluster_arrive`,
-//!   `cluster_wait`, `ld_shared_cluster_u32` — thread-block clusters (sm_90): `llvm.rs` only, since rust-cuda's
+//! - `cluster_ctarank`, `cluster_nctarank`, `cluster_id_x`, `cluster_count_x`,
+//!   `cluster_arrive_relaxed`, `cluster_wait`, `mbarrier_init_for_cluster`,
+//!   `mbarrier_arrive_expect_tx`, `mbarrier_wait_parity`, `st_async_u32` — thread-block
+//!   clusters and their asynchronous stores (sm_90, PTX 8.1): `llvm.rs` only, since rust-cuda's
 //!   PTX targets sm_80.
 //! - `opaque_u32` — `v` through a move the compiler cannot see through: loop-invariant work
 //!   derived from it stays in the loop (fewer registers held across it).

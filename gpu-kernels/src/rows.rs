@@ -205,22 +205,36 @@ fn each<E: Elem, const L: usize>(x: &[Words; L], at: Lanes, f: &mut dyn FnMut(f3
     });
 }
 
-/// This thread's vectors of the row at `row` (zeros past its end): 16-byte non-coherent loads
-/// that allocate in L1 (`ld.global.nc.v4`). The row is read once, but the no-allocate load
-/// streamed about 3 % slower than this one on the H200 (docs/experiments.md, E15: the same
-/// bytes at every level, a lower DRAM rate); it was also the one difference in the row's
-/// loads from the nvcc twin's (a plain `LDG.E.128`). A thread reads each of its vectors
-/// before it writes it and never again, so an `x` that is also `y` reads no stale line.
+/// This thread's vectors of the row at `row` (past its end: zeros, or as below): 16-byte
+/// non-coherent loads that allocate in L1 (`ld.global.nc.v4`). The row is read once, but the
+/// no-allocate load streamed about 3 % slower than this one on the H200 (docs/experiments.md,
+/// E15: the same bytes at every level, a lower DRAM rate; no faster on the cluster kernels,
+/// docs/part2.md). A thread reads each of its vectors before it writes it and
+/// never again, so an `x` that is also `y` reads no stale line.
+///
+/// With `G::LOADS_IN_ONE_RUN`, a vector past the row's end loads the row's last vector
+/// instead (and [`each`] and the stores skip it): the loads are one straight run, not one
+/// branch each, and ptxas issues them all before the first is used. Behind a branch each,
+/// ptxas interleaved the cluster kernels' fold of each vector with the next loads, so a warp
+/// waited for one DRAM latency after another (rustc's softmax_cluster_f32: 7 of its 8 loads
+/// waited on before the last was issued; 0.77 → 0.94 × copy at 4096 × 32768). The warp and
+/// block schedules keep the branches: held to 32 registers (two blocks of 1024 an SM), with
+/// the clamped addresses ptxas issued two of four loads late instead (nvvm's
+/// rmsnorm_block_bf16 at 4096 × 32768: 0.96 → 0.80 × copy).
 ///
 /// # Safety
-/// The row's `at.vectors` vectors must be readable, and `row` 16-byte aligned.
+/// The row's `at.vectors` vectors, at least one, must be readable, and `row` 16-byte aligned.
 #[inline(always)]
-unsafe fn load<E: Elem, const L: usize>(row: *const E, at: Lanes) -> [Words; L] {
+unsafe fn load<E: Elem, G: Group, const L: usize>(row: *const E, at: Lanes) -> [Words; L] {
+    let vectors = row as *const Vec4<u32>;
+    let last = at.vectors - 1;
     let mut x = [[0u32; 4]; L];
     upto16!(L, j, {
         let i = at.vector(j);
-        if i < at.vectors {
-            x[j] = load4_ro((row as *const Vec4<u32>).add(i as usize)).0;
+        if G::LOADS_IN_ONE_RUN {
+            x[j] = load4_ro(vectors.add(i.min(last) as usize)).0;
+        } else if i < at.vectors {
+            x[j] = load4_ro(vectors.add(i as usize)).0;
         }
     });
     x
@@ -498,14 +512,17 @@ impl Op for LayerNorm {
     const WEIGHTS: u32 = 2;
     #[inline(always)]
     fn local(each: impl Fn(&mut dyn FnMut(f32))) -> MeanVar {
-        let (mut n, mut sum) = (0.0f32, 0.0f32);
+        // The count in an integer: its adds fold into one per vector, where a float count
+        // is one more FADD per element.
+        let (mut count, mut sum) = (0u32, 0.0f32);
         each(&mut |v| {
-            n += 1.0;
+            count += 1;
             sum += v;
         });
-        if n == 0.0 {
+        if count == 0 {
             return MeanVar::EMPTY;
         }
+        let n = count as f32;
         let mean = div_full_f32(sum, n);
         let mut m2 = 0.0;
         each(&mut |v| m2 += (v - mean) * (v - mean));
@@ -585,6 +602,9 @@ pub trait Group {
     /// one barrier more), so an op may spend one on a simpler statistic; not a cluster's,
     /// whose blocks wait on each other again.
     const MERGES_AGAIN_CHEAPLY: bool = true;
+    /// Whether the row's loads are one straight run ([`load`]): where the kernel has the
+    /// registers for their clamped addresses.
+    const LOADS_IN_ONE_RUN: bool = false;
     /// A merge after [`Group::merge`].
     ///
     /// # Safety
@@ -792,6 +812,7 @@ impl Group for Cluster {
         warp_merge(theirs)
     }
     const MERGES_AGAIN_CHEAPLY: bool = false;
+    const LOADS_IN_ONE_RUN: bool = true;
     /// No block exits while another may still send to it.
     #[inline(always)]
     unsafe fn done() {
@@ -822,7 +843,7 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         stride: seat.threads,
         vectors: cols / E::PER_VEC,
     };
-    let held = load::<E, L>(x.add(start as usize), at);
+    let held = load::<E, G, L>(x.add(start as usize), at);
     let r = O::row_of::<G, _>(
         seat,
         |f: &mut dyn FnMut(f32)| each::<E, L>(&held, at, f),
@@ -837,17 +858,33 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
             [0u32; 4]
         }
     };
+    // In one run (see [`load`]), every vector's weights are loaded and its outputs computed,
+    // and the store is predicated off past the row's end: no branch between one vector's
+    // weight loads and the next's, so they need not wait on each other. Not with two weight
+    // vectors: holding both ahead took LayerNorm's cluster kernels to 70–72 registers, one
+    // block of 512 an SM instead of two.
+    let one_run = G::LOADS_IN_ONE_RUN && O::WEIGHTS < 2;
+    let last = at.vectors - 1;
     upto16!(L, j, {
         let i = at.vector(j);
-        if i < at.vectors {
-            let wv = weights(w, O::WEIGHTS >= 1, i);
-            let bv = weights(b, O::WEIGHTS >= 2, i);
+        let at_i = if one_run { i.min(last) } else { i };
+        if one_run || i < at.vectors {
+            let wv = weights(w, O::WEIGHTS >= 1, at_i);
+            let bv = weights(b, O::WEIGHTS >= 2, at_i);
             let mut out = [0.0f32; 8];
             upto16!(E::PER_VEC as usize, k, {
                 let k32 = k as u32;
                 out[k] = O::out(r, E::get(&held[j], k32), E::get(&wv, k32), E::get(&bv, k32));
             });
-            store4(y.add(i as usize), Vec4(E::pack(&out)));
+            if one_run {
+                store4_where(
+                    y.wrapping_add(i as usize),
+                    Vec4(E::pack(&out)),
+                    i < at.vectors,
+                );
+            } else {
+                store4(y.add(i as usize), Vec4(E::pack(&out)));
+            }
         }
     });
 }
@@ -924,7 +961,8 @@ pub unsafe fn row_kernel<E: Elem, O: Op, G: Group, const L: usize>(
     eps: f32,
 ) {
     let addresses = x as usize | y as usize | w as usize | b as usize;
-    let vectors = addresses % 16 == 0 && cols % E::PER_VEC == 0;
+    // Whole, aligned vectors, at least one ([`load`] reads the row's last).
+    let vectors = addresses % 16 == 0 && cols % E::PER_VEC == 0 && cols > 0;
     let mut seat = match G::seat(rows) {
         Some(s) => s,
         None => return,

@@ -137,6 +137,22 @@ pub unsafe fn store4<T: Copy>(p: *mut Vec4<T>, v: Vec4<T>) {
          options(nostack));
 }
 
+/// [`store4`] of four 4-byte words where `keep`, else nothing: one predicated `st.global.v4`,
+/// not a branch around a store, so the compiler cannot sink what the value needs (its loads
+/// above all) into a conditional block of its own.
+///
+/// # Safety
+/// Where `keep`, as [`store4`]'s; elsewhere `p` is not dereferenced.
+#[inline(always)]
+pub unsafe fn store4_where(p: *mut Vec4<u32>, v: Vec4<u32>, keep: bool) {
+    let Vec4([a, b, c, d]) = v;
+    asm!("{{ .reg .pred k; .reg .u64 g; setp.ne.u32 k, {keep}, 0; cvta.to.global.u64 g, {p}; \
+          @k st.global.v4.b32 [g], {{{a}, {b}, {c}, {d}}}; }}",
+         keep = in(reg32) keep as u32, p = in(reg64) p,
+         a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d,
+         options(nostack));
+}
+
 /// `v`, through a register move the compiler cannot see through (an `asm!` with effects):
 /// what a loop computes from it stays in the loop, instead of being hoisted out and held in
 /// registers across every iteration (the row-wise cluster's rows: `rows.rs`).

@@ -20,7 +20,8 @@
 //! - `load4` — one 16-byte global load; `load4_nc` — the same through the non-coherent path,
 //!   no L1 allocation (`ld.global.nc.L1::no_allocate.v4`); `load4_ro` — the non-coherent path
 //!   through L1 (`ld.global.nc.v4`).
-//! - `store4` — one 16-byte global store (`st.global.v4`, never split).
+//! - `store4` — one 16-byte global store (`st.global.v4`, never split); `store4_where`, the
+//!   same predicated on a condition instead of branched around.
 //! - `redux_add_i32` — `redux.sync.add.s32` over the warp.
 //! - `fma_f32(a, b, c)` — `fma.rn.f32`, `a · b + c` rounded once; safe.
 //! - `ex2_approx_f32`, `sqrt_rn_f32`, `div_full_f32` — `ex2.approx.ftz`, `sqrt.rn`,

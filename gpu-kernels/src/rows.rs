@@ -209,8 +209,8 @@ fn each<E: Elem, const L: usize>(x: &[Words; L], at: Lanes, f: &mut dyn FnMut(f3
 /// non-coherent loads that allocate in L1 (`ld.global.nc.v4`). The row is read once, but the
 /// no-allocate load streamed about 3 % slower than this one on the H200 (docs/experiments.md,
 /// E15: the same bytes at every level, a lower DRAM rate; no faster on the cluster kernels,
-/// docs/part2.md). A thread reads each of its vectors before it writes it and
-/// never again, so an `x` that is also `y` reads no stale line.
+/// docs/part2.md). A thread reads each of its vectors before it writes it and never again,
+/// so an `x` that is also `y` reads no stale line.
 ///
 /// With `G::LOADS_IN_ONE_RUN`, a vector past the row's end loads the row's last vector
 /// instead (and [`each`] and the stores skip it): the loads are one straight run, not one

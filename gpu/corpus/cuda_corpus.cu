@@ -782,9 +782,9 @@ static void working_sets(Runner& r) {
         const float4 *W4 = reinterpret_cast<const float4*>(W),
                      *x4 = reinterpret_cast<const float4*>(x);
         size_t tasks = (size_t)small_rows * small_q;
-        // A grid-stride loop: one wave of the blocks that fit at once. (A grid of 8 blocks an
-        // SM, where 34 registers a thread leave room for 6, made 1.33 waves: 1.24x slower
-        // than one wave at 24 MiB, 1.09x at 240 MiB, gemv_waves.cu beside this file.)
+        // A grid-stride loop: one wave of the blocks that fit at once, so the pair holds no
+        // tail (1.33 waves ran 1.24x slower than one at 24 MiB, 1.09x at 240 MiB:
+        // gemv_waves.cu beside this file).
         int per_sm = 0;
         CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_w24mib_l2_resident, 256, 0));
         int blocks = r.sms * per_sm;

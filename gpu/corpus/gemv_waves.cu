@@ -1,9 +1,8 @@
-// Does the corpus's gemv pay for its partial last wave? Its grid is 8 blocks an SM, but 34
-// registers a thread leave room for 6, so ncu reports 1.33 waves and a plain report sometimes
-// headlines "tail". The kernel is a grid-stride loop (every warp takes tasks/warps tasks), so a
-// grid of exactly the blocks that fit at once does the same work in one wave: if the tail
-// costs, that grid is faster by about the SMs' idle share. Times both gemv shapes at grids of
-// 0.5 to 2 waves, CUDA events, median of 20 after 3 warm-ups, y poisoned before each run.
+// Whether the corpus's gemv pair pays for a partial last wave: each is a grid-stride loop
+// (every warp takes tasks/warps tasks), so a grid of exactly the blocks that fit at once does
+// the same work in one wave. Times both at grids of 0.5 to 2 waves, among them 8 blocks an SM
+// (1.33 waves where 34 registers a thread leave room for 6); CUDA events, median of 20 after
+// 3 warm-ups, y poisoned before each run.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o gemv_waves gpu/corpus/gemv_waves.cu && ./gemv_waves
 #include <cuda_runtime.h>
 
@@ -46,6 +45,8 @@ static float median_us(K kernel, int blocks, const float4* W, const float4* x, f
         CHECK(cudaEventElapsedTime(&t, a, b));
         if (rep >= 3) ms.push_back(t);
     }
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2] * 1000.0f;
 }

@@ -469,11 +469,11 @@ impl Stat for MeanVar {
     #[inline(always)]
     fn merge(self, o: Self) -> Self {
         let n = self.n + o.n;
-        if n == 0.0 {
-            return Self::EMPTY;
-        }
         let d = o.mean - self.mean;
-        let f = div_full_f32(o.n, n);
+        // Counts are whole, so `n.max(1.0)` is `n` unless both parts are empty, and then `f`
+        // is 0 and the merge is the empty statistic: no branch around the division, which
+        // ptxas would otherwise keep between every shuffle step.
+        let f = div_full_f32(o.n, n.max(1.0));
         MeanVar {
             n,
             mean: self.mean + d * f,

@@ -100,7 +100,7 @@ pub enum Schedule {
 }
 
 /// One launch of a row kernel: the grid's blocks (along x), threads per block, blocks per
-/// cluster (1: no cluster) and dynamic shared memory.
+/// cluster (1 outside the cluster schedule) and dynamic shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowLaunch {
     pub blocks: u32,

@@ -187,7 +187,7 @@ impl Lab {
                 what: "row kernel shape",
                 detail: format!("{}: {detail}", kernel.name),
             })?;
-        if l.cluster > 1 {
+        if schedule == Schedule::Cluster {
             let fit = self.clusters_at_once(
                 backend,
                 &kernel.entry(dtype),
@@ -208,7 +208,7 @@ impl Lab {
         a: &RowArgs<T>,
         stream: &Stream,
     ) -> Result<()> {
-        let (op, _) = op_schedule(kernel)?;
+        let (op, schedule) = op_schedule(kernel)?;
         check_args(op, a)?;
         if a.rows == 0 || a.cols == 0 {
             return Ok(());
@@ -220,7 +220,10 @@ impl Lab {
         let (x, w, b, y) = (ptr(Some(a.x)), ptr(a.w), ptr(a.b), ptr(Some(a.y)));
         let (rows, cols, eps) = (a.rows, a.cols, a.eps);
         let what = || format!("launching {entry} [{backend}] {rows}×{cols}");
-        if cfg.cluster > 1 {
+        // The cluster schedule always takes the cluster launch, whatever its size: on the
+        // H200 its kernels with one block a cluster, launched plainly, stopped at an illegal
+        // instruction (results/rows/95481da/experiments).
+        if schedule == Schedule::Cluster {
             let args = [
                 &x as *const u64 as *mut c_void,
                 &w as *const u64 as *mut c_void,

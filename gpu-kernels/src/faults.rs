@@ -21,7 +21,7 @@
 //! | `barrier` | a shared-memory butterfly per 32 elements | warp shuffles |
 //!
 //! Every kernel takes raw pointers and `u64`/`u32` sizes; each launch's shape is in its
-//! catalogue entry and its launcher (`host/src/launchers/faults.rs`), which checks what the
+//! catalogue entry and its launcher (`host/src/launchers/faults/`), which checks what the
 //! kernel assumes. Mixing uses [`mix`], which the host's references repeat.
 
 use crate::device::*;

@@ -9,8 +9,9 @@ reference before it is timed; one that fails or raises is recorded as an error, 
 Timing: CUDA events around each launch, after a spin kernel (torch.cuda._sleep) that keeps
 the GPU busy while the host enqueues the launch, so the events time the device work and not
 the host's Python, and a fill of an output-sized buffer (the L2 as the lab's bench leaves it
-when it poisons an output before each timed launch). Implementations alternate in a shuffled order each round (none follows
-itself), with no L2 flush: every tensor here is at least 64 MB. Median of --reps rounds.
+when it poisons an output before each timed launch). Implementations alternate in a shuffled
+order each round (none follows itself), with no L2 flush: every tensor here is at least 64 MB.
+Median of --reps rounds.
 
 Constants every implementation (and the lab's Rust kernels) uses:
   LayerNorm eps = 1e-5 (PyTorch's default), RMSNorm eps = 1e-6; weight and bias random.

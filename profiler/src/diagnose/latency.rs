@@ -342,11 +342,41 @@ pub(super) fn undersized(c: &dyn Counters) -> Outcome {
         let hidden = room * (1.0 - w.achieved / allowed).clamp(0.0, 1.0) * hideable(c);
         cost = cost.max(schedulers).max(hidden);
     }
+    if let Some((size, fit)) = cluster_placement(c) {
+        evidence += &format!(
+            "; a cluster launch whose grid holds every cluster the GPU places at once: {} \
+             clusters of {} blocks, each within one GPC",
+            fmt::value(fit),
+            fmt::value(size)
+        );
+        return Outcome::Found(
+            Verdict::fault(
+                "cluster placement: the clusters that fit at once cannot fill the GPU".into(),
+                evidence,
+                cost,
+            )
+            .with_fix(
+                "a cluster shape the GPCs hold whole: fewer blocks per cluster, or more blocks \
+                 per SM (fewer registers or threads a block); a larger grid places no more \
+                 clusters at once",
+            ),
+        );
+    }
     Outcome::Found(Verdict::fault(
         "undersized grid: it cannot fill the GPU".into(),
         evidence,
         cost,
     ))
+}
+
+/// A cluster launch whose grid has at least the clusters the GPU holds at once: (blocks per
+/// cluster, clusters at once). Its missing warps are the clusters' placement, not the grid's
+/// size.
+fn cluster_placement(c: &dyn Counters) -> Option<(f64, f64)> {
+    let size = c.m(m::CLUSTER_SIZE).filter(|s| *s > 1.0)?;
+    let fit = c.m(m::CLUSTER_MAX_ACTIVE).filter(|f| *f > 0.0)?;
+    let clusters = c.m(m::GRID_SIZE)? / size;
+    (clusters >= fit).then_some((size, fit))
 }
 
 /// What a stall reason means and which way its fix goes.

@@ -350,7 +350,9 @@ pub const RULES: [Rule; 16] = [
                slots x the allowed warp slots the grid leaves empty (1 - achieved / \
                theoretical warps) x the stalls more warps would hide",
         fix: "more work per launch (batch, larger problem, split the work into more blocks), \
-              or several streams of independent work",
+              or several streams of independent work; for a cluster launch whose grid already \
+              holds the clusters the GPU places at once (launch__cluster_max_active), a \
+              cluster shape the GPCs hold whole: fewer blocks per cluster, or more blocks per SM",
         eval: latency::undersized,
     },
     Rule {

@@ -339,6 +339,75 @@ fn tail_effect_and_undersized_grids() {
 }
 
 #[test]
+fn a_cluster_grid_that_holds_every_cluster_that_fits_is_bound_by_their_placement() {
+    // 30 clusters of 8 at once and 30 in the grid: 240 blocks where the SMs hold 264.
+    let cluster = |clusters: f64| {
+        diagnose(&[
+            (m::WAVES, 0.91 * clusters / 30.0),
+            (m::SM_ACTIVE_CYCLES, 79.0),
+            (m::SM_ELAPSED_CYCLES, 100.0),
+            (m::CLUSTER_SIZE, 8.0),
+            (m::CLUSTER_MAX_ACTIVE, 30.0),
+            (m::GRID_SIZE, 8.0 * clusters),
+        ])
+    };
+    let placed = cluster(30.0);
+    let u = placed.get("undersized-grid").unwrap();
+    assert!(u.verdict.starts_with("cluster placement"), "{u:?}");
+    assert!(u.fix.contains("fewer blocks per cluster"), "{u:?}");
+    assert!(
+        u.evidence.contains("30 clusters of 8 blocks"),
+        "{}",
+        u.evidence
+    );
+    assert!((u.cost.unwrap() - 0.21).abs() < 1e-9);
+    // Two clusters where thirty fit: the grid is what is short.
+    let few = cluster(2.0);
+    let u = few.get("undersized-grid").unwrap();
+    assert!(u.verdict.starts_with("undersized grid"), "{u:?}");
+    // Without clusters (size 1) the rule is the grid's, whatever the other counters say.
+    let plain = diagnose(&[
+        (m::WAVES, 0.5),
+        (m::CLUSTER_SIZE, 1.0),
+        (m::CLUSTER_MAX_ACTIVE, 0.0),
+        (m::GRID_SIZE, 66.0),
+    ]);
+    assert!(
+        plain
+            .get("undersized-grid")
+            .unwrap()
+            .verdict
+            .starts_with("undersized grid")
+    );
+}
+
+/// The same on the H200: the lab's `layernorm_cluster_f32` at 1024 x 131072, a grid of the 30
+/// clusters of 8 that fit at once, 0.91 waves, the SMs idle 21 % (`dist/xtask profile --kernel
+/// layernorm_cluster --backend llvm --rows 1024 --cols 131072 --source`, 2026-12-03).
+#[test]
+fn an_h200_cluster_capture_names_the_placement() {
+    use std::io::Read;
+    let path = format!(
+        "{}/tests/fixtures/h200/layernorm-cluster-f32-1024x131072.raw.csv.gz",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let launches = profiler::ncu::parse_raw(&text).unwrap();
+    assert_eq!(launches.len(), 1);
+    let d = diagnose::diagnose(&launches[0]);
+    let u = d.get("undersized-grid").unwrap();
+    assert!(u.verdict.starts_with("cluster placement"), "{u:?}");
+    assert!(
+        u.evidence.contains("30 clusters of 8 blocks"),
+        "{}",
+        u.evidence
+    );
+}
+
+#[test]
 fn spills_and_divergence() {
     let spill = fired(&[(m::LOCAL_LD_BYTES, 4096.0), (m::LOCAL_ST_BYTES, 4096.0)]);
     assert!(spill.contains(&"spills"));

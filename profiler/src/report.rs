@@ -46,8 +46,18 @@ pub fn kernel_text(title: &str, launch: &str, c: &dyn Counters, d: &Diagnosis) -
         pct(num(m::THEORETICAL_OCC)),
         limiter
     );
+    // A cluster launch: its clusters' size and how many the GPU holds at once (what caps
+    // its waves besides each SM's resources).
+    let clusters = match (num(m::CLUSTER_SIZE), num(m::CLUSTER_MAX_ACTIVE)) {
+        (Some(size), Some(fit)) if size > 1.0 => format!(
+            ", clusters of {} ({} fit at once)",
+            fmt::value(size),
+            fmt::value(fit)
+        ),
+        _ => String::new(),
+    };
     out += &format!(
-        "  Launch           {} blocks, {} waves per SM, {} SMs\n",
+        "  Launch           {} blocks, {} waves per SM, {} SMs{clusters}\n",
         show(c.blocks()),
         show(num(m::WAVES)),
         show(num(m::SM_COUNT))

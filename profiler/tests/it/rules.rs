@@ -405,6 +405,11 @@ fn an_h200_cluster_capture_names_the_placement() {
         "{}",
         u.evidence
     );
+    let text = profiler::report::kernel_text("layernorm_cluster", "", &launches[0], &d);
+    assert!(
+        text.contains("240 blocks, 0.91 waves per SM, 132 SMs, clusters of 8 (30 fit at once)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -344,15 +344,15 @@ pub const RULES: [Rule; 16] = [
     Rule {
         id: "undersized-grid",
         when: "waves per SM < 0.95: the grid supplies fewer warps than the SMs' resources would \
-               hold",
+               hold; named for the clusters' placement, its fix their shape (fewer blocks a \
+               cluster), when a cluster launch's grid holds every cluster the GPU places at \
+               once (launch__cluster_max_active)",
         cost: "the largest of: the SMs' idle share (1 - active cycles / elapsed cycles); the \
                share of each SM's four schedulers left without a warp; and the idle issue \
                slots x the allowed warp slots the grid leaves empty (1 - achieved / \
                theoretical warps) x the stalls more warps would hide",
         fix: "more work per launch (batch, larger problem, split the work into more blocks), \
-              or several streams of independent work; for a cluster launch whose grid already \
-              holds the clusters the GPU places at once (launch__cluster_max_active), a \
-              cluster shape the GPCs hold whole: fewer blocks per cluster, or more blocks per SM",
+              or several streams of independent work",
         eval: latency::undersized,
     },
     Rule {

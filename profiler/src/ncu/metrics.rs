@@ -69,7 +69,7 @@ pub const MAX_WARPS_PER_SM: &str = "device__attribute_max_warps_per_multiprocess
 /// Blocks in the grid and threads per block (LaunchStats).
 pub const GRID_SIZE: &str = "launch__grid_size";
 pub const BLOCK_SIZE: &str = "launch__block_size";
-/// Blocks per thread-block cluster (1 without clusters), and the most clusters of that launch
+/// Blocks per thread-block cluster (0 without clusters), and the most clusters of that launch
 /// the GPU holds at once (LaunchStats; a cluster's blocks share one GPC).
 pub const CLUSTER_SIZE: &str = "launch__cluster_size";
 pub const CLUSTER_MAX_ACTIVE: &str = "launch__cluster_max_active";

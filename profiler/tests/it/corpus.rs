@@ -5,29 +5,17 @@
 //! lab's extra metrics; both must get every kernel right.
 
 use profiler::accuracy::{self, Judged};
-use profiler::ncu::parse_raw;
 use profiler::program;
-use std::io::Read;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn gunzip(path: PathBuf) -> String {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    text
-}
-
 /// The corpus's kernels from one capture, judged against its truth file.
 fn judge(corpus: &str, capture: &str) -> Vec<Judged> {
-    let page = gunzip(root().join(format!(
-        "profiler/tests/fixtures/h200/corpus/{corpus}-{capture}.raw.csv.gz"
-    )));
-    let kernels = program::diagnose_all(parse_raw(&page).unwrap());
+    let kernels =
+        program::diagnose_all(crate::h200_launches(&format!("corpus/{corpus}-{capture}")));
     let truths =
         std::fs::read_to_string(root().join(format!("gpu/corpus/{corpus}_corpus.truth.csv")))
             .unwrap();

@@ -4,21 +4,10 @@
 //! the latter also from a report made by plain `ncu --set full`, without this lab's metrics.
 
 use profiler::diagnose::Kind;
-use profiler::ncu::{Launch, parse_raw};
 use profiler::program::{self, Kernel};
-use std::io::Read;
 
 fn kernels(name: &str) -> Vec<Kernel> {
-    let path = format!(
-        "{}/tests/fixtures/h200/{name}.raw.csv.gz",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    let launches: Vec<Launch> = parse_raw(&text).unwrap();
-    program::diagnose_all(launches)
+    program::diagnose_all(crate::h200_launches(name))
 }
 
 fn explain(k: &Kernel) -> String {

@@ -17,7 +17,22 @@ mod source;
 #[path = "../../../xtask/tests/fixtures/nsys/joined.rs"]
 mod nsys_capture;
 
+use profiler::ncu::{Launch, parse_raw};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// The launches of one of the profiler's H200 raw pages,
+/// `profiler/tests/fixtures/h200/<name>.raw.csv.gz`.
+pub fn h200_launches(name: &str) -> Vec<Launch> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/h200")
+        .join(format!("{name}.raw.csv.gz"));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    parse_raw(&text).unwrap()
+}
 
 /// The lab's H200 captures, kept under `xtask/tests/fixtures/` (the docs and commands name
 /// them there).

@@ -386,16 +386,7 @@ fn a_cluster_grid_that_holds_every_cluster_that_fits_is_bound_by_their_placement
 /// layernorm_cluster --backend llvm --rows 1024 --cols 131072 --source`, 2026-12-03).
 #[test]
 fn an_h200_cluster_capture_names_the_placement() {
-    use std::io::Read;
-    let path = format!(
-        "{}/tests/fixtures/h200/layernorm-cluster-f32-1024x131072.raw.csv.gz",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    let launches = profiler::ncu::parse_raw(&text).unwrap();
+    let launches = crate::h200_launches("layernorm-cluster-f32-1024x131072");
     assert_eq!(launches.len(), 1);
     let d = diagnose::diagnose(&launches[0]);
     let u = d.get("undersized-grid").unwrap();

@@ -398,8 +398,8 @@ __device__ __forceinline__ bool seat(unsigned rows, unsigned& row, unsigned& ran
     return row < rows;
 }
 
-// A cluster's shared memory past the block's 32 warp slots (as rows.rs lays it out): 32 more
-// (odd turns), the blocks' statistics of even and odd turns, two barriers that count them.
+// A cluster's shared memory past the block's 32 warp slots (as rows/group.rs lays it out): 32
+// more (odd turns), the blocks' statistics of even and odd turns, two barriers that count them.
 __device__ __forceinline__ float* warp_slots(unsigned turn) {
     return chapter::shared<float>() + (turn % 2) * 32 * SLOT_WORDS;
 }

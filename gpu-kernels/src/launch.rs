@@ -141,7 +141,7 @@ pub mod rows {
     pub const SLOT_WORDS: u32 = 4;
     /// Dynamic shared memory of every launch: 32 warp slots, 32 more (a cluster's rows of odd
     /// turn), `2 · CLUSTER_MAX` block slots (a cluster's statistics, even and odd turns),
-    /// then two 8-byte barriers (`rows.rs`'s `cluster_shared` lays them out).
+    /// then two 8-byte barriers (`rows/group.rs`'s `cluster_shared` lays them out).
     pub const SHARED_BYTES: u32 = (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + 16;
 }
 

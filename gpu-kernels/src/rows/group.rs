@@ -1,0 +1,275 @@
+//! The groups of threads that hold a row (a warp, a block, a thread-block cluster), where
+//! each thread sits in one, and how they merge their statistics.
+
+use super::*;
+
+/// The statistic over the warp, in every lane: five `shfl.sync.bfly` steps.
+///
+/// # Safety
+/// All 32 lanes of the warp call it together.
+#[inline(always)]
+unsafe fn warp_merge<S: Stat>(mut s: S) -> S {
+    let mut mask = 16;
+    while mask > 0 {
+        s = s.merge(s.shfl_xor(mask));
+        mask >>= 1;
+    }
+    s
+}
+
+/// Where a thread sits in the group that holds its row.
+#[derive(Clone, Copy)]
+pub struct Seat {
+    pub row: u32,
+    /// Its block's rank in the cluster (0 outside a cluster).
+    pub rank: u32,
+    /// Its index among the threads of its block that hold the row, and how many those are.
+    pub t: u32,
+    pub threads: u32,
+    /// How many rows the group held before this one (a cluster walks several).
+    pub turn: u32,
+}
+
+/// How many threads hold a row, and how they merge their statistics.
+pub trait Group {
+    /// This thread's seat; None when its group has no row (past the last).
+    fn seat(rows: u32) -> Option<Seat>;
+    /// The seat of the group's next row, after `seat`'s: None where each group holds one row
+    /// (a warp, a block); a cluster walks the rows its grid does not cover.
+    #[inline(always)]
+    fn next(_seat: Seat, _rows: u32) -> Option<Seat> {
+        None
+    }
+    /// Before the group's first row.
+    ///
+    /// # Safety
+    /// Every thread of the group calls it, once, before [`Group::merge`].
+    #[inline(always)]
+    unsafe fn start() {}
+    /// The statistic over the whole group, in every thread.
+    ///
+    /// # Safety
+    /// Every thread of the group calls it together (it may hold barriers), once a row.
+    unsafe fn merge<S: Stat>(seat: Seat, s: S) -> S;
+    /// Whether a second merge costs about what the first did (a warp's shuffles, a block's
+    /// one barrier more), so an op may spend one on a simpler statistic; not a cluster's,
+    /// whose blocks wait on each other again.
+    const MERGES_AGAIN_CHEAPLY: bool = true;
+    /// Whether the row's loads are one straight run ([`load`]): where the kernel has the
+    /// registers for their clamped addresses.
+    const LOADS_IN_ONE_RUN: bool = false;
+    /// A merge after [`Group::merge`].
+    ///
+    /// # Safety
+    /// As [`Group::merge`], after it, and the two statistics' words together at most
+    /// `SLOT_WORDS`.
+    #[inline(always)]
+    unsafe fn merge_again<S: Stat>(seat: Seat, s: S) -> S {
+        Self::merge(seat, s)
+    }
+    /// After the group's last row, before its threads exit.
+    ///
+    /// # Safety
+    /// Every thread of the group calls it, once.
+    #[inline(always)]
+    unsafe fn done() {}
+}
+
+/// A warp per row: `block_dim / 32` rows per block.
+pub struct Warp;
+
+impl Group for Warp {
+    #[inline(always)]
+    fn seat(rows: u32) -> Option<Seat> {
+        let row = block_idx_x() * (block_dim_x() / 32) + thread_idx_x() / 32;
+        (row < rows).then(|| Seat {
+            row,
+            rank: 0,
+            t: thread_idx_x() % 32,
+            threads: 32,
+            turn: 0,
+        })
+    }
+    #[inline(always)]
+    unsafe fn merge<S: Stat>(_seat: Seat, s: S) -> S {
+        warp_merge(s)
+    }
+}
+
+/// A block per row.
+pub struct Block;
+
+/// The statistic over the block, in every thread: each warp's in its lanes, lane 0 writes it
+/// to the warp's shared slot (`slots`, a warp's every `SLOT_WORDS`), one barrier, then every
+/// warp merges the slots.
+///
+/// # Safety
+/// Every thread of the block calls it; `slots` points into the block's shared memory, at 32
+/// slots, `S::WORDS` words of each free for this merge.
+#[inline(always)]
+unsafe fn block_merge<S: Stat>(s: S, slots: *mut u32) -> S {
+    let s = warp_merge(s);
+    let (tid, warps) = (thread_idx_x(), block_dim_x() / 32);
+    let (warp, lane) = (tid / 32, tid % 32);
+    if lane == 0 {
+        let w = s.words();
+        upto16!(S::WORDS, i, {
+            *slots.add((warp * SLOT_WORDS) as usize + i) = w[i];
+        });
+    }
+    sync_threads();
+    let mine = if lane < warps {
+        let mut w = [0u32; 3];
+        upto16!(S::WORDS, i, {
+            w[i] = *slots.add((lane * SLOT_WORDS) as usize + i);
+        });
+        S::of_words(w)
+    } else {
+        S::EMPTY
+    };
+    warp_merge(mine)
+}
+
+impl Group for Block {
+    #[inline(always)]
+    fn seat(rows: u32) -> Option<Seat> {
+        (block_idx_x() < rows).then(|| Seat {
+            row: block_idx_x(),
+            rank: 0,
+            t: thread_idx_x(),
+            threads: block_dim_x(),
+            turn: 0,
+        })
+    }
+    #[inline(always)]
+    unsafe fn merge<S: Stat>(_seat: Seat, s: S) -> S {
+        block_merge(s, dynamic_shared::<u32>())
+    }
+    /// In the words of each slot the first merge left free (the slots' last `S::WORDS`), so
+    /// no warp waits for the others to have read the first merge's: its one barrier.
+    #[inline(always)]
+    unsafe fn merge_again<S: Stat>(_seat: Seat, s: S) -> S {
+        block_merge(
+            s,
+            dynamic_shared::<u32>().add(SLOT_WORDS as usize - S::WORDS),
+        )
+    }
+}
+
+/// A thread-block cluster per row (sm_90, rustc's backend only).
+#[cfg(not(feature = "nvvm"))]
+pub struct Cluster;
+
+/// The cluster's shared memory, past the block's 32 slots: a second set of 32 (rows of odd
+/// turn), then the blocks' statistics of even and odd turns (`CLUSTER_MAX` slots each), then
+/// the two barriers that count them.
+#[cfg(not(feature = "nvvm"))]
+mod cluster_shared {
+    use super::*;
+    /// The 32 warp slots of a turn's block merge.
+    pub fn warp_slots(turn: u32) -> *mut u32 {
+        // SAFETY (all three): offsets inside `SHARED_BYTES`.
+        unsafe { dynamic_shared::<u32>().add(((turn % 2) * 32 * SLOT_WORDS) as usize) }
+    }
+    /// The blocks' statistics of a turn, block `r`'s at slot `r`.
+    pub fn block_slots(turn: u32) -> *mut u32 {
+        let at = 64 * SLOT_WORDS + (turn % 2) * CLUSTER_MAX * SLOT_WORDS;
+        unsafe { dynamic_shared::<u32>().add(at as usize) }
+    }
+    /// The barrier whose phase completes when every block's statistic of a turn has arrived.
+    pub fn arrived(turn: u32) -> *mut u64 {
+        let at = (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + (turn % 2) * 8;
+        unsafe { dynamic_shared::<u8>().add(at as usize) as *mut u64 }
+    }
+}
+
+#[cfg(not(feature = "nvvm"))]
+impl Group for Cluster {
+    #[inline(always)]
+    fn seat(rows: u32) -> Option<Seat> {
+        (cluster_id_x() < rows).then(|| Seat {
+            row: cluster_id_x(),
+            rank: cluster_ctarank(),
+            t: thread_idx_x(),
+            threads: block_dim_x(),
+            turn: 0,
+        })
+    }
+    /// The grid holds at most the clusters that fit on the GPU at once (the host's launch):
+    /// each walks the rows `r, r + clusters, …`, so its barriers are set up once, not once a
+    /// row ([`Group::start`], [`Group::done`]). The thread's index passes through
+    /// [`opaque_u32`]: the addresses of its vectors and weights are then computed for each
+    /// row, not hoisted and held across rows (which took the kernels from 56–64 registers to
+    /// 72–96: one block an SM instead of two).
+    #[inline(always)]
+    fn next(seat: Seat, rows: u32) -> Option<Seat> {
+        let row = seat
+            .row
+            .checked_add(cluster_count_x())
+            .filter(|&r| r < rows)?;
+        Some(Seat {
+            row,
+            t: opaque_u32(seat.t),
+            turn: seat.turn + 1,
+            ..seat
+        })
+    }
+    /// Thread 0 sets up the two barriers (each completes a phase on its one arrival and the
+    /// bytes it expects); a cluster barrier, so no block sends to another's before they are.
+    #[inline(always)]
+    unsafe fn start() {
+        if thread_idx_x() == 0 {
+            mbarrier_init_for_cluster(cluster_shared::arrived(0), 1);
+            mbarrier_init_for_cluster(cluster_shared::arrived(1), 1);
+        }
+        cluster_arrive_relaxed();
+        cluster_wait();
+    }
+    /// Each block's statistic ([`block_merge`]), then thread `r` of each block sends it to
+    /// block `r`'s slot by an asynchronous store that block `r`'s barrier counts; every
+    /// thread waits for its block's barrier (every block's statistic there), and every warp
+    /// merges the slots (lane r block r's). No cluster barrier, no fence: a block waits only
+    /// for the words it needs. A turn's slots and barrier alternate with the next's, and a
+    /// block cannot send a turn ahead before every block has read this one (it would need
+    /// their next statistics first).
+    #[inline(always)]
+    unsafe fn merge<S: Stat>(seat: Seat, s: S) -> S {
+        let s = block_merge(s, cluster_shared::warp_slots(seat.turn));
+        let (slots, arrived) = (
+            cluster_shared::block_slots(seat.turn),
+            cluster_shared::arrived(seat.turn),
+        );
+        let blocks = cluster_nctarank();
+        let tid = thread_idx_x();
+        if tid == 0 {
+            mbarrier_arrive_expect_tx(arrived, blocks * S::WORDS as u32 * 4);
+        }
+        if tid < blocks {
+            let w = s.words();
+            let mine = slots.add((seat.rank * SLOT_WORDS) as usize);
+            upto16!(S::WORDS, i, {
+                st_async_u32(mine.add(i), w[i], arrived, tid);
+            });
+        }
+        mbarrier_wait_parity(arrived, (seat.turn / 2) % 2);
+        let lane = tid % 32;
+        let theirs = if lane < blocks {
+            let mut w = [0u32; 3];
+            upto16!(S::WORDS, i, {
+                w[i] = *slots.add((lane * SLOT_WORDS) as usize + i);
+            });
+            S::of_words(w)
+        } else {
+            S::EMPTY
+        };
+        warp_merge(theirs)
+    }
+    const MERGES_AGAIN_CHEAPLY: bool = false;
+    const LOADS_IN_ONE_RUN: bool = true;
+    /// No block exits while another may still send to it.
+    #[inline(always)]
+    unsafe fn done() {
+        cluster_arrive_relaxed();
+        cluster_wait();
+    }
+}

@@ -1,0 +1,315 @@
+//! What each operation computes of a row: its partial statistic, how two merge, the row's
+//! constants and each output element (softmax, RMSNorm, LayerNorm).
+
+use super::*;
+use core::f32::consts::LOG2_E;
+
+/// A partial statistic of some of a row's elements, merged across threads.
+pub trait Stat: Copy {
+    /// The statistic of no element.
+    const EMPTY: Self;
+    /// The statistic of both parts.
+    fn merge(self, other: Self) -> Self;
+    /// Lane `lane ^ mask`'s statistic (`shfl.sync.bfly` of each word).
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it together.
+    unsafe fn shfl_xor(self, mask: u32) -> Self;
+    /// Its words, for a shared slot (at most `SLOT_WORDS`).
+    fn words(self) -> [u32; 3];
+    fn of_words(w: [u32; 3]) -> Self;
+    /// How many of [`Stat::words`] it uses.
+    const WORDS: usize;
+}
+
+/// `e^x` as `2^(x · log2 e)` on the SFU ([`ex2_approx_f32`]).
+#[inline(always)]
+fn exp(x: f32) -> f32 {
+    ex2_approx_f32(x * LOG2_E)
+}
+
+/// What one operation does with a row: its statistic, the row's constants it derives from
+/// the merged statistic, and each output element.
+pub trait Op {
+    type Stat: Stat;
+    /// What every element's output needs of the row (the max and 1 / sum; the mean and 1 / σ).
+    type Row: Copy;
+    /// Weight vectors read: 0 (softmax), 1 (`w`), 2 (`w`, `b`).
+    const WEIGHTS: u32;
+    /// The statistic of the elements `each` hands out: each call of `each` is one pass, calling
+    /// its argument on every element of this thread (held in registers, or loaded again).
+    fn local(each: impl Fn(&mut dyn FnMut(f32))) -> Self::Stat;
+    fn row(s: Self::Stat, cols: u32, eps: f32) -> Self::Row;
+    fn out(r: Self::Row, x: f32, w: f32, b: f32) -> f32;
+    /// The row's constants from this thread's elements (`each`, as [`Op::local`]'s): `row` of
+    /// the group's merge of `local`.
+    ///
+    /// # Safety
+    /// As [`Group::merge`].
+    #[inline(always)]
+    unsafe fn row_of<G: Group, F: Fn(&mut dyn FnMut(f32))>(
+        seat: Seat,
+        each: F,
+        cols: u32,
+        eps: f32,
+    ) -> Self::Row {
+        Self::row(G::merge(seat, Self::local(each)), cols, eps)
+    }
+}
+
+/// The max subtracted before the exponential: the max itself, or 0 when it is −inf (a part
+/// holding only −inf, whose exponentials are 0, not `e^(−inf + inf)` = NaN).
+#[inline(always)]
+fn shift(max: f32) -> f32 {
+    if max == f32::NEG_INFINITY {
+        0.0
+    } else {
+        max
+    }
+}
+
+/// Softmax's partial statistic: the part's max (NaN ignored) and `Σ e^(x − shift(max))`.
+#[derive(Clone, Copy)]
+pub struct MaxSum {
+    pub max: f32,
+    pub sum: f32,
+}
+
+impl MaxSum {
+    /// The factor that moves this part's sum onto `shift` (0 for a part of −inf alone; NaN
+    /// when both are +inf, as the row's result must be).
+    #[inline(always)]
+    fn rescaled(self, shift_to: f32) -> f32 {
+        let f = if self.max == f32::NEG_INFINITY {
+            0.0
+        } else {
+            exp(self.max - shift_to)
+        };
+        self.sum * f
+    }
+}
+
+impl Stat for MaxSum {
+    const EMPTY: Self = MaxSum {
+        max: f32::NEG_INFINITY,
+        sum: 0.0,
+    };
+    const WORDS: usize = 2;
+    #[inline(always)]
+    fn merge(self, o: Self) -> Self {
+        let max = self.max.max(o.max);
+        let to = shift(max);
+        MaxSum {
+            max,
+            sum: self.rescaled(to) + o.rescaled(to),
+        }
+    }
+    #[inline(always)]
+    unsafe fn shfl_xor(self, mask: u32) -> Self {
+        MaxSum {
+            max: f32::from_bits(shfl_xor(self.max.to_bits(), mask)),
+            sum: f32::from_bits(shfl_xor(self.sum.to_bits(), mask)),
+        }
+    }
+    #[inline(always)]
+    fn words(self) -> [u32; 3] {
+        [self.max.to_bits(), self.sum.to_bits(), 0]
+    }
+    #[inline(always)]
+    fn of_words(w: [u32; 3]) -> Self {
+        MaxSum {
+            max: f32::from_bits(w[0]),
+            sum: f32::from_bits(w[1]),
+        }
+    }
+}
+
+/// `F.softmax(x, dim=-1)`.
+pub struct Softmax;
+
+impl Op for Softmax {
+    type Stat = MaxSum;
+    /// The shift and 1 / Σ.
+    type Row = (f32, f32);
+    const WEIGHTS: u32 = 0;
+    #[inline(always)]
+    fn local(each: impl Fn(&mut dyn FnMut(f32))) -> MaxSum {
+        let mut max = f32::NEG_INFINITY;
+        each(&mut |v| max = max.max(v));
+        let to = shift(max);
+        let mut sum = 0.0;
+        each(&mut |v| sum += exp(v - to));
+        MaxSum { max, sum }
+    }
+    #[inline(always)]
+    fn row(s: MaxSum, _cols: u32, _eps: f32) -> (f32, f32) {
+        (shift(s.max), div_full_f32(1.0, s.sum))
+    }
+    #[inline(always)]
+    fn out((to, inv): (f32, f32), x: f32, _w: f32, _b: f32) -> f32 {
+        exp(x - to) * inv
+    }
+}
+
+/// A plain sum: RMSNorm's `Σ x²`, LayerNorm's `Σ x` and `Σ (x − mean)²` in a warp or a block.
+#[derive(Clone, Copy)]
+pub struct Sum(pub f32);
+
+impl Stat for Sum {
+    const EMPTY: Self = Sum(0.0);
+    const WORDS: usize = 1;
+    #[inline(always)]
+    fn merge(self, o: Self) -> Self {
+        Sum(self.0 + o.0)
+    }
+    #[inline(always)]
+    unsafe fn shfl_xor(self, mask: u32) -> Self {
+        Sum(f32::from_bits(shfl_xor(self.0.to_bits(), mask)))
+    }
+    #[inline(always)]
+    fn words(self) -> [u32; 3] {
+        [self.0.to_bits(), 0, 0]
+    }
+    #[inline(always)]
+    fn of_words(w: [u32; 3]) -> Self {
+        Sum(f32::from_bits(w[0]))
+    }
+}
+
+/// `F.rms_norm(x, (cols,), w, eps)`.
+pub struct RmsNorm;
+
+impl Op for RmsNorm {
+    type Stat = Sum;
+    /// 1 / sqrt(mean(x²) + eps).
+    type Row = f32;
+    const WEIGHTS: u32 = 1;
+    #[inline(always)]
+    fn local(each: impl Fn(&mut dyn FnMut(f32))) -> Sum {
+        let mut ss = 0.0;
+        each(&mut |v| ss += v * v);
+        Sum(ss)
+    }
+    #[inline(always)]
+    fn row(s: Sum, cols: u32, eps: f32) -> f32 {
+        div_full_f32(1.0, sqrt_rn_f32(div_full_f32(s.0, cols as f32) + eps))
+    }
+    #[inline(always)]
+    fn out(rstd: f32, x: f32, w: f32, _b: f32) -> f32 {
+        x * rstd * w
+    }
+}
+
+/// LayerNorm's partial statistic: the part's element count, mean and sum of squared
+/// deviations from it, merged by Chan et al.'s pairwise rule (no cancellation of E[x²] − E[x]²).
+#[derive(Clone, Copy)]
+pub struct MeanVar {
+    pub n: f32,
+    pub mean: f32,
+    pub m2: f32,
+}
+
+impl Stat for MeanVar {
+    const EMPTY: Self = MeanVar {
+        n: 0.0,
+        mean: 0.0,
+        m2: 0.0,
+    };
+    const WORDS: usize = 3;
+    #[inline(always)]
+    fn merge(self, o: Self) -> Self {
+        let n = self.n + o.n;
+        let d = o.mean - self.mean;
+        // Counts are whole, so `n.max(1.0)` is `n` unless both parts are empty, and then `f`
+        // is 0 and the merge is the empty statistic: no branch around the division, which
+        // ptxas would otherwise keep between every shuffle step.
+        let f = div_full_f32(o.n, n.max(1.0));
+        MeanVar {
+            n,
+            mean: self.mean + d * f,
+            m2: self.m2 + o.m2 + d * d * self.n * f,
+        }
+    }
+    #[inline(always)]
+    unsafe fn shfl_xor(self, mask: u32) -> Self {
+        MeanVar {
+            n: f32::from_bits(shfl_xor(self.n.to_bits(), mask)),
+            mean: f32::from_bits(shfl_xor(self.mean.to_bits(), mask)),
+            m2: f32::from_bits(shfl_xor(self.m2.to_bits(), mask)),
+        }
+    }
+    #[inline(always)]
+    fn words(self) -> [u32; 3] {
+        [self.n.to_bits(), self.mean.to_bits(), self.m2.to_bits()]
+    }
+    #[inline(always)]
+    fn of_words(w: [u32; 3]) -> Self {
+        MeanVar {
+            n: f32::from_bits(w[0]),
+            mean: f32::from_bits(w[1]),
+            m2: f32::from_bits(w[2]),
+        }
+    }
+}
+
+/// `F.layer_norm(x, (cols,), w, b, eps)`.
+pub struct LayerNorm;
+
+impl Op for LayerNorm {
+    type Stat = MeanVar;
+    /// The mean and 1 / sqrt(var + eps).
+    type Row = (f32, f32);
+    const WEIGHTS: u32 = 2;
+    #[inline(always)]
+    fn local(each: impl Fn(&mut dyn FnMut(f32))) -> MeanVar {
+        // The count in an integer: its adds fold into one per vector, where a float count
+        // is one more FADD per element.
+        let (mut count, mut sum) = (0u32, 0.0f32);
+        each(&mut |v| {
+            count += 1;
+            sum += v;
+        });
+        if count == 0 {
+            return MeanVar::EMPTY;
+        }
+        let n = count as f32;
+        let mean = div_full_f32(sum, n);
+        let mut m2 = 0.0;
+        each(&mut |v| m2 += (v - mean) * (v - mean));
+        MeanVar { n, mean, m2 }
+    }
+    #[inline(always)]
+    fn row(s: MeanVar, cols: u32, eps: f32) -> (f32, f32) {
+        (
+            s.mean,
+            div_full_f32(1.0, sqrt_rn_f32(div_full_f32(s.m2, cols as f32) + eps)),
+        )
+    }
+    #[inline(always)]
+    fn out((mean, rstd): (f32, f32), x: f32, w: f32, b: f32) -> f32 {
+        (x - mean) * rstd * w + b
+    }
+    /// Where the group merges again cheaply (a warp, a block), the exact two-pass variance:
+    /// the group's `Σ x` gives the mean, then its `Σ (x − mean)²` over the held elements the
+    /// variance. Two merges of one word each (five shuffle-adds per warp) instead of one of
+    /// [`MeanVar`]'s three, whose every step divides: a shorter chain between the last load
+    /// and the first store (no division in either merge). A cluster merges once.
+    #[inline(always)]
+    unsafe fn row_of<G: Group, F: Fn(&mut dyn FnMut(f32))>(
+        seat: Seat,
+        each: F,
+        cols: u32,
+        eps: f32,
+    ) -> (f32, f32) {
+        if !G::MERGES_AGAIN_CHEAPLY {
+            return Self::row(G::merge(seat, Self::local(each)), cols, eps);
+        }
+        let mut sum = 0.0;
+        each(&mut |v| sum += v);
+        let mean = div_full_f32(G::merge(seat, Sum(sum)).0, cols as f32);
+        let mut m2 = 0.0;
+        each(&mut |v| m2 += (v - mean) * (v - mean));
+        let var = div_full_f32(G::merge_again(seat, Sum(m2)).0, cols as f32);
+        (mean, div_full_f32(1.0, sqrt_rn_f32(var + eps)))
+    }
+}

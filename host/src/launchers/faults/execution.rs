@@ -2,7 +2,7 @@
 //! divergent paths, an unfused pass (the memory-bound control), the SFU's sines, and a barrier
 //! per sum.
 
-use super::{check_len, fault_of, groups_of, pair, require};
+use super::{check_len, fault_of, groups_of, pair, require, whole_blocks};
 use crate::error::{Ctx, Result};
 use crate::lab::Lab;
 use crate::launchers::dims;
@@ -83,12 +83,7 @@ impl Lab {
     ) -> Result<()> {
         fault_of(k, Pair::Divergence)?;
         let n = seeds.len() as u64;
-        require(
-            n > 0 && n.is_multiple_of(BLOCK as u64),
-            "seeds",
-            n,
-            "a multiple of 256",
-        )?;
+        whole_blocks("seeds", n)?;
         check_len("out", out.len(), n)?;
         let cfg = self.fault_config(backend, k, n)?;
         let func = self.function(backend, k.name)?;

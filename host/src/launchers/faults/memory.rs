@@ -2,14 +2,14 @@
 //! flight (the live registers that cap occupancy), shared-memory bank conflicts, spills to
 //! local memory, a single-stage async copy, and a working set past the L2.
 
-use super::{check_aligned, check_len, fault_of, require};
+use super::{check_aligned, check_len, fault_of, require, whole_blocks};
 use crate::error::{Ctx, Result};
 use crate::lab::Lab;
 use crate::launchers::dims;
 use catalog::kernels::Pair;
 use catalog::launch::faults::{
-    ASYNC_THREADS, BLOCK, L2_EXCEEDS_LOG2, L2_FITS_LOG2, LINE_WORDS, LIVE_FAULT, LIVE_FIXED,
-    SPILL_PASSES, SPILL_WORDS, TILE,
+    ASYNC_THREADS, L2_EXCEEDS_LOG2, L2_FITS_LOG2, LINE_WORDS, LIVE_FAULT, LIVE_FIXED, SPILL_PASSES,
+    SPILL_WORDS, TILE,
 };
 use catalog::{Backend, Kernel};
 use cust::launch;
@@ -43,7 +43,7 @@ impl Lab {
 
     /// Queues one warp-wide chase of `steps` steps per thread through `table` (lines of
     /// [`LINE_WORDS`] words, a power of two of them, 16-byte aligned), `out.len()` threads (a
-    /// multiple of [`BLOCK`]), each storing its fold to `out`.
+    /// multiple of [`BLOCK`](catalog::launch::faults::BLOCK)), each storing its fold to `out`.
     pub fn launch_chase_live(
         &self,
         backend: Backend,
@@ -77,12 +77,7 @@ impl Lab {
         )?;
         check_aligned("table", table)?;
         let n = out.len() as u64;
-        require(
-            n > 0 && n.is_multiple_of(BLOCK as u64),
-            "threads",
-            n,
-            "a multiple of 256",
-        )?;
+        whole_blocks("threads", n)?;
         let cfg = self.fault_config(backend, k, n)?;
         let func = self.function(backend, k.name)?;
         let (t, o, mask) = (
@@ -100,7 +95,7 @@ impl Lab {
     }
 
     /// Queues the tile reads of the bank-conflict pair: one 32 × 32 tile of `input` per warp
-    /// (`input.len() = 32 · out.len()`, `out.len()` a multiple of [`BLOCK`]), read `reps`
+    /// (`input.len() = 32 · out.len()`, `out.len()` a multiple of [`BLOCK`](catalog::launch::faults::BLOCK)), read `reps`
     /// times by columns; `out[t]` gets thread t's fold.
     pub fn launch_column_reads(
         &self,
@@ -113,12 +108,7 @@ impl Lab {
     ) -> Result<()> {
         fault_of(k, Pair::BankConflicts)?;
         let n = out.len() as u64;
-        require(
-            n > 0 && n.is_multiple_of(BLOCK as u64),
-            "threads",
-            n,
-            "a multiple of 256",
-        )?;
+        whole_blocks("threads", n)?;
         check_len("input", input.len(), n * TILE as u64)?;
         let cfg = self.fault_config(backend, k, input.len() as u64)?;
         let func = self.function(backend, k.name)?;
@@ -132,7 +122,7 @@ impl Lab {
     }
 
     /// Queues the spill pair over `input` (64 words per thread, `out.len()` threads, a
-    /// multiple of [`BLOCK`]): the fault with its run-time `shift` (`Some`), the fix without.
+    /// multiple of [`BLOCK`](catalog::launch::faults::BLOCK)): the fault with its run-time `shift` (`Some`), the fix without.
     pub fn launch_words_array(
         &self,
         backend: Backend,
@@ -150,12 +140,7 @@ impl Lab {
             "the fault takes one, the fix none",
         )?;
         let n = out.len() as u64;
-        require(
-            n > 0 && n.is_multiple_of(BLOCK as u64),
-            "threads",
-            n,
-            "a multiple of 256",
-        )?;
+        whole_blocks("threads", n)?;
         check_len(
             "input",
             input.len(),

@@ -9,6 +9,7 @@ use super::{Elem, LaunchConfig};
 use crate::error::{HostError, Result};
 use crate::lab::Lab;
 use catalog::kernels::{Fault, Pair};
+use catalog::launch::faults::BLOCK;
 use catalog::{Backend, Family, Kernel};
 use cust::memory::{DeviceCopy, DeviceSlice};
 
@@ -98,6 +99,17 @@ impl Lab {
         }
         self.linear_config(backend, k, k.name, n, 4)
     }
+}
+
+/// Refuses a thread count `n` (`what` names it) that is not a positive multiple of the
+/// pairs' [`BLOCK`].
+fn whole_blocks(what: &'static str, n: u64) -> Result<()> {
+    require(
+        n > 0 && n.is_multiple_of(BLOCK as u64),
+        what,
+        n,
+        &format!("a multiple of {BLOCK}"),
+    )
 }
 
 /// The 16-byte groups of an elementwise launch: `input` and `out` the same length, a

@@ -1,6 +1,7 @@
 //! The profiler crate's integration tests, one binary (one link) for all:
 //!
-//! - [`rules`]: the diagnosis rules on synthetic counters;
+//! - [`rules`]: the diagnosis rules on synthetic counters (and one H200 capture of the lab's
+//!   cluster kernel);
 //! - [`corpus`]: the held-out corpora (C++, Triton, PyTorch) graded against their truths;
 //! - [`foreign`]: kernels the lab did not build, from real H200 captures;
 //! - [`nsys`]: `nsys stats` tables and the verdicts per NVTX range, on the lab's H200 captures;

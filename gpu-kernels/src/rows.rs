@@ -28,8 +28,10 @@
 //!
 //! Each thread reduces its own elements to a partial statistic ([`Stat`]: the softmax's running
 //! max and sum, the sum of squares, or LayerNorm's count, mean and squared deviations), the
-//! group merges them, and each thread writes its elements from its registers. (LayerNorm in a
-//! warp or a block merges twice instead, a sum each: [`Op::row_of`].)
+//! group merges them, and each thread writes its elements from its registers. (In a warp or a
+//! block, where a second merge is cheap, LayerNorm merges twice, a sum each, and f32 softmax
+//! merges the max, then the sum of the exponentials it keeps in place of the elements:
+//! [`Op::row_of`], [`Op::row_of_held`].)
 //!
 //! # Parameters (every entry point)
 //! - `x`: the input, `rows · cols` elements; `y`: the output, the same shape (`x` itself, in
@@ -177,13 +179,17 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         stride: seat.threads,
         vectors: cols / E::PER_VEC,
     };
-    let held = load::<E, G, L>(x.add(start as usize), at);
-    let r = O::row_of::<G, _>(
-        seat,
-        |f: &mut dyn FnMut(f32)| each::<E, L>(&held, at, f),
-        cols,
-        eps,
-    );
+    let mut held = load::<E, G, L>(x.add(start as usize), at);
+    if O::WEIGHTS >= 2 && G::LOADS_IN_ONE_RUN {
+        // LayerNorm's weights are loaded one vector at a time after the merge (see below):
+        // asked into L1 now, they travel from L2 while the cluster merges.
+        upto16!(L, j, {
+            let i = at.vector(j).min(at.vectors - 1) as usize;
+            prefetch_l1((w as *const Vec4<u32>).add(i));
+            prefetch_l1((b as *const Vec4<u32>).add(i));
+        });
+    }
+    let r = O::row_of_held::<E, G, L>(seat, &mut held, at, cols, eps);
     let y = y.add(start as usize) as *mut Vec4<u32>;
     let weights = |p: *const E, used: bool, i: u32| {
         if used {

@@ -4,7 +4,7 @@
 //! - `llvm.rs`: rustc's built-in NVPTX backend (`core::arch::nvptx`, `asm!`, a 2026 nightly).
 //! - `nvvm.rs`: rust-cuda's `rustc_codegen_nvvm` (`cuda_std`, libnvvm, a 2021 nightly).
 //! - `common.rs`: what both compilers accept alike (the shuffles, atomics, wide loads and
-//!   stores, `redux.sync`, `fma.rn`, volatile shared accesses), written once.
+//!   stores, the L1 prefetch, `redux.sync`, `fma.rn`, volatile shared accesses), written once.
 //!
 //! The kernel files (`reduce.rs`, `transpose.rs`, `stream.rs`, `roofs.rs`, `bump.rs`,
 //! `rows.rs`) see only this module, so the same source builds under both compilers. All inline assembly lives in
@@ -22,6 +22,7 @@
 //!   through L1 (`ld.global.nc.v4`).
 //! - `store4` — one 16-byte global store (`st.global.v4`, never split); `store4_where`, the
 //!   same predicated on a condition instead of branched around.
+//! - `prefetch_l1` — `prefetch.global.L1`: a line asked into L1, no register held.
 //! - `redux_add_i32` — `redux.sync.add.s32` over the warp.
 //! - `fma_f32(a, b, c)` — `fma.rn.f32`, `a · b + c` rounded once; safe.
 //! - `ex2_approx_f32`, `sqrt_rn_f32`, `div_full_f32` — `ex2.approx.ftz`, `sqrt.rn`,

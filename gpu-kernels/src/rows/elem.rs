@@ -14,6 +14,9 @@ pub type Words = [u32; 4];
 pub trait Elem: Copy {
     /// Elements per 16-byte vector.
     const PER_VEC: u32;
+    /// Whether each word of a vector is one element's f32 bits, so a word can take an f32
+    /// computed from its element without rounding.
+    const WORD_IS_F32: bool;
     /// Element `k` (< `PER_VEC`) of `v`, as f32 (exact).
     fn get(v: &Words, k: u32) -> f32;
     /// A vector of the first `PER_VEC` of `vals` (BF16: rounded to nearest even).
@@ -35,6 +38,7 @@ pub trait Elem: Copy {
 
 impl Elem for f32 {
     const PER_VEC: u32 = 4;
+    const WORD_IS_F32: bool = true;
     #[inline(always)]
     fn get(v: &Words, k: u32) -> f32 {
         f32::from_bits(v[k as usize])
@@ -64,6 +68,7 @@ impl Elem for f32 {
 
 impl Elem for Bf16 {
     const PER_VEC: u32 = 8;
+    const WORD_IS_F32: bool = false;
     /// A BF16 is the upper half of the f32 with the same bits: element `2i` is the low half
     /// of word `i` (little-endian), `2i + 1` the high half ([`bf16_unpack`]).
     #[inline(always)]

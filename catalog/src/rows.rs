@@ -7,8 +7,8 @@
 use crate::Dtype;
 pub use crate::launch::rows::SHARED_BYTES;
 use crate::launch::rows::{
-    BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_MAX, CLUSTER_MIN, CLUSTER_THREADS, CLUSTER_VECTORS,
-    WARP_ROWS_PER_BLOCK, WARP_VECTORS,
+    BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_BYTES, CLUSTER_MAX, CLUSTER_MIN,
+    CLUSTER_THREADS, CLUSTER_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -59,7 +59,7 @@ impl Op {
     }
 
     /// Weight vectors of `cols` elements it reads: none, `w`, or `w` and `b`.
-    pub fn weights(self) -> u32 {
+    pub const fn weights(self) -> u32 {
         match self {
             Op::Softmax => 0,
             Op::RmsNorm => 1,
@@ -152,9 +152,18 @@ impl Schedule {
         self.max_threads() * self.vectors() as u64 * per_vector(dtype)
     }
 
-    /// The launch for `rows × cols` elements of `dtype`; a shape it cannot take is refused in
-    /// one line that says what can.
-    pub fn launch(self, rows: u64, cols: u64, dtype: Dtype) -> Result<RowLaunch, String> {
+    /// Dynamic shared memory of a launch of `op` in this schedule: the merges' slots, and in
+    /// a cluster whose op reads weights the block's kept vectors of `w` (`rows.rs`'s `kept`).
+    pub const fn shared_bytes(self, op: Op) -> u32 {
+        match (self, op.weights()) {
+            (Schedule::Cluster, 1..) => SHARED_BYTES + CLUSTER_KEPT_BYTES,
+            _ => SHARED_BYTES,
+        }
+    }
+
+    /// The launch of `op` for `rows × cols` elements of `dtype`; a shape it cannot take is
+    /// refused in one line that says what can.
+    pub fn launch(self, op: Op, rows: u64, cols: u64, dtype: Dtype) -> Result<RowLaunch, String> {
         if rows == 0 || cols == 0 {
             return Err(format!(
                 "{rows}×{cols}: a row kernel needs at least one row and one column"
@@ -213,7 +222,7 @@ impl Schedule {
             blocks: blocks as u32,
             threads,
             cluster,
-            shared_bytes: SHARED_BYTES,
+            shared_bytes: self.shared_bytes(op),
         })
     }
 }
@@ -265,7 +274,7 @@ mod tests {
             for d in DTYPES {
                 let s = chosen(cols as u64, d).unwrap();
                 assert!(
-                    s.launch(rows as u64, cols as u64, d).is_ok(),
+                    s.launch(Op::Softmax, rows as u64, cols as u64, d).is_ok(),
                     "{rows}x{cols} {d}"
                 );
             }
@@ -281,7 +290,7 @@ mod tests {
                     .into_iter()
                     .filter(|&c| c <= max)
                 {
-                    let l = s.launch(5, cols, d).unwrap();
+                    let l = s.launch(Op::Softmax, 5, cols, d).unwrap();
                     let held =
                         l.threads as u64 * l.cluster as u64 * s.vectors() as u64 * per_vector(d);
                     let per_row = match s {
@@ -294,38 +303,77 @@ mod tests {
                 }
             }
         }
-        let w = Schedule::Warp.launch(17, 512, Dtype::F32).unwrap();
+        let w = Schedule::Warp
+            .launch(Op::Softmax, 17, 512, Dtype::F32)
+            .unwrap();
         assert_eq!((w.blocks, w.threads, w.cluster), (3, 256, 1));
-        let b = Schedule::Block.launch(16384, 4096, Dtype::F32).unwrap();
+        let b = Schedule::Block
+            .launch(Op::Softmax, 16384, 4096, Dtype::F32)
+            .unwrap();
         assert_eq!((b.blocks, b.threads), (16384, 256));
-        let c = Schedule::Cluster.launch(256, 262144, Dtype::F32).unwrap();
+        let c = Schedule::Cluster
+            .launch(Op::Softmax, 256, 262144, Dtype::F32)
+            .unwrap();
         assert_eq!((c.blocks, c.threads, c.cluster), (256 * 16, 512, 16));
-        let tiny = Schedule::Cluster.launch(3, 1, Dtype::Bf16).unwrap();
+        let tiny = Schedule::Cluster
+            .launch(Op::Softmax, 3, 1, Dtype::Bf16)
+            .unwrap();
         assert_eq!((tiny.blocks, tiny.cluster), (6, CLUSTER_MIN));
+        // A cluster keeps its blocks' share of `w` in shared memory; softmax reads none.
+        assert_eq!(c.shared_bytes, SHARED_BYTES);
+        for op in [Op::RmsNorm, Op::LayerNorm] {
+            let k = Schedule::Cluster
+                .launch(op, 256, 262144, Dtype::F32)
+                .unwrap();
+            assert_eq!(k.shared_bytes, SHARED_BYTES + 512 * 8 * 16);
+            let b = Schedule::Block.launch(op, 16384, 4096, Dtype::F32).unwrap();
+            assert_eq!(b.shared_bytes, SHARED_BYTES);
+        }
     }
 
     #[test]
     fn hostile_shapes_are_refused_in_one_line() {
-        let e = Schedule::Warp.launch(8, 513, Dtype::F32).unwrap_err();
+        let e = Schedule::Warp
+            .launch(Op::Softmax, 8, 513, Dtype::F32)
+            .unwrap_err();
         assert!(
             e.contains("at most 512 f32") && e.contains("block or cluster"),
             "{e}"
         );
         let e = Schedule::Cluster
-            .launch(8, Schedule::Cluster.max_cols(Dtype::F32) + 1, Dtype::F32)
+            .launch(
+                Op::Softmax,
+                8,
+                Schedule::Cluster.max_cols(Dtype::F32) + 1,
+                Dtype::F32,
+            )
             .unwrap_err();
         assert!(e.contains("no schedule holds"), "{e}");
-        assert!(Schedule::Block.launch(0, 8, Dtype::F32).is_err());
-        assert!(Schedule::Block.launch(8, 0, Dtype::F32).is_err());
-        let e = Schedule::Block.launch(1 << 32, 8, Dtype::F32).unwrap_err();
+        assert!(
+            Schedule::Block
+                .launch(Op::Softmax, 0, 8, Dtype::F32)
+                .is_err()
+        );
+        assert!(
+            Schedule::Block
+                .launch(Op::Softmax, 8, 0, Dtype::F32)
+                .is_err()
+        );
+        let e = Schedule::Block
+            .launch(Op::Softmax, 1 << 32, 8, Dtype::F32)
+            .unwrap_err();
         assert!(e.contains("u32"), "{e}");
         let e = Schedule::Cluster
-            .launch(u32::MAX as u64, 8, Dtype::F32)
+            .launch(Op::Softmax, u32::MAX as u64, 8, Dtype::F32)
             .unwrap_err();
         assert!(e.contains("x limit"), "{e}");
         for e in [
-            Schedule::Warp.launch(8, 513, Dtype::F32).unwrap_err(),
-            Schedule::Block.launch(0, 8, Dtype::F32).unwrap_err(),
+            Schedule::Warp
+                .launch(Op::Softmax, 8, 513, Dtype::F32)
+                .unwrap_err(),
+            Schedule::Block
+                .launch(Op::Softmax, 0, 8, Dtype::F32)
+                .unwrap_err(),
         ] {
             assert_eq!(e.lines().count(), 1, "{e}");
         }

@@ -143,6 +143,10 @@ pub mod rows {
     /// turn), `2 · CLUSTER_MAX` block slots (a cluster's statistics, even and odd turns),
     /// then two 8-byte barriers (`rows/group.rs`'s `cluster_shared` lays them out).
     pub const SHARED_BYTES: u32 = (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + 16;
+    /// Dynamic shared memory a cluster block adds past `SHARED_BYTES` where its operation
+    /// reads weights: its threads' vectors of `w` (`CLUSTER_THREADS · CLUSTER_VECTORS` 16-byte
+    /// vectors, 64 KiB), kept there for every row the block walks.
+    pub const CLUSTER_KEPT_BYTES: u32 = CLUSTER_THREADS * CLUSTER_VECTORS * 16;
 }
 
 /// The launch-gap demo kernel (`bump.rs`).

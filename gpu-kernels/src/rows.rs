@@ -53,7 +53,9 @@
 //!   cluster dimension `(C, 1, 1)`, `cols ≤ C · CLUSTER_THREADS · CLUSTER_VECTORS · V`; as
 //!   many clusters as rows, or fewer (the host launches those that fit on the GPU at once),
 //!   each then walking the rows a grid's length apart ([`Group::next`]);
-//! - dynamic shared memory `SHARED_BYTES`.
+//! - dynamic shared memory `SHARED_BYTES`; a cluster of an operation that reads weights
+//!   `SHARED_BYTES + CLUSTER_KEPT_BYTES`, the rest holding each thread's vectors of `w` for
+//!   every row its block walks ([`keeps_w`]: its columns are the same in every row).
 //!
 //! # Layout
 //! Here: a thread's vectors, their loads and the kernel; the element types in `elem`, the
@@ -157,6 +159,52 @@ unsafe fn load<E: Elem, G: Group, const L: usize>(row: *const E, at: Lanes) -> [
     x
 }
 
+/// Whether this kernel keeps each thread's vectors of `w` in shared memory for every row
+/// ([`Group::KEEPS_WEIGHTS`]), instead of reading them from L2 again each row: not
+/// LayerNorm in BF16, where unpacking the kept `w` beside `b` and the row took the kernel from
+/// 64 to 71 registers, one block of 512 an SM instead of two (0.73 → 0.61 x copy at
+/// 1024 x 131072 on the H200; its launch's room for them goes unused).
+#[inline(always)]
+fn keeps_w<E: Elem, O: Op, G: Group>() -> bool {
+    G::KEEPS_WEIGHTS && O::WEIGHTS >= 1 && (O::WEIGHTS < 2 || E::WORD_IS_F32)
+}
+
+/// This thread's `j`-th vector of `w` where the group keeps it ([`keeps_w`]):
+/// past the merges' slots, the block's threads' `j`-th vectors side by side.
+#[inline(always)]
+fn kept<const L: usize>(seat: Seat, j: usize) -> *mut Vec4<u32> {
+    // SAFETY: inside the launch's `SHARED_BYTES + CLUSTER_KEPT_BYTES` (j < L, t < threads).
+    unsafe {
+        (dynamic_shared::<u8>().add(SHARED_BYTES as usize) as *mut Vec4<u32>)
+            .add(j * seat.threads as usize + seat.t as usize)
+    }
+}
+
+/// Copies this thread's vectors of `w` into its kept slots ([`kept`]), before its group's
+/// first row. Only this thread reads them again: no barrier.
+///
+/// # Safety
+/// As [`row_in_registers`], `cols > 0`, and the launch's shared memory holds the slots.
+#[inline(always)]
+unsafe fn keep_weights<E: Elem, const L: usize>(seat: Seat, w: *const E, cols: u32) {
+    let at = lanes::<E, L>(seat, cols);
+    let last = at.vectors - 1;
+    upto16!(L, j, {
+        let i = at.vector(j).min(last) as usize;
+        *kept::<L>(seat, j) = load4_ro((w as *const Vec4<u32>).add(i));
+    });
+}
+
+/// The row's vectors this thread holds ([`Lanes`]).
+#[inline(always)]
+fn lanes<E: Elem, const L: usize>(seat: Seat, cols: u32) -> Lanes {
+    Lanes {
+        first: seat.rank * seat.threads * L as u32 + seat.t,
+        stride: seat.threads,
+        vectors: cols / E::PER_VEC,
+    }
+}
+
 /// One row held in registers: this thread's vectors by 16-byte loads, its statistic, the
 /// group's, then `O::out` of each element with its weights (16-byte read-only loads through
 /// L1, where every row's group finds them), by 16-byte stores.
@@ -174,6 +222,8 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
     eps: f32,
 ) {
     let start = seat.row as u64 * cols as u64;
+    // [`lanes`], written out: through the helper, rust-cuda's compiler gave four of its warp
+    // and block kernels 40 registers instead of 32 (rmsnorm_block_f32, rmsnorm_warp_bf16).
     let at = Lanes {
         first: seat.rank * seat.threads * L as u32 + seat.t,
         stride: seat.threads,
@@ -182,10 +232,13 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
     let mut held = load::<E, G, L>(x.add(start as usize), at);
     if O::WEIGHTS >= 2 && G::LOADS_IN_ONE_RUN {
         // LayerNorm's weights are loaded one vector at a time after the merge (see below):
-        // asked into L1 now, they travel from L2 while the cluster merges.
+        // asked into L1 now, they travel from L2 while the cluster merges (`b` only where the
+        // group keeps `w`).
         upto16!(L, j, {
             let i = at.vector(j).min(at.vectors - 1) as usize;
-            prefetch_l1((w as *const Vec4<u32>).add(i));
+            if !keeps_w::<E, O, G>() {
+                prefetch_l1((w as *const Vec4<u32>).add(i));
+            }
             prefetch_l1((b as *const Vec4<u32>).add(i));
         });
     }
@@ -209,7 +262,11 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         let i = at.vector(j);
         let at_i = if one_run { i.min(last) } else { i };
         if one_run || i < at.vectors {
-            let wv = weights(w, O::WEIGHTS >= 1, at_i);
+            let wv = if keeps_w::<E, O, G>() {
+                (*kept::<L>(seat, j)).0
+            } else {
+                weights(w, O::WEIGHTS >= 1, at_i)
+            };
             let bv = weights(b, O::WEIGHTS >= 2, at_i);
             let mut out = [0.0f32; 8];
             upto16!(E::PER_VEC as usize, k, {
@@ -308,6 +365,9 @@ pub unsafe fn row_kernel<E: Elem, O: Op, G: Group, const L: usize>(
         None => return,
     };
     G::start();
+    if keeps_w::<E, O, G>() && vectors {
+        keep_weights::<E, L>(seat, w, cols);
+    }
     loop {
         if vectors {
             row_in_registers::<E, O, G, L>(seat, x, (w, b), y, cols, eps)

@@ -158,9 +158,9 @@ pub fn blocks(k: &Kernel, p: &Problem) -> u64 {
         Shape::Waves { waves } => waves * wave,
         Shape::WavePercent { percent } => (wave * percent).div_ceil(100),
         Shape::Grid { blocks } => blocks,
-        Shape::Rows { schedule, .. } => match p.size {
+        Shape::Rows { op, schedule } => match p.size {
             Size::Matrix { rows, cols } => schedule
-                .launch(rows as u64, cols as u64, p.dtype)
+                .launch(op, rows as u64, cols as u64, p.dtype)
                 .map_or(0, |l| l.blocks as u64),
             Size::Vector(_) => 0,
         },

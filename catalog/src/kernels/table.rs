@@ -234,7 +234,7 @@ const fn row_kernel(
         compilers,
         block: (threads, 1),
         shape: Shape::Rows { op, schedule },
-        shared: Shared::Bytes(crate::rows::SHARED_BYTES),
+        shared: Shared::Bytes(schedule.shared_bytes(op)),
         chain: Chain::None,
         library: None,
         counts: Some(counts::rows_moved_once),

@@ -58,6 +58,10 @@ pub trait Group {
     /// Whether the row's loads are one straight run ([`load`]): where the kernel has the
     /// registers for their clamped addresses.
     const LOADS_IN_ONE_RUN: bool = false;
+    /// Whether the group keeps each thread's vectors of `w` in shared memory from its first
+    /// row (past `SHARED_BYTES`) instead of loading them again for each row: where a group
+    /// walks rows with the same threads on the same columns (a cluster).
+    const KEEPS_WEIGHTS: bool = false;
     /// A merge after [`Group::merge`].
     ///
     /// # Safety
@@ -266,6 +270,7 @@ impl Group for Cluster {
     }
     const MERGES_AGAIN_CHEAPLY: bool = false;
     const LOADS_IN_ONE_RUN: bool = true;
+    const KEEPS_WEIGHTS: bool = true;
     /// No block exits while another may still send to it.
     #[inline(always)]
     unsafe fn done() {

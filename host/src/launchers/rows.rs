@@ -180,14 +180,20 @@ impl Lab {
         dtype: Dtype,
         (rows, cols): (u64, u64),
     ) -> Result<RowLaunch> {
-        let (_, schedule) = op_schedule(kernel)?;
-        let mut l = schedule
-            .launch(rows, cols, dtype)
-            .map_err(|detail| HostError::Invalid {
-                what: "row kernel shape",
-                detail: format!("{}: {detail}", kernel.name),
-            })?;
+        let (op, schedule) = op_schedule(kernel)?;
+        let mut l =
+            schedule
+                .launch(op, rows, cols, dtype)
+                .map_err(|detail| HostError::Invalid {
+                    what: "row kernel shape",
+                    detail: format!("{}: {detail}", kernel.name),
+                })?;
         if schedule == Schedule::Cluster {
+            // Past 48 KiB (the kept weights), the function must allow it first.
+            crate::ffi::allow_dynamic_shared(
+                &self.function(backend, &kernel.entry(dtype))?,
+                l.shared_bytes,
+            )?;
             let fit = self.clusters_at_once(
                 backend,
                 &kernel.entry(dtype),

@@ -171,8 +171,8 @@ pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
     let mut refused = Vec::new();
     for &k in kernels {
         // A row-wise kernel whose schedule cannot hold the rows is left out, with the reason.
-        if let Shape::Rows { schedule, .. } = k.kernel.shape
-            && let Err(why) = schedule.launch(sizes.rows as u64, sizes.cols as u64, k.dtype)
+        if let Shape::Rows { op, schedule } = k.kernel.shape
+            && let Err(why) = schedule.launch(op, sizes.rows as u64, sizes.cols as u64, k.dtype)
         {
             refused.push(format!("{}: {why}", k.name()));
             continue;

@@ -44,8 +44,9 @@ impl Bench<'_> {
                 let runs = kernels
                     .iter()
                     .filter(|k| {
-                        op_schedule(k)
-                            .is_ok_and(|(_, s)| s.launch(rows as u64, cols as u64, dtype).is_ok())
+                        op_schedule(k).is_ok_and(|(o, s)| {
+                            s.launch(o, rows as u64, cols as u64, dtype).is_ok()
+                        })
                     })
                     .flat_map(|&k| {
                         p.backends

@@ -147,15 +147,22 @@ fn named(c: &dyn Counters, compute: f64, memory: f64) -> Regime {
         };
     }
     // The memory level: the lowest one within reach of the busiest (a stream at the DRAM roof
-    // keeps its L2 as busy; traffic that stops in the L2 leaves DRAM well below).
+    // keeps its L2 as busy; traffic that stops in the L2 leaves DRAM well below), and itself
+    // high where the busiest is: a DRAM at 64 % under an L2 at 72 % is not at its roof, the
+    // L2 is what is busy (LayerNorm reading its weights from the L2 again for every row).
     let top_memory = all
         .iter()
         .filter(|(u, _)| u.is_memory())
         .map(|(_, b)| *b)
         .fold(0.0, f64::max);
+    let floor = if top_memory >= HIGH_PCT {
+        (DRAM_SHARE * top_memory).max(HIGH_PCT)
+    } else {
+        DRAM_SHARE * top_memory
+    };
     let level = [Unit::Dram, Unit::L2, Unit::L1]
         .into_iter()
-        .find(|u| u.busy(c).is_some_and(|b| b >= DRAM_SHARE * top_memory))
+        .find(|u| u.busy(c).is_some_and(|b| b >= floor))
         .unwrap_or(Unit::L1);
     // The LSU pipe issues the memory instructions: when it is the busiest compute unit, the
     // L1 it feeds is the bottleneck, not the math.

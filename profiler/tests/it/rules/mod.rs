@@ -60,6 +60,15 @@ fn regime_quadrants() {
         named(&[(m::DRAM_PCT, 40.0), (m::L2_PCT, 90.0), (m::L1_PCT, 30.0)]),
         "memory-bound in L2 (L2 90.0 %, DRAM 40.0 %)"
     );
+    // DRAM within a fifth of the L2 but not itself high: not at its roof, the L2 binds.
+    assert_eq!(
+        named(&[(m::DRAM_PCT, 64.0), (m::L2_PCT, 72.0), (m::L1_PCT, 30.0)]),
+        "memory-bound in L2 (L2 72.0 %, DRAM 64.0 %)"
+    );
+    assert_eq!(
+        named(&[(m::DRAM_PCT, 72.0), (m::L2_PCT, 80.0), (m::L1_PCT, 30.0)]),
+        "memory-bound (DRAM 72.0 %)"
+    );
     // A shared-memory GEMM with little register reuse: the LSU pipe and the L1 are full, the
     // FMA pipe is not: the L1, not the math, binds.
     assert_eq!(
@@ -96,6 +105,30 @@ fn regime_quadrants() {
         named(&[(m::L2_PCT, 45.0), (m::DRAM_PCT, 30.0)]),
         "latency-bound (busiest unit: L2 45.0 %)"
     );
+}
+
+/// The lab's LayerNorm on the H200 where it stays at 0.74–0.85 x copy: its `w` and `b` come
+/// from the L2 again for every row, so the L2 is busier than DRAM, which is not at its roof
+/// (`dist/xtask profile --kernel layernorm_block_bf16 --backend llvm --rows 4096 --cols
+/// 32768 --source`, and the cluster capture of `an_h200_cluster_capture_names_the_placement`,
+/// 2026-12-03, before the cluster kept `w` in shared memory).
+#[test]
+fn h200_layernorm_captures_are_l2_bound_not_at_the_dram_roof() {
+    for (name, want) in [
+        (
+            "layernorm-block-bf16-4096x32768",
+            "memory-bound in L2 (L2 72.4 %, DRAM 63.7 %)",
+        ),
+        (
+            "layernorm-cluster-f32-1024x131072",
+            "memory-bound in L2 (L2 71.3 %, DRAM 63.6 %)",
+        ),
+    ] {
+        let launches = crate::h200_launches(name);
+        assert_eq!(launches.len(), 1, "{name}");
+        let regime = diagnose::regime_of(&launches[0]).unwrap();
+        assert_eq!(regime, want, "{name}");
+    }
 }
 
 #[test]

@@ -184,7 +184,8 @@ fn kept<const L: usize>(seat: Seat, j: usize) -> *mut Vec4<u32> {
 /// first row. Only this thread reads them again: no barrier.
 ///
 /// # Safety
-/// As [`row_in_registers`], `cols > 0`, and the launch's shared memory holds the slots.
+/// As [`row_in_registers`] (the 16-byte path's), and the launch's shared memory holds the
+/// slots.
 #[inline(always)]
 unsafe fn keep_weights<E: Elem, const L: usize>(seat: Seat, w: *const E, cols: u32) {
     let at = lanes::<E, L>(seat, cols);
@@ -222,8 +223,8 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
     eps: f32,
 ) {
     let start = seat.row as u64 * cols as u64;
-    // [`lanes`], written out: through the helper, rust-cuda's compiler gave four of its warp
-    // and block kernels 40 registers instead of 32 (rmsnorm_block_f32, rmsnorm_warp_bf16).
+    // [`lanes`], written out: through the helper, rust-cuda's compiler gave two of its
+    // kernels 40 registers instead of 32 (rmsnorm_block_f32, rmsnorm_warp_bf16).
     let at = Lanes {
         first: seat.rank * seat.threads * L as u32 + seat.t,
         stride: seat.threads,

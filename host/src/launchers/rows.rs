@@ -189,11 +189,6 @@ impl Lab {
                     detail: format!("{}: {detail}", kernel.name),
                 })?;
         if schedule == Schedule::Cluster {
-            // Past 48 KiB (the kept weights), the function must allow it first.
-            crate::ffi::allow_dynamic_shared(
-                &self.function(backend, &kernel.entry(dtype))?,
-                l.shared_bytes,
-            )?;
             let fit = self.clusters_at_once(
                 backend,
                 &kernel.entry(dtype),

@@ -78,9 +78,6 @@ impl Lab {
             return Ok(n);
         }
         let f = self.function(backend, entry)?;
-        // Past 48 KiB (a cluster's kept weights), the function must allow it first; once per
-        // function is enough (the attribute stays), and its launches then ask for the same.
-        crate::ffi::allow_dynamic_shared(&f, shared_bytes)?;
         let n = crate::ffi::max_active_clusters(&f, (threads, cluster), shared_bytes)?;
         known.insert(key, n);
         Ok(n)

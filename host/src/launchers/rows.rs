@@ -189,6 +189,13 @@ impl Lab {
                     detail: format!("{}: {detail}", kernel.name),
                 })?;
         if schedule == Schedule::Cluster {
+            // Past 48 KiB (the kept weights), the function must allow it first. Asked at
+            // every launch, but while the output's poisoning memset still runs, before the
+            // timed launch's start event (`timing::time_launches`): no time of its own.
+            crate::ffi::allow_dynamic_shared(
+                &self.function(backend, &kernel.entry(dtype))?,
+                l.shared_bytes,
+            )?;
             let fit = self.clusters_at_once(
                 backend,
                 &kernel.entry(dtype),

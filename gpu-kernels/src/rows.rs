@@ -160,10 +160,10 @@ unsafe fn load<E: Elem, G: Group, const L: usize>(row: *const E, at: Lanes) -> [
 }
 
 /// Whether this kernel keeps each thread's vectors of `w` in shared memory for every row
-/// ([`Group::KEEPS_WEIGHTS`]), instead of reading them from L2 again each row: not
-/// LayerNorm in BF16, where unpacking the kept `w` beside `b` and the row took the kernel from
-/// 64 to 71 registers, one block of 512 an SM instead of two (0.73 → 0.61 x copy at
-/// 1024 x 131072 on the H200; its launch's room for them goes unused).
+/// ([`Group::KEEPS_WEIGHTS`]), instead of loading them again each row through an L1 the row's
+/// own lines push them out of: not LayerNorm in BF16, where unpacking the kept `w` beside `b`
+/// and the row took the kernel from 64 to 71 registers, one block of 512 an SM instead of two
+/// (0.73 → 0.61 x copy at 1024 x 131072 on the H200; its launch's room goes unused).
 #[inline(always)]
 fn keeps_w<E: Elem, O: Op, G: Group>() -> bool {
     G::KEEPS_WEIGHTS && O::WEIGHTS >= 1 && (O::WEIGHTS < 2 || E::WORD_IS_F32)

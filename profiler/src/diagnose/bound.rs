@@ -148,8 +148,8 @@ fn named(c: &dyn Counters, compute: f64, memory: f64) -> Regime {
     }
     // The memory level: the lowest one within reach of the busiest (a stream at the DRAM roof
     // keeps its L2 as busy; traffic that stops in the L2 leaves DRAM well below), and itself
-    // high where the busiest is: a DRAM at 64 % under an L2 at 72 % is not at its roof, the
-    // L2 is what is busy (LayerNorm reading its weights from the L2 again for every row).
+    // high where the busiest is: a DRAM at 64 % under an L2 at 72 % is not at its roof (the
+    // lab's LayerNorm at 0.74 x copy, whose L2 also serves part of its weights again each row).
     let top_memory = all
         .iter()
         .filter(|(u, _)| u.is_memory())

@@ -107,11 +107,12 @@ fn regime_quadrants() {
     );
 }
 
-/// The lab's LayerNorm on the H200 where it stays at 0.74–0.85 x copy: its `w` and `b` come
-/// from the L2 again for every row, so the L2 is busier than DRAM, which is not at its roof
-/// (`dist/xtask profile --kernel layernorm_block_bf16 --backend llvm --rows 4096 --cols
-/// 32768 --source`, and the cluster capture of `an_h200_cluster_capture_names_the_placement`,
-/// 2026-12-03, before the cluster kept `w` in shared memory).
+/// The lab's LayerNorm on the H200 at 0.71–0.74 x copy: DRAM (63–64 %) is not at its roof,
+/// the L2 (71–72 %) is busier, carrying 1.07–1.19 x DRAM's bytes (part of the weights again
+/// each row) (`dist/xtask profile --kernel layernorm_block_bf16 --backend llvm --rows 4096
+/// --cols 32768 --source`, and the cluster capture of
+/// `an_h200_cluster_capture_names_the_placement`, 2026-12-03, before the cluster kept `w` in
+/// shared memory).
 #[test]
 fn h200_layernorm_captures_are_l2_bound_not_at_the_dram_roof() {
     for (name, want) in [

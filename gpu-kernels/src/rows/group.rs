@@ -3,6 +3,25 @@
 
 use super::*;
 
+/// The `$S` in slot `$lane` of `$slots` (a slot every `SLOT_WORDS`), or the empty one for a
+/// lane past the `$filled` slots (unsafe: `$slots` points into shared memory at `$filled`
+/// written slots). A macro, not a function: through an inlined helper rust-cuda's compiler
+/// allocated the block kernels' registers differently.
+macro_rules! slot_or_empty {
+    ($S:ty, $slots:expr, $lane:expr, $filled:expr) => {{
+        let (slots, lane): (*const u32, u32) = ($slots, $lane);
+        if lane < $filled {
+            let mut w = [0u32; 3];
+            upto16!(<$S>::WORDS, i, {
+                w[i] = *slots.add((lane * SLOT_WORDS) as usize + i);
+            });
+            <$S>::of_words(w)
+        } else {
+            <$S>::EMPTY
+        }
+    }};
+}
+
 /// The statistic over the warp, in every lane: five `shfl.sync.bfly` steps.
 ///
 /// # Safety
@@ -122,16 +141,7 @@ unsafe fn block_merge<S: Stat>(s: S, slots: *mut u32) -> S {
         });
     }
     sync_threads();
-    let mine = if lane < warps {
-        let mut w = [0u32; 3];
-        upto16!(S::WORDS, i, {
-            w[i] = *slots.add((lane * SLOT_WORDS) as usize + i);
-        });
-        S::of_words(w)
-    } else {
-        S::EMPTY
-    };
-    warp_merge(mine)
+    warp_merge(slot_or_empty!(S, slots, lane, warps))
 }
 
 impl Group for Block {
@@ -256,17 +266,7 @@ impl Group for Cluster {
             });
         }
         mbarrier_wait_parity(arrived, (seat.turn / 2) % 2);
-        let lane = tid % 32;
-        let theirs = if lane < blocks {
-            let mut w = [0u32; 3];
-            upto16!(S::WORDS, i, {
-                w[i] = *slots.add((lane * SLOT_WORDS) as usize + i);
-            });
-            S::of_words(w)
-        } else {
-            S::EMPTY
-        };
-        warp_merge(theirs)
+        warp_merge(slot_or_empty!(S, slots, tid % 32, blocks))
     }
     const MERGES_AGAIN_CHEAPLY: bool = false;
     const LOADS_IN_ONE_RUN: bool = true;

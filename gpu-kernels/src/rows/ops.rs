@@ -142,31 +142,49 @@ impl Stat for MaxSum {
     }
 }
 
-/// The largest of a part's elements (NaN ignored): softmax's first merge where the group
-/// merges twice.
-#[derive(Clone, Copy)]
-pub struct Max(pub f32);
+/// A statistic held in one f32, `$name(f32)`: given its empty value and how two merge; its
+/// shuffle and its shared word are the f32's bits.
+macro_rules! one_word_stat {
+    ($(#[$m:meta])* $name:ident, empty: $empty:expr, merge: |$a:ident, $b:ident| $merge:expr) => {
+        $(#[$m])*
+        #[derive(Clone, Copy)]
+        pub struct $name(pub f32);
 
-impl Stat for Max {
-    const EMPTY: Self = Max(f32::NEG_INFINITY);
-    const WORDS: usize = 1;
-    #[inline(always)]
-    fn merge(self, o: Self) -> Self {
-        Max(self.0.max(o.0))
-    }
-    #[inline(always)]
-    unsafe fn shfl_xor(self, mask: u32) -> Self {
-        Max(f32::from_bits(shfl_xor(self.0.to_bits(), mask)))
-    }
-    #[inline(always)]
-    fn words(self) -> [u32; 3] {
-        [self.0.to_bits(), 0, 0]
-    }
-    #[inline(always)]
-    fn of_words(w: [u32; 3]) -> Self {
-        Max(f32::from_bits(w[0]))
-    }
+        impl Stat for $name {
+            const EMPTY: Self = $name($empty);
+            const WORDS: usize = 1;
+            #[inline(always)]
+            fn merge(self, o: Self) -> Self {
+                let ($a, $b) = (self.0, o.0);
+                $name($merge)
+            }
+            #[inline(always)]
+            unsafe fn shfl_xor(self, mask: u32) -> Self {
+                $name(f32::from_bits(shfl_xor(self.0.to_bits(), mask)))
+            }
+            #[inline(always)]
+            fn words(self) -> [u32; 3] {
+                [self.0.to_bits(), 0, 0]
+            }
+            #[inline(always)]
+            fn of_words(w: [u32; 3]) -> Self {
+                $name(f32::from_bits(w[0]))
+            }
+        }
+    };
 }
+
+one_word_stat!(
+    /// The largest of a part's elements (NaN ignored): softmax's first merge where the group
+    /// merges twice.
+    Max, empty: f32::NEG_INFINITY, merge: |a, b| a.max(b)
+);
+
+one_word_stat!(
+    /// A plain sum: RMSNorm's `Σ x²`, LayerNorm's `Σ x` and `Σ (x − mean)²` in a warp or a
+    /// block.
+    Sum, empty: 0.0, merge: |a, b| a + b
+);
 
 /// What softmax's every output needs of its row.
 #[derive(Clone, Copy)]
@@ -249,31 +267,6 @@ impl Op for Softmax {
             inv: div_full_f32(1.0, G::merge_again(seat, Sum(sum)).0),
             held_exp: true,
         }
-    }
-}
-
-/// A plain sum: RMSNorm's `Σ x²`, LayerNorm's `Σ x` and `Σ (x − mean)²` in a warp or a block.
-#[derive(Clone, Copy)]
-pub struct Sum(pub f32);
-
-impl Stat for Sum {
-    const EMPTY: Self = Sum(0.0);
-    const WORDS: usize = 1;
-    #[inline(always)]
-    fn merge(self, o: Self) -> Self {
-        Sum(self.0 + o.0)
-    }
-    #[inline(always)]
-    unsafe fn shfl_xor(self, mask: u32) -> Self {
-        Sum(f32::from_bits(shfl_xor(self.0.to_bits(), mask)))
-    }
-    #[inline(always)]
-    fn words(self) -> [u32; 3] {
-        [self.0.to_bits(), 0, 0]
-    }
-    #[inline(always)]
-    fn of_words(w: [u32; 3]) -> Self {
-        Sum(f32::from_bits(w[0]))
     }
 }
 

@@ -376,3 +376,34 @@ pub fn bf16_unpack<const HIGH: bool>(w: u32) -> f32 {
     }
     y
 }
+
+/// `cvt.rn.f16x2.f32` (sm_80+): `hi` and `lo` rounded to nearest-even IEEE half precision and
+/// packed into one word, `hi` in the upper half (past 65504: ±inf; a NaN stays a NaN).
+#[inline(always)]
+pub fn f16x2_rn(hi: f32, lo: f32) -> u32 {
+    let d: u32;
+    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
+    unsafe {
+        asm!("cvt.rn.f16x2.f32 {d}, {hi}, {lo};", d = out(reg32) d, hi = in(reg32) hi,
+             lo = in(reg32) lo, options(pure, nomem, nostack));
+    }
+    d
+}
+
+/// The half-precision number in the low (`HIGH` false) or high half of `w`, as the f32 it is
+/// exactly (`cvt.f32.f16`). With side effects, as [`bf16_unpack`], for the same reason.
+#[inline(always)]
+pub fn f16_unpack<const HIGH: bool>(w: u32) -> f32 {
+    let y: f32;
+    // SAFETY: register-only moves and a conversion: no memory, no preconditions.
+    unsafe {
+        if HIGH {
+            asm!("{{ .reg .b16 l, h; mov.b32 {{l, h}}, {w}; cvt.f32.f16 {y}, h; }}",
+                 y = out(reg32) y, w = in(reg32) w, options(nomem, nostack));
+        } else {
+            asm!("{{ .reg .b16 l, h; mov.b32 {{l, h}}, {w}; cvt.f32.f16 {y}, l; }}",
+                 y = out(reg32) y, w = in(reg32) w, options(nomem, nostack));
+        }
+    }
+    y
+}

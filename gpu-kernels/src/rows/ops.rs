@@ -41,6 +41,12 @@ pub trait Op {
     fn local(each: impl Fn(&mut dyn FnMut(f32))) -> Self::Stat;
     fn row(s: Self::Stat, cols: u32, eps: f32) -> Self::Row;
     fn out(r: Self::Row, x: f32, w: f32, b: f32) -> f32;
+    /// Element `k` of a held vector `v` as [`Op::out`] takes it: the element, unless
+    /// [`Op::row_of_held`] replaced the vector.
+    #[inline(always)]
+    fn held<E: Elem>(_r: Self::Row, v: &Words, k: u32) -> f32 {
+        E::get(v, k)
+    }
     /// The row's constants from this thread's elements (`each`, as [`Op::local`]'s): `row` of
     /// the group's merge of `local`.
     ///
@@ -191,9 +197,11 @@ one_word_stat!(
 pub struct SoftmaxRow {
     /// The row's max, subtracted before the exponential ([`shift`]).
     shift: f32,
-    /// 1 / Σ e^(x − shift).
+    /// 1 / Σ e^(x − shift); where the held elements are exponentials, times what moves this
+    /// thread's onto `shift`.
     inv: f32,
-    /// Whether the held elements are already `e^(x − shift)` ([`Softmax::row_of_held`]).
+    /// Whether the held elements are already exponentials ([`Softmax::row_of_held`]): f32
+    /// words, or in BF16 two IEEE halves a word.
     held_exp: bool,
 }
 
@@ -226,14 +234,29 @@ impl Op for Softmax {
         let e = if r.held_exp { x } else { exp(x - r.shift) };
         e * r.inv
     }
+    #[inline(always)]
+    fn held<E: Elem>(r: SoftmaxRow, v: &Words, k: u32) -> f32 {
+        if !r.held_exp || E::WORD_IS_F32 {
+            return E::get(v, k);
+        }
+        let w = v[(k / 2) as usize];
+        if k % 2 == 0 {
+            f16_unpack::<false>(w)
+        } else {
+            f16_unpack::<true>(w)
+        }
+    }
+    /// One `ex2` an element, each exponential kept in the register its element held, and
+    /// each output that exponential times a factor: not [`MaxSum`]'s two (one for the sum,
+    /// one for the output), which in BF16 ask the SFU for more than it has (16 `MUFU.EX2` a
+    /// cycle an SM: at the copy's 4 TB/s, 2 · 10^12 BF16 elements a second, two each would
+    /// keep it 96 % busy).
+    ///
     /// Where the group merges again cheaply (a warp, a block) and a vector's words are f32:
-    /// the row's max first, then each element's exponential once, kept in place of the
-    /// element, summed, the sum merged, and each output that exponential times 1 / Σ. One
-    /// `ex2` an element instead of [`MaxSum`]'s two and the rescales at its every merge step
-    /// (rustc's `softmax_warp_f32`, both its paths: 34 `MUFU.EX2` in the SASS instead of 60).
-    /// Not in BF16, whose words cannot hold the f32 exponentials: there the two merges and
-    /// two `ex2` an element measured up to 1.6 % slower than one merge (the warp kernel at
-    /// 65536 × 512 and 32768 × 1024). A cluster merges once.
+    /// the row's max first, then each element's exponential of `x − max`, summed, the sum
+    /// merged, and each output that exponential times 1 / Σ (rustc's `softmax_warp_f32`:
+    /// 34 `MUFU.EX2` in the SASS instead of 60). Elsewhere (a cluster, or BF16) one merge
+    /// ([`Softmax::exp_from_own_max`]).
     #[inline(always)]
     unsafe fn row_of_held<E: Elem, G: Group, const L: usize>(
         seat: Seat,
@@ -243,9 +266,7 @@ impl Op for Softmax {
         eps: f32,
     ) -> SoftmaxRow {
         if !(G::MERGES_AGAIN_CHEAPLY && E::WORD_IS_F32) {
-            let held = &*held;
-            let each = |f: &mut dyn FnMut(f32)| each::<E, L>(held, at, f);
-            return Self::row_of::<G, _>(seat, each, cols, eps);
+            return Self::exp_from_own_max::<E, G, L>(seat, held, at, cols, eps);
         }
         let mut max = f32::NEG_INFINITY;
         each::<E, L>(held, at, &mut |v| max = max.max(v));
@@ -266,6 +287,54 @@ impl Op for Softmax {
             shift: to,
             inv: div_full_f32(1.0, G::merge_again(seat, Sum(sum)).0),
             held_exp: true,
+        }
+    }
+}
+
+impl Softmax {
+    /// One merge: each element's exponential of `x` less its thread's own max, kept in its
+    /// element's place and summed; the group merges [`MaxSum`] once; each output is that
+    /// exponential times `e^(own max − row max) / Σ`, one factor a thread. In BF16 the
+    /// exponentials (each in [0, 1]) are kept as IEEE halves, two a word where the two
+    /// elements were: within 2^-12 of each (2^-25 absolute below 2^-14), before the output's
+    /// own BF16 rounding (2^-9).
+    ///
+    /// # Safety
+    /// As [`Group::merge`].
+    #[inline(always)]
+    unsafe fn exp_from_own_max<E: Elem, G: Group, const L: usize>(
+        seat: Seat,
+        held: &mut [Words; L],
+        at: Lanes,
+        cols: u32,
+        eps: f32,
+    ) -> SoftmaxRow {
+        let mut max = f32::NEG_INFINITY;
+        each::<E, L>(held, at, &mut |v| max = max.max(v));
+        let to = shift(max);
+        let mut sum = 0.0;
+        // Only the row's vectors: past its end the clamped loads ([`load`]) hold copies.
+        upto16!(L, j, {
+            if at.vector(j) < at.vectors {
+                upto16!(4, k, {
+                    if E::WORD_IS_F32 {
+                        let e = exp(f32::from_bits(held[j][k]) - to);
+                        held[j][k] = e.to_bits();
+                        sum += e;
+                    } else {
+                        let lo = exp(E::get(&held[j], 2 * k as u32) - to);
+                        let hi = exp(E::get(&held[j], 2 * k as u32 + 1) - to);
+                        held[j][k] = f16x2_rn(hi, lo);
+                        sum += lo + hi;
+                    }
+                });
+            }
+        });
+        let row = Self::row(G::merge(seat, MaxSum { max, sum }), cols, eps);
+        SoftmaxRow {
+            inv: row.inv * MaxSum { max, sum: 1.0 }.rescaled(row.shift),
+            held_exp: true,
+            ..row
         }
     }
 }

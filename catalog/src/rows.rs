@@ -8,7 +8,8 @@ use crate::Dtype;
 pub use crate::launch::rows::SHARED_BYTES;
 use crate::launch::rows::{
     BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_BYTES, CLUSTER_MAX, CLUSTER_MIN,
-    CLUSTER_THREADS, CLUSTER_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS,
+    CLUSTER_THREADS, CLUSTER_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS, block_max_threads,
+    block_vectors,
 };
 use serde::{Deserialize, Serialize};
 
@@ -129,27 +130,29 @@ impl Schedule {
         }
     }
 
-    /// 16-byte vectors each thread holds.
-    pub fn vectors(self) -> u32 {
+    /// 16-byte vectors each thread of `op`'s kernel holds.
+    pub const fn vectors(self, op: Op) -> u32 {
         match self {
             Schedule::Warp => WARP_VECTORS,
-            Schedule::Block => BLOCK_VECTORS,
+            Schedule::Block => block_vectors(op.weights()),
             Schedule::Cluster => CLUSTER_VECTORS,
         }
     }
 
-    /// The most threads that hold one row.
-    fn max_threads(self) -> u64 {
+    /// The 16-byte vectors of the longest row it holds (the same for every op).
+    const fn max_vectors(self) -> u64 {
         match self {
-            Schedule::Warp => 32,
-            Schedule::Block => BLOCK_MAX_THREADS as u64,
-            Schedule::Cluster => CLUSTER_THREADS as u64 * CLUSTER_MAX as u64,
+            Schedule::Warp => 32 * WARP_VECTORS as u64,
+            Schedule::Block => BLOCK_MAX_THREADS as u64 * BLOCK_VECTORS as u64,
+            Schedule::Cluster => {
+                CLUSTER_THREADS as u64 * CLUSTER_MAX as u64 * CLUSTER_VECTORS as u64
+            }
         }
     }
 
     /// The longest row it holds, in elements of `dtype`.
     pub fn max_cols(self, dtype: Dtype) -> u64 {
-        self.max_threads() * self.vectors() as u64 * per_vector(dtype)
+        self.max_vectors() * per_vector(dtype)
     }
 
     /// Dynamic shared memory of a launch of `op` in this schedule: the merges' slots, and in
@@ -192,7 +195,7 @@ impl Schedule {
             ));
         }
         let vectors = cols.div_ceil(per_vector(dtype));
-        let per_thread = self.vectors() as u64;
+        let per_thread = self.vectors(op) as u64;
         let (blocks, threads, cluster) = match self {
             Schedule::Warp => (
                 rows.div_ceil(WARP_ROWS_PER_BLOCK as u64),
@@ -201,6 +204,7 @@ impl Schedule {
             ),
             Schedule::Block => {
                 let threads = vectors.div_ceil(per_thread).div_ceil(32) * 32;
+                debug_assert!(threads <= block_max_threads(per_thread as u32) as u64);
                 (rows, threads as u32, 1)
             }
             Schedule::Cluster => {
@@ -290,16 +294,17 @@ mod tests {
                     .into_iter()
                     .filter(|&c| c <= max)
                 {
-                    let l = s.launch(Op::Softmax, 5, cols, d).unwrap();
-                    let held =
-                        l.threads as u64 * l.cluster as u64 * s.vectors() as u64 * per_vector(d);
-                    let per_row = match s {
-                        Schedule::Warp => 32 * s.vectors() as u64 * per_vector(d),
-                        _ => held,
-                    };
-                    assert!(per_row >= cols, "{s:?} {d} cols {cols}: {l:?}");
-                    assert_eq!(l.threads % 32, 0);
-                    assert!(l.threads <= 1024);
+                    for op in Op::ALL {
+                        let l = s.launch(op, 5, cols, d).unwrap();
+                        let v = s.vectors(op) as u64 * per_vector(d);
+                        let per_row = match s {
+                            Schedule::Warp => 32 * v,
+                            _ => l.threads as u64 * l.cluster as u64 * v,
+                        };
+                        assert!(per_row >= cols, "{s:?} {op:?} {d} cols {cols}: {l:?}");
+                        assert_eq!(l.threads % 32, 0);
+                        assert!(l.threads <= 1024);
+                    }
                 }
             }
         }
@@ -311,6 +316,17 @@ mod tests {
             .launch(Op::Softmax, 16384, 4096, Dtype::F32)
             .unwrap();
         assert_eq!((b.blocks, b.threads), (16384, 256));
+        // LayerNorm's block holds twice the vectors in half the threads: two fit an SM.
+        let longest = Schedule::Block.max_cols(Dtype::Bf16);
+        assert_eq!(longest, 32768);
+        let ln = Schedule::Block
+            .launch(Op::LayerNorm, 4096, longest, Dtype::Bf16)
+            .unwrap();
+        assert_eq!((ln.blocks, ln.threads), (4096, 512));
+        let sm = Schedule::Block
+            .launch(Op::Softmax, 4096, longest, Dtype::Bf16)
+            .unwrap();
+        assert_eq!(sm.threads, 1024);
         let c = Schedule::Cluster
             .launch(Op::Softmax, 256, 262144, Dtype::F32)
             .unwrap();

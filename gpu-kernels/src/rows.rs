@@ -47,8 +47,8 @@
 //! # Launch (`catalog::rows` computes it from `cols`)
 //! - warp: blocks of `32 · WARP_ROWS_PER_BLOCK` threads, `ceil(rows / WARP_ROWS_PER_BLOCK)`
 //!   blocks, `cols ≤ 32 · WARP_VECTORS · V`;
-//! - block: `rows` blocks of `T` threads (a multiple of 32, at most `BLOCK_MAX_THREADS`),
-//!   `cols ≤ T · BLOCK_VECTORS · V`;
+//! - block: `rows` blocks of `T` threads (a multiple of 32), each holding
+//!   `block_vectors(O::WEIGHTS)` vectors, `cols ≤ T · block_vectors(…) · V` (at most 64 KiB);
 //! - cluster: clusters of `C` blocks of `CLUSTER_THREADS` (`CLUSTER_MIN ≤ C ≤ CLUSTER_MAX`),
 //!   cluster dimension `(C, 1, 1)`, `cols ≤ C · CLUSTER_THREADS · CLUSTER_VECTORS · V`; as
 //!   many clusters as rows, or fewer (the host launches those that fit on the GPU at once),
@@ -84,7 +84,9 @@ macro_rules! upto16 {
 }
 
 // `upto16!` unrolls at most sixteen vectors per thread, elements per vector and statistic words.
-const _: () = assert!(WARP_VECTORS <= 16 && BLOCK_VECTORS <= 16 && CLUSTER_VECTORS <= 16);
+const _: () = assert!(
+    WARP_VECTORS <= 16 && BLOCK_VECTORS <= 16 && BLOCK_VECTORS_WIDE <= 16 && CLUSTER_VECTORS <= 16
+);
 const _: () = assert!(SLOT_WORDS >= 3);
 
 mod elem;
@@ -412,16 +414,16 @@ macro_rules! row_entries {
 row_entries! {
     softmax_warp_f32 = Softmax, Warp, f32, WARP_VECTORS;
     softmax_warp_bf16 = Softmax, Warp, Bf16, WARP_VECTORS;
-    softmax_block_f32 = Softmax, Block, f32, BLOCK_VECTORS;
-    softmax_block_bf16 = Softmax, Block, Bf16, BLOCK_VECTORS;
+    softmax_block_f32 = Softmax, Block, f32, block_vectors(Softmax::WEIGHTS);
+    softmax_block_bf16 = Softmax, Block, Bf16, block_vectors(Softmax::WEIGHTS);
     rmsnorm_warp_f32 = RmsNorm, Warp, f32, WARP_VECTORS;
     rmsnorm_warp_bf16 = RmsNorm, Warp, Bf16, WARP_VECTORS;
-    rmsnorm_block_f32 = RmsNorm, Block, f32, BLOCK_VECTORS;
-    rmsnorm_block_bf16 = RmsNorm, Block, Bf16, BLOCK_VECTORS;
+    rmsnorm_block_f32 = RmsNorm, Block, f32, block_vectors(RmsNorm::WEIGHTS);
+    rmsnorm_block_bf16 = RmsNorm, Block, Bf16, block_vectors(RmsNorm::WEIGHTS);
     layernorm_warp_f32 = LayerNorm, Warp, f32, WARP_VECTORS;
     layernorm_warp_bf16 = LayerNorm, Warp, Bf16, WARP_VECTORS;
-    layernorm_block_f32 = LayerNorm, Block, f32, BLOCK_VECTORS;
-    layernorm_block_bf16 = LayerNorm, Block, Bf16, BLOCK_VECTORS;
+    layernorm_block_f32 = LayerNorm, Block, f32, block_vectors(LayerNorm::WEIGHTS);
+    layernorm_block_bf16 = LayerNorm, Block, Bf16, block_vectors(LayerNorm::WEIGHTS);
 }
 
 #[cfg(not(feature = "nvvm"))]

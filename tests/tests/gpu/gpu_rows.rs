@@ -20,10 +20,10 @@ use host::{Backend, Kernel, Lab};
 /// The shapes every schedule must get right, and its own boundaries: the longest row it holds,
 /// that less one vector, and one vector past the threads one warp (block, cluster block)
 /// covers.
-fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
+fn shapes(s: Schedule, op: Op, d: Dtype) -> Vec<(u32, u32)> {
     let v = per_vector(d) as u32;
     let max = s.max_cols(d) as u32;
-    let per_warp = 32 * s.vectors() * v;
+    let per_warp = 32 * s.vectors(op) * v;
     let mut out = vec![
         (1, 1),
         (3, 7),
@@ -43,7 +43,7 @@ fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
             out.extend([(3, per_warp + v), (3, 2 * per_warp), (2, 16 * per_warp + v)])
         }
         Schedule::Cluster => {
-            let per_block = catalog::launch::rows::CLUSTER_THREADS * s.vectors() * v;
+            let per_block = catalog::launch::rows::CLUSTER_THREADS * s.vectors(op) * v;
             out.extend([(3, per_block), (3, per_block + v), (2, 5 * per_block + 3)]);
         }
     }
@@ -116,7 +116,7 @@ fn run<T: RowElem>(
 fn check_all(
     lab: &Lab,
     what: &str,
-    shapes: impl Fn(Schedule, Dtype) -> Vec<(u32, u32)>,
+    shapes: impl Fn(Schedule, Op, Dtype) -> Vec<(u32, u32)>,
     make: impl Fn(Op, Dtype, u32, u32, u64) -> Option<(InputsOf, usize, bool)>,
 ) -> Vec<String> {
     let seed = seed();
@@ -125,7 +125,7 @@ fn check_all(
         for k in row_kernels().filter(|k| k.carried_by(b)) {
             let (op, s) = op_schedule(k).unwrap();
             for d in catalog::rows::DTYPES {
-                for (rows, cols) in shapes(s, d) {
+                for (rows, cols) in shapes(s, op, d) {
                     let Some((inputs, offset, in_place)) = make(op, d, rows, cols, seed) else {
                         continue;
                     };
@@ -209,7 +209,7 @@ fn special_values_follow_pytorch() {
     };
     const ROWS: u32 = 7;
     let inf = f32::INFINITY;
-    let at = |s: Schedule, d: Dtype| {
+    let at = |s: Schedule, _: Op, d: Dtype| {
         let c = (s.max_cols(d) as u32).min(1000);
         vec![(ROWS, c), (ROWS, c - 1)]
     };
@@ -244,7 +244,7 @@ fn misaligned_pointers_and_in_place_runs_match() {
     let Some(lab) = lab_or_skip("misaligned_pointers_and_in_place_runs_match") else {
         return;
     };
-    let at = |s: Schedule, d: Dtype| {
+    let at = |s: Schedule, _: Op, d: Dtype| {
         let c = (s.max_cols(d) as u32).min(1024);
         vec![(5, c), (3, c - 8)]
     };
@@ -331,7 +331,7 @@ fn the_bench_shapes_launch_in_their_chosen_schedule() {
     let Some(lab) = lab_or_skip("the_bench_shapes_launch_in_their_chosen_schedule") else {
         return;
     };
-    let at = |s: Schedule, d: Dtype| {
+    let at = |s: Schedule, _: Op, d: Dtype| {
         catalog::rows::SHAPES
             .iter()
             .filter(|&&(_, c)| catalog::rows::chosen(c as u64, d) == Some(s))

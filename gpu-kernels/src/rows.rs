@@ -280,12 +280,7 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
             let mut out = [0.0f32; 8];
             upto16!(E::PER_VEC as usize, k, {
                 let k32 = k as u32;
-                out[k] = O::out(
-                    r,
-                    O::held::<E>(r, &held[j], k32),
-                    E::get(&wv, k32),
-                    E::get(&bv, k32),
-                );
+                out[k] = O::out_held::<E>(r, &held[j], k32, E::get(&wv, k32), E::get(&bv, k32));
             });
             if one_run {
                 store4_where(

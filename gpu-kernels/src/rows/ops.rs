@@ -41,11 +41,10 @@ pub trait Op {
     fn local(each: impl Fn(&mut dyn FnMut(f32))) -> Self::Stat;
     fn row(s: Self::Stat, cols: u32, eps: f32) -> Self::Row;
     fn out(r: Self::Row, x: f32, w: f32, b: f32) -> f32;
-    /// Element `k` of a held vector `v` as [`Op::out`] takes it: the element, unless
-    /// [`Op::row_of_held`] replaced the vector.
+    /// [`Op::out`] of element `k` of a held vector `v`, as [`Op::row_of_held`] left it.
     #[inline(always)]
-    fn held<E: Elem>(_r: Self::Row, v: &Words, k: u32) -> f32 {
-        E::get(v, k)
+    fn out_held<E: Elem>(r: Self::Row, v: &Words, k: u32, w: f32, b: f32) -> f32 {
+        Self::out(r, E::get(v, k), w, b)
     }
     /// The row's constants from this thread's elements (`each`, as [`Op::local`]'s): `row` of
     /// the group's merge of `local`.
@@ -62,8 +61,8 @@ pub trait Op {
         Self::row(G::merge(seat, Self::local(each)), cols, eps)
     }
     /// [`Op::row_of`] in the 16-byte path, from the vectors this thread holds (`held`, the
-    /// row's those below `at.vectors`), which the op may replace by what [`Op::out`] then
-    /// reads in their place.
+    /// row's those below `at.vectors`), which the op may replace by what its
+    /// [`Op::out_held`] then reads in their place.
     ///
     /// # Safety
     /// As [`Group::merge`].
@@ -197,12 +196,9 @@ one_word_stat!(
 pub struct SoftmaxRow {
     /// The row's max, subtracted before the exponential ([`shift`]).
     shift: f32,
-    /// 1 / Σ e^(x − shift); where the held elements are exponentials, times what moves this
-    /// thread's onto `shift`.
+    /// 1 / Σ e^(x − shift); from [`Op::row_of_held`], times what moves this thread's
+    /// exponentials onto `shift`.
     inv: f32,
-    /// Whether the held elements are already exponentials ([`Softmax::row_of_held`]): f32
-    /// words, or in BF16 two IEEE halves a word.
-    held_exp: bool,
 }
 
 /// `F.softmax(x, dim=-1)`.
@@ -226,25 +222,23 @@ impl Op for Softmax {
         SoftmaxRow {
             shift: shift(s.max),
             inv: div_full_f32(1.0, s.sum),
-            held_exp: false,
         }
     }
     #[inline(always)]
     fn out(r: SoftmaxRow, x: f32, _w: f32, _b: f32) -> f32 {
-        let e = if r.held_exp { x } else { exp(x - r.shift) };
-        e * r.inv
+        exp(x - r.shift) * r.inv
     }
+    /// The held exponential (f32 words, or in BF16 two IEEE halves a word) times `inv`.
     #[inline(always)]
-    fn held<E: Elem>(r: SoftmaxRow, v: &Words, k: u32) -> f32 {
-        if !r.held_exp || E::WORD_IS_F32 {
-            return E::get(v, k);
-        }
-        let w = v[(k / 2) as usize];
-        if k % 2 == 0 {
-            f16_unpack::<false>(w)
+    fn out_held<E: Elem>(r: SoftmaxRow, v: &Words, k: u32, _w: f32, _b: f32) -> f32 {
+        let e = if E::WORD_IS_F32 {
+            E::get(v, k)
+        } else if k % 2 == 0 {
+            f16_unpack::<false>(v[(k / 2) as usize])
         } else {
-            f16_unpack::<true>(w)
-        }
+            f16_unpack::<true>(v[(k / 2) as usize])
+        };
+        e * r.inv
     }
     /// One `ex2` an element, each exponential kept in the register its element held, and
     /// each output that exponential times a factor: not [`MaxSum`]'s two (one for the sum,
@@ -286,7 +280,6 @@ impl Op for Softmax {
         SoftmaxRow {
             shift: to,
             inv: div_full_f32(1.0, G::merge_again(seat, Sum(sum)).0),
-            held_exp: true,
         }
     }
 }
@@ -333,7 +326,6 @@ impl Softmax {
         let row = Self::row(G::merge(seat, MaxSum { max, sum }), cols, eps);
         SoftmaxRow {
             inv: row.inv * MaxSum { max, sum: 1.0 }.rescaled(row.shift),
-            held_exp: true,
             ..row
         }
     }

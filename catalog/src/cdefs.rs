@@ -27,8 +27,8 @@ constants! {
         PER_THREAD, LIVE_FAULT, LIVE_FIXED, LINE_WORDS, TILE, PITCH_FAULT, PITCH_FIXED,
         UNIT_STEPS, UNIT_CHAINS, UNITS_PER_BLOCK, UNDERSIZED_BLOCKS, SPILL_WORDS, SPILL_PASSES,
         ASYNC_THREADS, ASYNC_STAGES, SFU_TERMS, L2_FITS_LOG2, L2_EXCEEDS_LOG2, SEGMENT;
-    rows: WARP_VECTORS, WARP_ROWS_PER_BLOCK, BLOCK_VECTORS, BLOCK_MAX_THREADS, BLOCK_VECTORS_WIDE,
-        CLUSTER_VECTORS, CLUSTER_THREADS, CLUSTER_MIN, CLUSTER_MAX, SLOT_WORDS, SHARED_BYTES, CLUSTER_KEPT_BYTES;
+    rows: WARP_VECTORS, WARP_ROWS_PER_BLOCK, BLOCK_VECTORS, BLOCK_MAX_THREADS, WIDE_VECTORS,
+        WIDE_MAX_THREADS, CLUSTER_VECTORS, CLUSTER_THREADS, CLUSTER_MIN, CLUSTER_MAX, SLOT_WORDS, SHARED_BYTES, CLUSTER_KEPT_BYTES;
     bump: BLOCK;
 }
 
@@ -57,10 +57,7 @@ mod tests {
         for line in text.lines().map(str::trim) {
             if let Some(rest) = line.strip_prefix("pub mod ") {
                 module = Some(rest.trim_end_matches('{').trim().to_string());
-            } else if let Some(rest) = line
-                .strip_prefix("pub const ")
-                .filter(|r| !r.starts_with("fn "))
-            {
+            } else if let Some(rest) = line.strip_prefix("pub const ") {
                 let name = rest.split(':').next().unwrap().trim().to_string();
                 let module = module.clone().expect("a constant outside every module");
                 found.push((module, name));

@@ -8,8 +8,8 @@ use crate::Dtype;
 pub use crate::launch::rows::SHARED_BYTES;
 use crate::launch::rows::{
     BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_BYTES, CLUSTER_MAX, CLUSTER_MIN,
-    CLUSTER_THREADS, CLUSTER_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS, block_max_threads,
-    block_vectors,
+    CLUSTER_THREADS, CLUSTER_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS, WIDE_MAX_THREADS,
+    WIDE_VECTORS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -68,6 +68,13 @@ impl Op {
         }
     }
 
+    /// Whether it has a wide block ([`Schedule::Wide`]): its block kernel takes more than 32
+    /// registers a thread at `BLOCK_VECTORS` (LayerNorm: 36–40, `cargo xtask asm --stats`),
+    /// so past `WIDE_MAX_THREADS` threads one block fills an SM's registers.
+    pub const fn has_wide(self) -> bool {
+        matches!(self, Op::LayerNorm)
+    }
+
     /// The eps the lab passes (0 for softmax, which has none).
     pub fn eps(self) -> f32 {
         match self {
@@ -95,6 +102,10 @@ pub enum Schedule {
     Warp,
     /// A block per row, its size from the row's length.
     Block,
+    /// A block per row holding twice the block's vectors a thread in at most half its
+    /// threads, for an operation whose block kernel leaves one block of 1024 an SM
+    /// ([`Op::has_wide`]).
+    Wide,
     /// A thread-block cluster per row, its blocks exchanging their statistics through
     /// distributed shared memory: rows one block should not hold alone.
     Cluster,
@@ -119,40 +130,51 @@ pub fn per_vector(dtype: Dtype) -> u64 {
 const MAX_GRID_X: u64 = (1 << 31) - 1;
 
 impl Schedule {
-    pub const ALL: [Schedule; 3] = [Schedule::Warp, Schedule::Block, Schedule::Cluster];
+    pub const ALL: [Schedule; 4] = [
+        Schedule::Warp,
+        Schedule::Block,
+        Schedule::Wide,
+        Schedule::Cluster,
+    ];
 
-    /// `warp`, `block`, `cluster`: the kernels' names end with it.
+    /// `warp`, `block`, `wide`, `cluster`: the kernels' names end with it.
     pub fn name(self) -> &'static str {
         match self {
             Schedule::Warp => "warp",
             Schedule::Block => "block",
+            Schedule::Wide => "wide",
             Schedule::Cluster => "cluster",
         }
     }
 
-    /// 16-byte vectors each thread of `op`'s kernel holds.
-    pub const fn vectors(self, op: Op) -> u32 {
+    /// Whether `op` has a kernel in this schedule (every op but in [`Schedule::Wide`]).
+    pub const fn built_for(self, op: Op) -> bool {
+        !matches!(self, Schedule::Wide) || op.has_wide()
+    }
+
+    /// 16-byte vectors each thread holds.
+    pub fn vectors(self) -> u32 {
         match self {
             Schedule::Warp => WARP_VECTORS,
-            Schedule::Block => block_vectors(op.weights()),
+            Schedule::Block => BLOCK_VECTORS,
+            Schedule::Wide => WIDE_VECTORS,
             Schedule::Cluster => CLUSTER_VECTORS,
         }
     }
 
-    /// The 16-byte vectors of the longest row it holds (the same for every op).
-    const fn max_vectors(self) -> u64 {
+    /// The most threads that hold one row.
+    fn max_threads(self) -> u64 {
         match self {
-            Schedule::Warp => 32 * WARP_VECTORS as u64,
-            Schedule::Block => BLOCK_MAX_THREADS as u64 * BLOCK_VECTORS as u64,
-            Schedule::Cluster => {
-                CLUSTER_THREADS as u64 * CLUSTER_MAX as u64 * CLUSTER_VECTORS as u64
-            }
+            Schedule::Warp => 32,
+            Schedule::Block => BLOCK_MAX_THREADS as u64,
+            Schedule::Wide => WIDE_MAX_THREADS as u64,
+            Schedule::Cluster => CLUSTER_THREADS as u64 * CLUSTER_MAX as u64,
         }
     }
 
     /// The longest row it holds, in elements of `dtype`.
     pub fn max_cols(self, dtype: Dtype) -> u64 {
-        self.max_vectors() * per_vector(dtype)
+        self.max_threads() * self.vectors() as u64 * per_vector(dtype)
     }
 
     /// Dynamic shared memory of a launch of `op` in this schedule: the merges' slots, and in
@@ -181,7 +203,7 @@ impl Schedule {
         if cols > max {
             let fits = Schedule::ALL
                 .into_iter()
-                .filter(|s| cols <= s.max_cols(dtype))
+                .filter(|s| s.built_for(op) && cols <= s.max_cols(dtype))
                 .map(Schedule::name)
                 .collect::<Vec<_>>();
             let instead = if fits.is_empty() {
@@ -195,16 +217,15 @@ impl Schedule {
             ));
         }
         let vectors = cols.div_ceil(per_vector(dtype));
-        let per_thread = self.vectors(op) as u64;
+        let per_thread = self.vectors() as u64;
         let (blocks, threads, cluster) = match self {
             Schedule::Warp => (
                 rows.div_ceil(WARP_ROWS_PER_BLOCK as u64),
                 32 * WARP_ROWS_PER_BLOCK,
                 1,
             ),
-            Schedule::Block => {
+            Schedule::Block | Schedule::Wide => {
                 let threads = vectors.div_ceil(per_thread).div_ceil(32) * 32;
-                debug_assert!(threads <= block_max_threads(per_thread as u32) as u64);
                 (rows, threads as u32, 1)
             }
             Schedule::Cluster => {
@@ -231,16 +252,29 @@ impl Schedule {
     }
 }
 
-/// The schedule the lab picks for rows of `cols` elements of `dtype`: a warp while the row
-/// fits one (2 KiB), a block while one holds it (64 KiB), else a cluster; None past what any
-/// holds. The block is taken up to its full 1024 threads: the first H200 run measured it
-/// ahead of the cluster for every op at the one bench shape where both hold the row (4096 ×
-/// 32768 bf16), a block merging once at a barrier costing less than a cluster's blocks waiting
-/// on each other at two cluster barriers (results in docs/part2.md).
-pub fn chosen(cols: u64, dtype: Dtype) -> Option<Schedule> {
-    [Schedule::Warp, Schedule::Block, Schedule::Cluster]
+/// The schedule the lab picks for `op`'s rows of `cols` elements of `dtype`: a warp while the
+/// row fits one (2 KiB); a block while one holds it (64 KiB) with room for a second block on
+/// its SM: up to 1024 threads, or 512 for an op with a wide block ([`Op::has_wide`]), which
+/// takes the longer rows up to 64 KiB (at 4096 × 32768 bf16 LayerNorm's block of 1024 read
+/// 0.75 × copy in the H200 run that measured its wide block at 0.92); else a cluster; None
+/// past what any holds. The block is taken before the cluster wherever it holds the row: the
+/// H200 runs measured it ahead for every op at the one bench shape where both do (4096 ×
+/// 32768 bf16), a block merging at one barrier costing less than a cluster's blocks waiting
+/// on each other (results in docs/part2.md).
+pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
+    let block_threads = if op.has_wide() {
+        WIDE_MAX_THREADS
+    } else {
+        BLOCK_MAX_THREADS
+    };
+    let picks = |s: Schedule| match s {
+        Schedule::Block => block_threads as u64 * BLOCK_VECTORS as u64 * per_vector(dtype),
+        _ => s.max_cols(dtype),
+    };
+    Schedule::ALL
         .into_iter()
-        .find(|s| cols <= s.max_cols(dtype))
+        .filter(|s| s.built_for(op))
+        .find(|&s| cols <= picks(s))
 }
 
 /// Bytes one launch must move: the matrix read once and written once, and the weights read
@@ -255,34 +289,52 @@ mod tests {
 
     #[test]
     fn each_issue_shape_gets_a_schedule_that_holds_it() {
-        let picks: Vec<(u32, &str, &str)> = SHAPES
-            .iter()
-            .map(|&(_, cols)| {
-                let name = |d| chosen(cols as u64, d).map_or("-", Schedule::name);
-                (cols, name(Dtype::F32), name(Dtype::Bf16))
-            })
-            .collect();
+        let picks = |op: Op| -> Vec<(u32, &str, &str)> {
+            SHAPES
+                .iter()
+                .map(|&(_, cols)| {
+                    let name = |d| chosen(op, cols as u64, d).map_or("-", Schedule::name);
+                    (cols, name(Dtype::F32), name(Dtype::Bf16))
+                })
+                .collect()
+        };
+        for op in [Op::Softmax, Op::RmsNorm] {
+            assert_eq!(
+                picks(op),
+                [
+                    (512, "warp", "warp"),
+                    (1024, "block", "warp"),
+                    (4096, "block", "block"),
+                    (8192, "block", "block"),
+                    (32768, "cluster", "block"),
+                    (131072, "cluster", "cluster"),
+                    (262144, "cluster", "cluster"),
+                ]
+            );
+        }
+        // LayerNorm's block past 512 threads is its wide block.
+        assert_eq!(picks(Op::LayerNorm)[4], (32768, "cluster", "wide"));
         assert_eq!(
-            picks,
-            [
-                (512, "warp", "warp"),
-                (1024, "block", "warp"),
-                (4096, "block", "block"),
-                (8192, "block", "block"),
-                (32768, "cluster", "block"),
-                (131072, "cluster", "cluster"),
-                (262144, "cluster", "cluster"),
-            ]
+            chosen(Op::LayerNorm, 16384, Dtype::F32),
+            Some(Schedule::Wide)
         );
-        for &(rows, cols) in &SHAPES {
-            for d in DTYPES {
-                let s = chosen(cols as u64, d).unwrap();
-                assert!(
-                    s.launch(Op::Softmax, rows as u64, cols as u64, d).is_ok(),
-                    "{rows}x{cols} {d}"
-                );
+        assert_eq!(
+            chosen(Op::LayerNorm, 8192, Dtype::F32),
+            Some(Schedule::Block)
+        );
+        for op in Op::ALL {
+            for &(rows, cols) in &SHAPES {
+                for d in DTYPES {
+                    let s = chosen(op, cols as u64, d).unwrap();
+                    assert!(s.built_for(op));
+                    assert!(
+                        s.launch(op, rows as u64, cols as u64, d).is_ok(),
+                        "{op:?} {rows}x{cols} {d}"
+                    );
+                }
             }
         }
+        assert!(!Schedule::Wide.built_for(Op::Softmax));
     }
 
     #[test]
@@ -294,17 +346,16 @@ mod tests {
                     .into_iter()
                     .filter(|&c| c <= max)
                 {
-                    for op in Op::ALL {
-                        let l = s.launch(op, 5, cols, d).unwrap();
-                        let v = s.vectors(op) as u64 * per_vector(d);
-                        let per_row = match s {
-                            Schedule::Warp => 32 * v,
-                            _ => l.threads as u64 * l.cluster as u64 * v,
-                        };
-                        assert!(per_row >= cols, "{s:?} {op:?} {d} cols {cols}: {l:?}");
-                        assert_eq!(l.threads % 32, 0);
-                        assert!(l.threads <= 1024);
-                    }
+                    let l = s.launch(Op::Softmax, 5, cols, d).unwrap();
+                    let held =
+                        l.threads as u64 * l.cluster as u64 * s.vectors() as u64 * per_vector(d);
+                    let per_row = match s {
+                        Schedule::Warp => 32 * s.vectors() as u64 * per_vector(d),
+                        _ => held,
+                    };
+                    assert!(per_row >= cols, "{s:?} {d} cols {cols}: {l:?}");
+                    assert_eq!(l.threads % 32, 0);
+                    assert!(l.threads <= 1024);
                 }
             }
         }
@@ -316,17 +367,15 @@ mod tests {
             .launch(Op::Softmax, 16384, 4096, Dtype::F32)
             .unwrap();
         assert_eq!((b.blocks, b.threads), (16384, 256));
-        // LayerNorm's block holds twice the vectors in half the threads: two fit an SM.
-        let longest = Schedule::Block.max_cols(Dtype::Bf16);
-        assert_eq!(longest, 32768);
-        let ln = Schedule::Block
-            .launch(Op::LayerNorm, 4096, longest, Dtype::Bf16)
+        // The wide block: the same longest row in half the threads.
+        assert_eq!(
+            Schedule::Wide.max_cols(Dtype::Bf16),
+            Schedule::Block.max_cols(Dtype::Bf16)
+        );
+        let w = Schedule::Wide
+            .launch(Op::LayerNorm, 4096, 32768, Dtype::Bf16)
             .unwrap();
-        assert_eq!((ln.blocks, ln.threads), (4096, 512));
-        let sm = Schedule::Block
-            .launch(Op::Softmax, 4096, longest, Dtype::Bf16)
-            .unwrap();
-        assert_eq!(sm.threads, 1024);
+        assert_eq!((w.blocks, w.threads), (4096, 512));
         let c = Schedule::Cluster
             .launch(Op::Softmax, 256, 262144, Dtype::F32)
             .unwrap();
@@ -394,7 +443,11 @@ mod tests {
             assert_eq!(e.lines().count(), 1, "{e}");
         }
         assert_eq!(
-            chosen(Schedule::Cluster.max_cols(Dtype::Bf16) + 1, Dtype::Bf16),
+            chosen(
+                Op::Softmax,
+                Schedule::Cluster.max_cols(Dtype::Bf16) + 1,
+                Dtype::Bf16
+            ),
             None
         );
     }

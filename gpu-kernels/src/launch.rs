@@ -127,26 +127,13 @@ pub mod rows {
     pub const BLOCK_VECTORS: u32 = 4;
     /// Block per row: the largest block.
     pub const BLOCK_MAX_THREADS: u32 = 1024;
-    /// Block per row, for a kernel that needs more than 32 registers at `BLOCK_VECTORS`
-    /// (LayerNorm: 36–40): twice the vectors in half the threads, the same longest row. An SM
-    /// must hold two blocks of the longest row, one loading while the other merges and
-    /// stores: 1024 threads of 40 registers leave room for one (65536 an SM), 512 of 56–64
-    /// (8 vectors) for two.
-    pub const BLOCK_VECTORS_WIDE: u32 = 8;
-    /// The vectors a thread of a block kernel holds, by how many weight vectors its operation
-    /// reads: `BLOCK_VECTORS_WIDE` for LayerNorm's two, else `BLOCK_VECTORS`.
-    pub const fn block_vectors(weights: u32) -> u32 {
-        if weights >= 2 {
-            BLOCK_VECTORS_WIDE
-        } else {
-            BLOCK_VECTORS
-        }
-    }
-    /// The threads of the largest block of a kernel holding `vectors` each: the same longest
-    /// row whatever it holds.
-    pub const fn block_max_threads(vectors: u32) -> u32 {
-        BLOCK_MAX_THREADS * BLOCK_VECTORS / vectors
-    }
+    /// Wide block per row (LayerNorm's): 16-byte vectors each thread holds, and the largest
+    /// block: 512 × 8 × 16 B, the block's longest row (64 KiB) in half its threads. For a
+    /// kernel that takes more than 32 registers at `BLOCK_VECTORS` (LayerNorm: 36–40), past
+    /// 512 threads a block fills the SM's 65536 registers alone, and nothing loads while it
+    /// merges and stores; 512 threads of 56–64 registers leave room for two blocks.
+    pub const WIDE_VECTORS: u32 = 8;
+    pub const WIDE_MAX_THREADS: u32 = 512;
     /// Cluster per row: 16-byte vectors each thread holds, and threads per block: a block
     /// holds 512 × 8 × 16 B = 64 KiB of the row.
     pub const CLUSTER_VECTORS: u32 = 8;

@@ -15,7 +15,8 @@
 //! each, [`Elem`]) in registers from its one load to its one store:
 //! - [`Warp`]: a warp per row (short rows), the reduction five shuffles;
 //! - [`Block`]: a block per row, warp shuffles → one shared slot per warp → one barrier →
-//!   shuffles again;
+//!   shuffles again (LayerNorm's *wide* block: the same group, twice the vectors in at most
+//!   half the threads, so two blocks of its longest rows fit an SM);
 //! - [`Cluster`] (rustc's backend only): the row split over the blocks of a thread-block
 //!   cluster, each block's statistic sent into every block's shared memory by `st.async` and
 //!   counted by an mbarrier; the grid holds only the clusters that fit at once, each walking
@@ -47,8 +48,9 @@
 //! # Launch (`catalog::rows` computes it from `cols`)
 //! - warp: blocks of `32 · WARP_ROWS_PER_BLOCK` threads, `ceil(rows / WARP_ROWS_PER_BLOCK)`
 //!   blocks, `cols ≤ 32 · WARP_VECTORS · V`;
-//! - block: `rows` blocks of `T` threads (a multiple of 32), each holding
-//!   `block_vectors(O::WEIGHTS)` vectors, `cols ≤ T · block_vectors(…) · V` (at most 64 KiB);
+//! - block: `rows` blocks of `T` threads (a multiple of 32, at most `BLOCK_MAX_THREADS`),
+//!   `cols ≤ T · BLOCK_VECTORS · V`; LayerNorm's wide block (`layernorm_wide_*`, the [`Block`]
+//!   group) the same with `WIDE_VECTORS` in at most `WIDE_MAX_THREADS`;
 //! - cluster: clusters of `C` blocks of `CLUSTER_THREADS` (`CLUSTER_MIN ≤ C ≤ CLUSTER_MAX`),
 //!   cluster dimension `(C, 1, 1)`, `cols ≤ C · CLUSTER_THREADS · CLUSTER_VECTORS · V`; as
 //!   many clusters as rows, or fewer (the host launches those that fit on the GPU at once),
@@ -85,7 +87,7 @@ macro_rules! upto16 {
 
 // `upto16!` unrolls at most sixteen vectors per thread, elements per vector and statistic words.
 const _: () = assert!(
-    WARP_VECTORS <= 16 && BLOCK_VECTORS <= 16 && BLOCK_VECTORS_WIDE <= 16 && CLUSTER_VECTORS <= 16
+    WARP_VECTORS <= 16 && BLOCK_VECTORS <= 16 && WIDE_VECTORS <= 16 && CLUSTER_VECTORS <= 16
 );
 const _: () = assert!(SLOT_WORDS >= 3);
 
@@ -414,16 +416,18 @@ macro_rules! row_entries {
 row_entries! {
     softmax_warp_f32 = Softmax, Warp, f32, WARP_VECTORS;
     softmax_warp_bf16 = Softmax, Warp, Bf16, WARP_VECTORS;
-    softmax_block_f32 = Softmax, Block, f32, block_vectors(Softmax::WEIGHTS);
-    softmax_block_bf16 = Softmax, Block, Bf16, block_vectors(Softmax::WEIGHTS);
+    softmax_block_f32 = Softmax, Block, f32, BLOCK_VECTORS;
+    softmax_block_bf16 = Softmax, Block, Bf16, BLOCK_VECTORS;
     rmsnorm_warp_f32 = RmsNorm, Warp, f32, WARP_VECTORS;
     rmsnorm_warp_bf16 = RmsNorm, Warp, Bf16, WARP_VECTORS;
-    rmsnorm_block_f32 = RmsNorm, Block, f32, block_vectors(RmsNorm::WEIGHTS);
-    rmsnorm_block_bf16 = RmsNorm, Block, Bf16, block_vectors(RmsNorm::WEIGHTS);
+    rmsnorm_block_f32 = RmsNorm, Block, f32, BLOCK_VECTORS;
+    rmsnorm_block_bf16 = RmsNorm, Block, Bf16, BLOCK_VECTORS;
     layernorm_warp_f32 = LayerNorm, Warp, f32, WARP_VECTORS;
     layernorm_warp_bf16 = LayerNorm, Warp, Bf16, WARP_VECTORS;
-    layernorm_block_f32 = LayerNorm, Block, f32, block_vectors(LayerNorm::WEIGHTS);
-    layernorm_block_bf16 = LayerNorm, Block, Bf16, block_vectors(LayerNorm::WEIGHTS);
+    layernorm_block_f32 = LayerNorm, Block, f32, BLOCK_VECTORS;
+    layernorm_block_bf16 = LayerNorm, Block, Bf16, BLOCK_VECTORS;
+    layernorm_wide_f32 = LayerNorm, Block, f32, WIDE_VECTORS;
+    layernorm_wide_bf16 = LayerNorm, Block, Bf16, WIDE_VECTORS;
 }
 
 #[cfg(not(feature = "nvvm"))]

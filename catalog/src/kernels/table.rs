@@ -225,6 +225,7 @@ const fn row_kernel(
     let threads = match schedule {
         Schedule::Warp => 32 * rows::WARP_ROWS_PER_BLOCK,
         Schedule::Block => rows::BLOCK_MAX_THREADS,
+        Schedule::Wide => rows::WIDE_MAX_THREADS,
         Schedule::Cluster => rows::CLUSTER_THREADS,
     };
     Kernel {
@@ -1011,6 +1012,12 @@ pub const KERNELS: &[Kernel] = &[
         (Op::LayerNorm, Schedule::Block),
         RUST_ONLY,
         "LayerNorm, a block per row held in registers",
+    ),
+    row_kernel(
+        "layernorm_wide",
+        (Op::LayerNorm, Schedule::Wide),
+        RUST_ONLY,
+        "LayerNorm, a block per row of at most 512 threads holding 8 vectors each: two blocks of the longest rows fit an SM",
     ),
     row_kernel(
         "layernorm_cluster",

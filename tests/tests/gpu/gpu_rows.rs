@@ -20,10 +20,10 @@ use host::{Backend, Kernel, Lab};
 /// The shapes every schedule must get right, and its own boundaries: the longest row it holds,
 /// that less one vector, and one vector past the threads one warp (block, cluster block)
 /// covers.
-fn shapes(s: Schedule, op: Op, d: Dtype) -> Vec<(u32, u32)> {
+fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
     let v = per_vector(d) as u32;
     let max = s.max_cols(d) as u32;
-    let per_warp = 32 * s.vectors(op) * v;
+    let per_warp = 32 * s.vectors() * v;
     let mut out = vec![
         (1, 1),
         (3, 7),
@@ -39,11 +39,11 @@ fn shapes(s: Schedule, op: Op, d: Dtype) -> Vec<(u32, u32)> {
     match s {
         // 1001 rows: the last block's warps partly past the last row.
         Schedule::Warp => out.extend([(1001, 64), (9, per_warp - v)]),
-        Schedule::Block => {
+        Schedule::Block | Schedule::Wide => {
             out.extend([(3, per_warp + v), (3, 2 * per_warp), (2, 16 * per_warp + v)])
         }
         Schedule::Cluster => {
-            let per_block = catalog::launch::rows::CLUSTER_THREADS * s.vectors(op) * v;
+            let per_block = catalog::launch::rows::CLUSTER_THREADS * s.vectors() * v;
             out.extend([(3, per_block), (3, per_block + v), (2, 5 * per_block + 3)]);
         }
     }
@@ -191,9 +191,12 @@ fn every_row_kernel_matches_its_reference_at_every_boundary() {
         Backend::ALL,
         "this binary must carry every compiler's PTX"
     );
-    let failures = check_all(&lab, "random", shapes, |_, d, rows, cols, seed| {
-        Some((random(d, rows, cols, seed, |_, _| {}), 0, false))
-    });
+    let failures = check_all(
+        &lab,
+        "random",
+        |s, _, d| shapes(s, d),
+        |_, d, rows, cols, seed| Some((random(d, rows, cols, seed, |_, _| {}), 0, false)),
+    );
     assert_no_failures(&failures);
 }
 
@@ -331,10 +334,10 @@ fn the_bench_shapes_launch_in_their_chosen_schedule() {
     let Some(lab) = lab_or_skip("the_bench_shapes_launch_in_their_chosen_schedule") else {
         return;
     };
-    let at = |s: Schedule, _: Op, d: Dtype| {
+    let at = |s: Schedule, op: Op, d: Dtype| {
         catalog::rows::SHAPES
             .iter()
-            .filter(|&&(_, c)| catalog::rows::chosen(c as u64, d) == Some(s))
+            .filter(|&&(_, c)| catalog::rows::chosen(op, c as u64, d) == Some(s))
             .map(|&(_, c)| (2, c))
             .collect()
     };

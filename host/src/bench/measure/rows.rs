@@ -111,7 +111,7 @@ impl Bench<'_> {
         let mut references: Vec<(Op, Vec<f64>)> = Vec::new();
         for &(k, b) in &step.runs {
             let (op, schedule) = op_schedule(k)?;
-            let picked = chosen(cols as u64, step.dtype) == Some(schedule);
+            let picked = chosen(op, cols as u64, step.dtype) == Some(schedule);
             let row = Row::new(
                 Family::Rows,
                 k.name,

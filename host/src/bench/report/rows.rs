@@ -63,7 +63,7 @@ fn record(row: &Row) -> Option<RowRecord> {
         dtype: row.dtype.to_string(),
         implementation: implementation(row.backend),
         schedule: schedule.name(),
-        chosen: chosen(cols as u64, row.dtype) == Some(schedule),
+        chosen: chosen(op, cols as u64, row.dtype) == Some(schedule),
         median_us: row.median_us?,
         gbps: row.gbps?,
         x_copy: row.vs_reference,

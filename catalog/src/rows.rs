@@ -362,7 +362,7 @@ mod tests {
         let w = Schedule::Warp
             .launch(Op::Softmax, 17, 512, Dtype::F32)
             .unwrap();
-        assert_eq!((w.blocks, w.threads, w.cluster), (3, 256, 1));
+        assert_eq!((w.blocks, w.threads, w.cluster), (9, 64, 1));
         let b = Schedule::Block
             .launch(Op::Softmax, 16384, 4096, Dtype::F32)
             .unwrap();

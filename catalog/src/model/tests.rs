@@ -434,7 +434,10 @@ fn a_row_kernel_is_predicted_at_the_copy_of_its_bytes() {
     assert_eq!(s.bound, Roof::Copy);
     assert!(close(s.bound_s(), 2.0 * 65536.0 * 512.0 * 4.0 / 1e12));
     assert!(close(s.seconds, s.bound_s() + 5e-6));
-    assert_eq!(s.counts.blocks, 65536 / 8);
+    assert_eq!(
+        s.counts.blocks,
+        65536 / crate::launch::rows::WARP_ROWS_PER_BLOCK as u64
+    );
     let ln = p("layernorm_cluster", Dtype::Bf16, 256, 262144);
     assert!(close(ln.bound_s(), 2.0 * 256.0 * 262144.0 * 2.0 / 1e12));
     assert_eq!(ln.counts.blocks, 256 * 8);

@@ -255,9 +255,9 @@ impl Schedule {
 /// The schedule the lab picks for `op`'s rows of `cols` elements of `dtype`: a warp while the
 /// row fits one (2 KiB); a block while one holds it (64 KiB) with room for a second block on
 /// its SM: up to 1024 threads, or 512 for an op with a wide block ([`Op::has_wide`]), which
-/// takes the longer rows up to 64 KiB (at 4096 × 32768 bf16 LayerNorm's block of 1024 read
-/// 0.75 × copy in the H200 run that measured its wide block at 0.92); else a cluster; None
-/// past what any holds. The block is taken before the cluster wherever it holds the row: the
+/// takes the longer rows up to 64 KiB (at 4096 × 32768 bf16 on the H200, LayerNorm's block
+/// of 1024 read 0.75 × copy, its wide block 0.92: results/rows/96c26e7); else a cluster;
+/// None past what any holds. The block is taken before the cluster wherever it holds the row: the
 /// H200 runs measured it ahead for every op at the one bench shape where both do (4096 ×
 /// 32768 bf16), a block merging at one barrier costing less than a cluster's blocks waiting
 /// on each other (results in docs/part2.md).

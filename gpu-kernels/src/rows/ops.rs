@@ -290,7 +290,7 @@ impl Softmax {
     /// exponential times `e^(own max − row max) / Σ`, one factor a thread. In BF16 the
     /// exponentials (each in [0, 1]) are kept as IEEE halves, two a word where the two
     /// elements were: within 2^-12 of each (2^-25 absolute below 2^-14), before the output's
-    /// own BF16 rounding (2^-9).
+    /// own BF16 rounding (up to 2^-8).
     ///
     /// # Safety
     /// As [`Group::merge`].

@@ -265,18 +265,7 @@ impl Op for Softmax {
         let mut max = f32::NEG_INFINITY;
         each::<E, L>(held, at, &mut |v| max = max.max(v));
         let to = shift(G::merge(seat, Max(max)).0);
-        let mut sum = 0.0;
-        // Only the row's vectors: past its end, [`load`] left zeros (these groups branch
-        // around the loads), and the stores skip them.
-        upto16!(L, j, {
-            if at.vector(j) < at.vectors {
-                upto16!(4, k, {
-                    let e = exp(f32::from_bits(held[j][k]) - to);
-                    held[j][k] = e.to_bits();
-                    sum += e;
-                });
-            }
-        });
+        let sum = Self::exp_in_place::<E, L>(held, at, to);
         SoftmaxRow {
             shift: to,
             inv: div_full_f32(1.0, G::merge_again(seat, Sum(sum)).0),
@@ -304,9 +293,20 @@ impl Softmax {
     ) -> SoftmaxRow {
         let mut max = f32::NEG_INFINITY;
         each::<E, L>(held, at, &mut |v| max = max.max(v));
-        let to = shift(max);
+        let sum = Self::exp_in_place::<E, L>(held, at, shift(max));
+        let row = Self::row(G::merge(seat, MaxSum { max, sum }), cols, eps);
+        SoftmaxRow {
+            inv: row.inv * MaxSum { max, sum: 1.0 }.rescaled(row.shift),
+            ..row
+        }
+    }
+
+    /// Each held element's `e^(x − to)` in its place (f32 words, or two IEEE halves a BF16
+    /// word, as [`Op::out_held`] reads them), and their sum. Only the row's vectors: past its
+    /// end a group's loads left zeros or clamped copies ([`load`]), and the stores skip them.
+    #[inline(always)]
+    fn exp_in_place<E: Elem, const L: usize>(held: &mut [Words; L], at: Lanes, to: f32) -> f32 {
         let mut sum = 0.0;
-        // Only the row's vectors: past its end the clamped loads ([`load`]) hold copies.
         upto16!(L, j, {
             if at.vector(j) < at.vectors {
                 upto16!(4, k, {
@@ -323,11 +323,7 @@ impl Softmax {
                 });
             }
         });
-        let row = Self::row(G::merge(seat, MaxSum { max, sum }), cols, eps);
-        SoftmaxRow {
-            inv: row.inv * MaxSum { max, sum: 1.0 }.rescaled(row.shift),
-            ..row
-        }
+        sum
     }
 }
 

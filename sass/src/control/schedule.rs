@@ -266,7 +266,18 @@ enum Tag {
 /// its first use 37 stall cycles later on nvvm, 61 on llvm); a use sooner than this is flagged.
 pub const UNTRACKED_CYCLES: u8 = 32;
 
-type Pending = (Tag, Reg, Dep, u32);
+type Pending = (Tag, Reg, Dep, u32, Guard);
+
+/// The guard predicate of an outstanding access's instruction and whether it was negated
+/// (`@!P0`), while no instruction since has written that predicate: a later instruction under
+/// the complementary guard never runs with it, so it cannot touch what it left outstanding.
+type Guard = Option<(Reg, bool)>;
+
+/// `inst`'s guard as a [`Guard`]: None unless a real predicate (not `PT`) guards it.
+fn guard_of(inst: &Inst, a: &Access) -> Guard {
+    let negated = inst.guard.as_deref().is_some_and(|g| g.starts_with('!'));
+    a.guard.filter(|_| inst.predicated()).map(|p| (p, negated))
+}
 
 /// Follows every scoreboard through the graph (a forward data flow to a fixed point; a
 /// register is outstanding after a join when it is on any incoming path).
@@ -298,9 +309,17 @@ pub fn schedule(f: &disasm::Function) -> Option<Schedule> {
             .filter_map(|p| match p.0 {
                 Tag::Untracked(t) => {
                     let t = t.saturating_add(c.stall);
-                    (t < UNTRACKED_CYCLES).then_some((Tag::Untracked(t), p.1, p.2, p.3))
+                    (t < UNTRACKED_CYCLES).then_some((Tag::Untracked(t), p.1, p.2, p.3, p.4))
                 }
                 _ => Some(p),
+            })
+            .collect();
+        // A predicate this instruction writes no longer tells whose guard holds.
+        out = out
+            .into_iter()
+            .map(|p| match p.4 {
+                Some((g, _)) if accesses[i].writes.contains(&g) => (p.0, p.1, p.2, p.3, None),
+                _ => p,
             })
             .collect();
         issue(&mut out, (addr, inst, c), &accesses[i], &opcode_at);
@@ -356,8 +375,11 @@ pub fn schedule(f: &disasm::Function) -> Option<Schedule> {
         }
         let a = &accesses[i];
         let mut seen = BTreeSet::new();
-        for &(tag, reg, dep, from) in before {
+        let guard = guard_of(inst, a);
+        for &(tag, reg, dep, from, from_guard) in before {
             let released = matches!(tag, Tag::Barrier(b) if c.wait >> b & 1 == 1);
+            let exclusive =
+                matches!((from_guard, guard), (Some((p, n)), Some((q, m))) if p == q && n != m);
             let hit = match dep {
                 // A result: reading it, or overwriting it before it lands.
                 Dep::Result => a.touches(reg),
@@ -369,7 +391,7 @@ pub fn schedule(f: &disasm::Function) -> Option<Schedule> {
                             && opcode_at.get(&from).is_some_and(|o| memory_queue(o)))
                 }
             };
-            if hit && !released && seen.insert((reg, from)) {
+            if hit && !released && !exclusive && seen.insert((reg, from)) {
                 out.hazards.push(Hazard {
                     addr: *addr,
                     reg,
@@ -398,7 +420,7 @@ fn issue(
         let queued: Vec<Pending> = out.iter().filter(|p| p.0 == Tag::Queued).copied().collect();
         for p in queued {
             out.remove(&p);
-            out.insert((Tag::Barrier(b), p.1, p.2, p.3));
+            out.insert((Tag::Barrier(b), p.1, p.2, p.3, p.4));
         }
     }
     // A tracked MUFU's barrier covers the untracked MUFUs issued before it.
@@ -415,9 +437,10 @@ fn issue(
             .collect();
         for p in earlier {
             out.remove(&p);
-            out.insert((Tag::Barrier(b), p.1, p.2, p.3));
+            out.insert((Tag::Barrier(b), p.1, p.2, p.3, p.4));
         }
     }
+    let guard = guard_of(inst, a);
     let tag = match c.write {
         Some(b) => Some(Tag::Barrier(b)),
         None if in_order_queue(&inst.opcode) => Some(Tag::Queued),
@@ -426,10 +449,10 @@ fn issue(
     };
     if let Some(tag) = tag {
         for &r in &a.writes {
-            out.insert((tag, r, Dep::Result, addr));
+            out.insert((tag, r, Dep::Result, addr, guard));
         }
         if a.writes.is_empty() && c.write.is_some() {
-            out.insert((tag, Reg::Done, Dep::Result, addr));
+            out.insert((tag, Reg::Done, Dep::Result, addr, guard));
         }
     }
     // Uniform registers are read at issue; the read barrier covers the vector ones, or, with
@@ -437,10 +460,10 @@ fn issue(
     if let Some(b) = c.read {
         let mut vector = a.reads.iter().filter(|r| !r.uniform()).peekable();
         if vector.peek().is_none() {
-            out.insert((Tag::Barrier(b), Reg::Done, Dep::Operands, addr));
+            out.insert((Tag::Barrier(b), Reg::Done, Dep::Operands, addr, guard));
         }
         for &r in vector {
-            out.insert((Tag::Barrier(b), r, Dep::Operands, addr));
+            out.insert((Tag::Barrier(b), r, Dep::Operands, addr, guard));
         }
     }
 }

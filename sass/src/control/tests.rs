@@ -248,3 +248,28 @@ fn a_called_slow_path_is_reached_and_returns() {
     let s = schedule(&f).unwrap();
     assert!(s.unreachable.is_empty(), "{:x?}", s.unreachable);
 }
+
+#[test]
+fn complementary_guards_do_not_conflict_until_the_predicate_changes() {
+    const NONE: u64 = 7;
+    // `@!P0 MUFU` reads R24 later (read barrier SB1); `@P0 HADD2.F32` overwrites R24 without
+    // waiting on it: only one of the two runs, unless P0 is written in between.
+    let listing = |between: &str, second: &str| {
+        function(&[
+            ("@!P0 MUFU.EX2 R17, R24", ctl(1, 0, 1, 0)),
+            (between, ctl(1, NONE, NONE, 0)),
+            (second, ctl(1, NONE, NONE, 0)),
+            ("FADD R2, R17, R17", ctl(4, NONE, NONE, 0b1)),
+            ("EXIT", ctl(5, NONE, NONE, 0)),
+        ])
+    };
+    let hazards = |between, second| schedule(&listing(between, second)).unwrap().hazards;
+    let write = "@P0 HADD2.F32 R24, -RZ, R6.H1_H1";
+    assert!(hazards("NOP", write).is_empty());
+    let rewritten = hazards("ISETP.NE.AND P0, PT, R3, RZ, PT", write);
+    assert_eq!(rewritten.len(), 1, "{rewritten:?}");
+    assert_eq!((rewritten[0].addr, rewritten[0].reg), (0x20, Reg::R(24)));
+    let same = hazards("NOP", "@!P0 HADD2.F32 R24, -RZ, R6.H1_H1");
+    assert_eq!(same.len(), 1, "{same:?}");
+    assert_eq!(hazards("NOP", "HADD2.F32 R24, -RZ, R6.H1_H1").len(), 1);
+}

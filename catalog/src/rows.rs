@@ -68,11 +68,11 @@ impl Op {
         }
     }
 
-    /// Whether it has a wide block ([`Schedule::Wide`]): its block kernel takes more than 32
-    /// registers a thread at `BLOCK_VECTORS` (LayerNorm: 36–40, `cargo xtask asm --stats`),
-    /// so past `WIDE_MAX_THREADS` threads one block fills an SM's registers.
-    pub const fn has_wide(self) -> bool {
-        matches!(self, Op::LayerNorm)
+    /// Whether its block kernel keeps to 32 registers a thread at `BLOCK_VECTORS`, so two
+    /// blocks of 1024 fit an SM (`cargo xtask asm --stats`): softmax's and RMSNorm's, not
+    /// LayerNorm's (36–40), which past 512 threads fills an SM alone.
+    pub const fn block_is_lean(self) -> bool {
+        !matches!(self, Op::LayerNorm)
     }
 
     /// The eps the lab passes (0 for softmax, which has none).
@@ -102,9 +102,9 @@ pub enum Schedule {
     Warp,
     /// A block per row, its size from the row's length.
     Block,
-    /// A block per row holding twice the block's vectors a thread in at most half its
-    /// threads, for an operation whose block kernel leaves one block of 1024 an SM
-    /// ([`Op::has_wide`]).
+    /// A block per row holding twice the block's vectors a thread: the block's longest rows
+    /// in half its threads (two blocks an SM where the block's kernel leaves one:
+    /// [`Op::block_is_lean`]), or rows twice as long in a block of 1024.
     Wide,
     /// A thread-block cluster per row, its blocks exchanging their statistics through
     /// distributed shared memory: rows one block should not hold alone.
@@ -145,11 +145,6 @@ impl Schedule {
             Schedule::Wide => "wide",
             Schedule::Cluster => "cluster",
         }
-    }
-
-    /// Whether `op` has a kernel in this schedule (every op but in [`Schedule::Wide`]).
-    pub const fn built_for(self, op: Op) -> bool {
-        !matches!(self, Schedule::Wide) || op.has_wide()
     }
 
     /// 16-byte vectors each thread holds.
@@ -203,13 +198,13 @@ impl Schedule {
         if cols > max {
             let fits = Schedule::ALL
                 .into_iter()
-                .filter(|s| s.built_for(op) && cols <= s.max_cols(dtype))
+                .filter(|s| cols <= s.max_cols(dtype))
                 .map(Schedule::name)
                 .collect::<Vec<_>>();
-            let instead = if fits.is_empty() {
-                "no schedule holds such a row".to_string()
-            } else {
-                format!("use the {} schedule", fits.join(" or "))
+            let instead = match fits.split_last() {
+                None => "no schedule holds such a row".to_string(),
+                Some((last, [])) => format!("use the {last} schedule"),
+                Some((last, rest)) => format!("use the {} or {last} schedule", rest.join(", ")),
             };
             return Err(format!(
                 "cols = {cols}: the {} schedule holds rows of at most {max} {dtype} elements; {instead}",
@@ -253,28 +248,23 @@ impl Schedule {
 }
 
 /// The schedule the lab picks for `op`'s rows of `cols` elements of `dtype`: a warp while the
-/// row fits one (2 KiB); a block while one holds it (64 KiB) with room for a second block on
-/// its SM: up to 1024 threads, or 512 for an op with a wide block ([`Op::has_wide`]), which
-/// takes the longer rows up to 64 KiB (at 4096 × 32768 bf16 on the H200, LayerNorm's block
-/// of 1024 read 0.75 × copy, its wide block 0.92: results/rows/96c26e7); else a cluster;
-/// None past what any holds. The block is taken before the cluster wherever it holds the row: the
-/// H200 runs measured it ahead for every op at the one bench shape where both do (4096 ×
-/// 32768 bf16), a block merging at one barrier costing less than a cluster's blocks waiting
-/// on each other (results in docs/part2.md).
+/// row fits one (2 KiB); a block while one holds it with room for a second block on its SM
+/// (64 KiB in 1024 threads where its kernel is lean, [`Op::block_is_lean`], else 32 KiB in
+/// 512); the wide block while one holds the row (128 KiB in 1024 threads); else a cluster;
+/// None past what any holds. Every schedule that holds a row is measured by the bench
+/// (docs/part2.md): a group merging within its block costs less than a cluster's blocks
+/// waiting on each other.
 pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
-    let block_threads = if op.has_wide() {
-        WIDE_MAX_THREADS
-    } else {
+    let block_threads = if op.block_is_lean() {
         BLOCK_MAX_THREADS
+    } else {
+        BLOCK_MAX_THREADS / 2
     };
     let picks = |s: Schedule| match s {
         Schedule::Block => block_threads as u64 * BLOCK_VECTORS as u64 * per_vector(dtype),
         _ => s.max_cols(dtype),
     };
-    Schedule::ALL
-        .into_iter()
-        .filter(|s| s.built_for(op))
-        .find(|&s| cols <= picks(s))
+    Schedule::ALL.into_iter().find(|&s| cols <= picks(s))
 }
 
 /// Bytes one launch must move: the matrix read once and written once, and the weights read
@@ -306,14 +296,14 @@ mod tests {
                     (1024, "block", "warp"),
                     (4096, "block", "block"),
                     (8192, "block", "block"),
-                    (32768, "cluster", "block"),
+                    (32768, "wide", "block"),
                     (131072, "cluster", "cluster"),
                     (262144, "cluster", "cluster"),
                 ]
             );
         }
         // LayerNorm's block past 512 threads is its wide block.
-        assert_eq!(picks(Op::LayerNorm)[4], (32768, "cluster", "wide"));
+        assert_eq!(picks(Op::LayerNorm)[4], (32768, "wide", "wide"));
         assert_eq!(
             chosen(Op::LayerNorm, 16384, Dtype::F32),
             Some(Schedule::Wide)
@@ -326,7 +316,6 @@ mod tests {
             for &(rows, cols) in &SHAPES {
                 for d in DTYPES {
                     let s = chosen(op, cols as u64, d).unwrap();
-                    assert!(s.built_for(op));
                     assert!(
                         s.launch(op, rows as u64, cols as u64, d).is_ok(),
                         "{op:?} {rows}x{cols} {d}"
@@ -334,7 +323,6 @@ mod tests {
                 }
             }
         }
-        assert!(!Schedule::Wide.built_for(Op::Softmax));
     }
 
     #[test]
@@ -367,15 +355,19 @@ mod tests {
             .launch(Op::Softmax, 16384, 4096, Dtype::F32)
             .unwrap();
         assert_eq!((b.blocks, b.threads), (16384, 256));
-        // The wide block: the same longest row in half the threads.
+        // The wide block: the block's longest row in half the threads, or twice it in all.
         assert_eq!(
             Schedule::Wide.max_cols(Dtype::Bf16),
-            Schedule::Block.max_cols(Dtype::Bf16)
+            2 * Schedule::Block.max_cols(Dtype::Bf16)
         );
         let w = Schedule::Wide
             .launch(Op::LayerNorm, 4096, 32768, Dtype::Bf16)
             .unwrap();
         assert_eq!((w.blocks, w.threads), (4096, 512));
+        let w = Schedule::Wide
+            .launch(Op::Softmax, 4096, 32768, Dtype::F32)
+            .unwrap();
+        assert_eq!((w.blocks, w.threads), (4096, 1024));
         let c = Schedule::Cluster
             .launch(Op::Softmax, 256, 262144, Dtype::F32)
             .unwrap();
@@ -402,7 +394,7 @@ mod tests {
             .launch(Op::Softmax, 8, 513, Dtype::F32)
             .unwrap_err();
         assert!(
-            e.contains("at most 512 f32") && e.contains("block or cluster"),
+            e.contains("at most 512 f32") && e.contains("the block, wide or cluster schedule"),
             "{e}"
         );
         let e = Schedule::Cluster

@@ -131,13 +131,13 @@ pub mod rows {
     pub const BLOCK_VECTORS: u32 = 4;
     /// Block per row: the largest block.
     pub const BLOCK_MAX_THREADS: u32 = 1024;
-    /// Wide block per row (LayerNorm's): 16-byte vectors each thread holds, and the largest
-    /// block: 512 × 8 × 16 B, the block's longest row (64 KiB) in half its threads. For a
-    /// kernel that takes more than 32 registers at `BLOCK_VECTORS` (LayerNorm: 36–40), past
-    /// 512 threads a block fills the SM's 65536 registers alone, and nothing loads while it
-    /// merges and stores; 512 threads of 56–64 registers leave room for two blocks.
+    /// Wide block per row: 16-byte vectors each thread holds, and the largest block: 1024 × 8
+    /// × 16 B, a row of up to 128 KiB (32768 f32, 65536 bf16). Its kernels take 56–64
+    /// registers a thread, so two blocks of up to 512 fit an SM where the block schedule's
+    /// (LayerNorm's 36–40 registers) leaves one block of 1024 alone, nothing loading while it
+    /// merges and stores; and one block of 1024 holds a row twice as long as the block's.
     pub const WIDE_VECTORS: u32 = 8;
-    pub const WIDE_MAX_THREADS: u32 = 512;
+    pub const WIDE_MAX_THREADS: u32 = 1024;
     /// Cluster per row: 16-byte vectors each thread holds, and threads per block: a block
     /// holds 512 × 8 × 16 B = 64 KiB of the row.
     pub const CLUSTER_VECTORS: u32 = 8;

@@ -426,6 +426,10 @@ row_entries! {
     layernorm_warp_bf16 = LayerNorm, Warp, Bf16, WARP_VECTORS;
     layernorm_block_f32 = LayerNorm, Block, f32, BLOCK_VECTORS;
     layernorm_block_bf16 = LayerNorm, Block, Bf16, BLOCK_VECTORS;
+    softmax_wide_f32 = Softmax, Block, f32, WIDE_VECTORS;
+    softmax_wide_bf16 = Softmax, Block, Bf16, WIDE_VECTORS;
+    rmsnorm_wide_f32 = RmsNorm, Block, f32, WIDE_VECTORS;
+    rmsnorm_wide_bf16 = RmsNorm, Block, Bf16, WIDE_VECTORS;
     layernorm_wide_f32 = LayerNorm, Block, f32, WIDE_VECTORS;
     layernorm_wide_bf16 = LayerNorm, Block, Bf16, WIDE_VECTORS;
 }

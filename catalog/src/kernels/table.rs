@@ -978,6 +978,12 @@ pub const KERNELS: &[Kernel] = &[
         "softmax, a block per row held in registers: shuffles, one shared slot per warp, one barrier",
     ),
     row_kernel(
+        "softmax_wide",
+        (Op::Softmax, Schedule::Wide),
+        RUST_ONLY,
+        "softmax, a block per row of up to 1024 threads holding 8 vectors each: rows twice the block's",
+    ),
+    row_kernel(
         "softmax_cluster",
         (Op::Softmax, Schedule::Cluster),
         LLVM_AND_NVCC,
@@ -994,6 +1000,12 @@ pub const KERNELS: &[Kernel] = &[
         (Op::RmsNorm, Schedule::Block),
         RUST_ONLY,
         "RMSNorm, a block per row held in registers",
+    ),
+    row_kernel(
+        "rmsnorm_wide",
+        (Op::RmsNorm, Schedule::Wide),
+        RUST_ONLY,
+        "RMSNorm, a block per row of up to 1024 threads holding 8 vectors each: rows twice the block's",
     ),
     row_kernel(
         "rmsnorm_cluster",
@@ -1017,7 +1029,7 @@ pub const KERNELS: &[Kernel] = &[
         "layernorm_wide",
         (Op::LayerNorm, Schedule::Wide),
         RUST_ONLY,
-        "LayerNorm, a block per row of at most 512 threads holding 8 vectors each: two blocks of the longest rows fit an SM",
+        "LayerNorm, a block per row of up to 1024 threads holding 8 vectors each: two blocks of 512 fit an SM",
     ),
     row_kernel(
         "layernorm_cluster",

@@ -7,9 +7,9 @@
 use crate::Dtype;
 pub use crate::launch::rows::SHARED_BYTES;
 use crate::launch::rows::{
-    BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_BYTES, CLUSTER_MAX, CLUSTER_MIN,
-    CLUSTER_THREADS, CLUSTER_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS, WIDE_MAX_THREADS,
-    WIDE_VECTORS,
+    BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_B_BYTES, CLUSTER_KEPT_BYTES, CLUSTER_MAX,
+    CLUSTER_MIN, CLUSTER_THREADS, CLUSTER_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS,
+    WIDE_MAX_THREADS, WIDE_VECTORS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -172,11 +172,16 @@ impl Schedule {
         self.max_threads() * self.vectors() as u64 * per_vector(dtype)
     }
 
-    /// Dynamic shared memory of a launch of `op` in this schedule: the merges' slots, and in
-    /// a cluster whose op reads weights the block's kept vectors of `w` (`rows.rs`'s `kept`).
-    pub const fn shared_bytes(self, op: Op) -> u32 {
-        match (self, op.weights()) {
-            (Schedule::Cluster, 1..) => SHARED_BYTES + CLUSTER_KEPT_BYTES,
+    /// Dynamic shared memory of a launch of `op` over `dtype` in this schedule: the merges'
+    /// slots, and in a cluster the block's kept weights (`rows.rs`'s `keeps_w`, `kept_b`):
+    /// RMSNorm's `w`; LayerNorm's `w` and its first vectors of `b` in f32, none in bf16 (its
+    /// registers). No more: what a launch asks and leaves unused is L1 its SM lacks.
+    pub const fn shared_bytes(self, op: Op, dtype: Dtype) -> u32 {
+        match (self, op, dtype) {
+            (Schedule::Cluster, Op::RmsNorm, _) => SHARED_BYTES + CLUSTER_KEPT_BYTES,
+            (Schedule::Cluster, Op::LayerNorm, Dtype::F32) => {
+                SHARED_BYTES + CLUSTER_KEPT_BYTES + CLUSTER_KEPT_B_BYTES
+            }
             _ => SHARED_BYTES,
         }
     }
@@ -242,7 +247,7 @@ impl Schedule {
             blocks: blocks as u32,
             threads,
             cluster,
-            shared_bytes: self.shared_bytes(op),
+            shared_bytes: self.shared_bytes(op, dtype),
         })
     }
 }
@@ -276,6 +281,7 @@ pub fn bytes(op: Op, rows: u64, cols: u64, dtype: Dtype) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::launch::rows::CLUSTER_KEPT_B_VECTORS;
 
     #[test]
     fn each_issue_shape_gets_a_schedule_that_holds_it() {
@@ -376,13 +382,21 @@ mod tests {
             .launch(Op::Softmax, 3, 1, Dtype::Bf16)
             .unwrap();
         assert_eq!((tiny.blocks, tiny.cluster), (6, CLUSTER_MIN));
-        // A cluster keeps its blocks' share of `w` in shared memory; softmax reads none.
+        // A cluster keeps its blocks' share of `w` in shared memory (LayerNorm f32 part of
+        // `b` too, bf16 nothing); softmax reads none.
         assert_eq!(c.shared_bytes, SHARED_BYTES);
+        let kept = |op, d| {
+            let l = Schedule::Cluster.launch(op, 256, 262144, d).unwrap();
+            l.shared_bytes - SHARED_BYTES
+        };
+        assert_eq!(kept(Op::RmsNorm, Dtype::F32), 512 * 8 * 16);
+        assert_eq!(kept(Op::RmsNorm, Dtype::Bf16), 512 * 8 * 16);
+        assert_eq!(
+            kept(Op::LayerNorm, Dtype::F32),
+            512 * (8 + CLUSTER_KEPT_B_VECTORS) * 16
+        );
+        assert_eq!(kept(Op::LayerNorm, Dtype::Bf16), 0);
         for op in [Op::RmsNorm, Op::LayerNorm] {
-            let k = Schedule::Cluster
-                .launch(op, 256, 262144, Dtype::F32)
-                .unwrap();
-            assert_eq!(k.shared_bytes, SHARED_BYTES + 512 * 8 * 16);
             let b = Schedule::Block.launch(op, 16384, 4096, Dtype::F32).unwrap();
             assert_eq!(b.shared_bytes, SHARED_BYTES);
         }

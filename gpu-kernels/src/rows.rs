@@ -55,9 +55,10 @@
 //!   cluster dimension `(C, 1, 1)`, `cols ≤ C · CLUSTER_THREADS · CLUSTER_VECTORS · V`; as
 //!   many clusters as rows, or fewer (the host launches those that fit on the GPU at once),
 //!   each then walking the rows a grid's length apart ([`Group::next`]);
-//! - dynamic shared memory `SHARED_BYTES`; a cluster of an operation that reads weights
-//!   `SHARED_BYTES + CLUSTER_KEPT_BYTES`, the rest holding each thread's vectors of `w` for
-//!   every row its block walks ([`keeps_w`]: its columns are the same in every row).
+//! - dynamic shared memory `SHARED_BYTES`; a cluster of an operation that keeps its weights
+//!   ([`keeps_w`]: its columns are the same in every row its block walks) `SHARED_BYTES +
+//!   CLUSTER_KEPT_BYTES`, the rest holding each thread's vectors of `w`, and in LayerNorm's
+//!   f32 cluster `CLUSTER_KEPT_B_BYTES` more for its first vectors of `b` ([`kept_b`]).
 //!
 //! # Layout
 //! Here: a thread's vectors, their loads and the kernel; the element types in `elem`, the
@@ -167,36 +168,59 @@ unsafe fn load<E: Elem, G: Group, const L: usize>(row: *const E, at: Lanes) -> [
 /// ([`Group::KEEPS_WEIGHTS`]), instead of loading them again each row through an L1 the row's
 /// own lines push them out of: not LayerNorm in BF16, where unpacking the kept `w` beside `b`
 /// and the row took the kernel from 64 to 71 registers, one block of 512 an SM instead of two
-/// (0.73 → 0.61 x copy at 1024 x 131072 on the H200; its launch's room goes unused).
+/// (0.73 → 0.61 x copy at 1024 x 131072 on the H200). The host's launch asks shared memory
+/// for what is kept and no more (`catalog::rows::Schedule::shared_bytes`): room left unused
+/// is L1 the SM does not have.
 #[inline(always)]
 fn keeps_w<E: Elem, O: Op, G: Group>() -> bool {
     G::KEEPS_WEIGHTS && O::WEIGHTS >= 1 && (O::WEIGHTS < 2 || E::WORD_IS_F32)
 }
 
-/// This thread's `j`-th vector of `w` where the group keeps it ([`keeps_w`]):
-/// past the merges' slots, the block's threads' `j`-th vectors side by side.
+/// How many of this thread's first vectors of `b` the kernel keeps in shared memory past
+/// those of `w` (`CLUSTER_KEPT_B_VECTORS` where it keeps `w` and reads `b`: LayerNorm's f32
+/// cluster), so that fewer of them are loaded from the L2 after the merge, one at a time.
 #[inline(always)]
-fn kept<const L: usize>(seat: Seat, j: usize) -> *mut Vec4<u32> {
-    // SAFETY: inside the launch's `SHARED_BYTES + CLUSTER_KEPT_BYTES` (j < L, t < threads).
-    unsafe {
-        (dynamic_shared::<u8>().add(SHARED_BYTES as usize) as *mut Vec4<u32>)
-            .add(j * seat.threads as usize + seat.t as usize)
+fn kept_b<E: Elem, O: Op, G: Group>() -> usize {
+    if keeps_w::<E, O, G>() && O::WEIGHTS >= 2 {
+        CLUSTER_KEPT_B_VECTORS as usize
+    } else {
+        0
     }
 }
 
-/// Copies this thread's vectors of `w` into its kept slots ([`kept`]), before its group's
-/// first row. Only this thread reads them again: no barrier.
+/// The `n`-th kept vector of this thread ([`keeps_w`]): past the merges' slots, the block's
+/// threads' `n`-th vectors side by side; `w`'s `j`-th is the `j`-th, `b`'s the `L + j`-th.
+#[inline(always)]
+fn kept<const L: usize>(seat: Seat, n: usize) -> *mut Vec4<u32> {
+    // SAFETY: inside the launch's `SHARED_BYTES + CLUSTER_KEPT_BYTES (+ CLUSTER_KEPT_B_BYTES)`
+    // (n < L + kept_b, t < threads).
+    unsafe {
+        (dynamic_shared::<u8>().add(SHARED_BYTES as usize) as *mut Vec4<u32>)
+            .add(n * seat.threads as usize + seat.t as usize)
+    }
+}
+
+/// Copies this thread's vectors of `w`, and its first `kept_b` of `b`, into its kept slots
+/// ([`kept`]), before its group's first row. Only this thread reads them again: no barrier.
 ///
 /// # Safety
 /// As [`row_in_registers`] (the 16-byte path's), and the launch's shared memory holds the
 /// slots.
 #[inline(always)]
-unsafe fn keep_weights<E: Elem, const L: usize>(seat: Seat, w: *const E, cols: u32) {
+unsafe fn keep_weights<E: Elem, const L: usize>(
+    seat: Seat,
+    (w, b): (*const E, *const E),
+    kept_b: usize,
+    cols: u32,
+) {
     let at = lanes::<E, L>(seat, cols);
     let last = at.vectors - 1;
     upto16!(L, j, {
         let i = at.vector(j).min(last) as usize;
         *kept::<L>(seat, j) = load4_ro((w as *const Vec4<u32>).add(i));
+        if j < kept_b {
+            *kept::<L>(seat, L + j) = load4_ro((b as *const Vec4<u32>).add(i));
+        }
     });
 }
 
@@ -249,7 +273,9 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
                 if !keeps_w::<E, O, G>() {
                     prefetch_l1((w as *const Vec4<u32>).add(i));
                 }
-                prefetch_l1((b as *const Vec4<u32>).add(i));
+                if j >= kept_b::<E, O, G>() {
+                    prefetch_l1((b as *const Vec4<u32>).add(i));
+                }
             });
         }
     }
@@ -278,7 +304,11 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
             } else {
                 weights(w, O::WEIGHTS >= 1, at_i)
             };
-            let bv = weights(b, O::WEIGHTS >= 2, at_i);
+            let bv = if j < kept_b::<E, O, G>() {
+                (*kept::<L>(seat, L + j)).0
+            } else {
+                weights(b, O::WEIGHTS >= 2, at_i)
+            };
             let mut out = [0.0f32; 8];
             upto16!(E::PER_VEC as usize, k, {
                 let k32 = k as u32;
@@ -377,7 +407,7 @@ pub unsafe fn row_kernel<E: Elem, O: Op, G: Group, const L: usize>(
     };
     G::start();
     if keeps_w::<E, O, G>() && vectors {
-        keep_weights::<E, L>(seat, w, cols);
+        keep_weights::<E, L>(seat, (w, b), kept_b::<E, O, G>(), cols);
     }
     loop {
         if vectors {

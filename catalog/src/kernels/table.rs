@@ -235,7 +235,8 @@ const fn row_kernel(
         compilers,
         block: (threads, 1),
         shape: Shape::Rows { op, schedule },
-        shared: Shared::Bytes(schedule.shared_bytes(op)),
+        // The most any of its types asks (f32's).
+        shared: Shared::Bytes(schedule.shared_bytes(op, Dtype::F32)),
         chain: Chain::None,
         library: None,
         counts: Some(counts::rows_moved_once),

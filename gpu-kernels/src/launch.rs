@@ -158,7 +158,7 @@ pub mod rows {
     /// reads weights: its threads' vectors of `w` (`CLUSTER_THREADS · CLUSTER_VECTORS` 16-byte
     /// vectors, 64 KiB), kept there for every row the block walks.
     pub const CLUSTER_KEPT_BYTES: u32 = CLUSTER_THREADS * CLUSTER_VECTORS * 16;
-    /// Cluster per row, LayerNorm in f32: its threads' first vectors of `b` kept past `w`'s
+    /// Cluster per row, LayerNorm: its threads' first vectors of `b` kept past `w`'s
     /// (8 KiB each). Two blocks an SM hold at most 113 KiB of shared memory each; `w` (64
     /// KiB), 3 vectors of `b` and the merges' slots take 181 KiB of the SM's 256 for two
     /// blocks, the L1 the rest.

@@ -58,7 +58,7 @@
 //! - dynamic shared memory `SHARED_BYTES`; a cluster of an operation that keeps its weights
 //!   ([`keeps_w`]: its columns are the same in every row its block walks) `SHARED_BYTES +
 //!   CLUSTER_KEPT_BYTES`, the rest holding each thread's vectors of `w`, and in LayerNorm's
-//!   f32 cluster `CLUSTER_KEPT_B_BYTES` more for its first vectors of `b` ([`kept_b`]).
+//!   cluster `CLUSTER_KEPT_B_BYTES` more for its first vectors of `b` ([`kept_b`]).
 //!
 //! # Layout
 //! Here: a thread's vectors, their loads and the kernel; the element types in `elem`, the
@@ -166,22 +166,19 @@ unsafe fn load<E: Elem, G: Group, const L: usize>(row: *const E, at: Lanes) -> [
 
 /// Whether this kernel keeps each thread's vectors of `w` in shared memory for every row
 /// ([`Group::KEEPS_WEIGHTS`]), instead of loading them again each row through an L1 the row's
-/// own lines push them out of: not LayerNorm in BF16, where unpacking the kept `w` beside `b`
-/// and the row took the kernel from 64 to 71 registers, one block of 512 an SM instead of two
-/// (0.73 → 0.61 x copy at 1024 x 131072 on the H200). The host's launch asks shared memory
-/// for what is kept and no more (`catalog::rows::Schedule::shared_bytes`): room left unused
-/// is L1 the SM does not have.
+/// own lines push them out of. The host's launch asks shared memory for what is kept and no
+/// more (`catalog::rows::Schedule::shared_bytes`).
 #[inline(always)]
-fn keeps_w<E: Elem, O: Op, G: Group>() -> bool {
-    G::KEEPS_WEIGHTS && O::WEIGHTS >= 1 && (O::WEIGHTS < 2 || E::WORD_IS_F32)
+fn keeps_w<O: Op, G: Group>() -> bool {
+    G::KEEPS_WEIGHTS && O::WEIGHTS >= 1
 }
 
 /// How many of this thread's first vectors of `b` the kernel keeps in shared memory past
-/// those of `w` (`CLUSTER_KEPT_B_VECTORS` where it keeps `w` and reads `b`: LayerNorm's f32
+/// those of `w` (`CLUSTER_KEPT_B_VECTORS` where it keeps `w` and reads `b`: LayerNorm's
 /// cluster), so that fewer of them are loaded from the L2 after the merge, one at a time.
 #[inline(always)]
-fn kept_b<E: Elem, O: Op, G: Group>() -> usize {
-    if keeps_w::<E, O, G>() && O::WEIGHTS >= 2 {
+fn kept_b<O: Op, G: Group>() -> usize {
+    if keeps_w::<O, G>() && O::WEIGHTS >= 2 {
         CLUSTER_KEPT_B_VECTORS as usize
     } else {
         0
@@ -270,10 +267,10 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         if at.vector(L - 1) < at.vectors {
             upto16!(L, j, {
                 let i = at.vector(j) as usize;
-                if !keeps_w::<E, O, G>() {
+                if !keeps_w::<O, G>() {
                     prefetch_l1((w as *const Vec4<u32>).add(i));
                 }
-                if j >= kept_b::<E, O, G>() {
+                if j >= kept_b::<O, G>() {
                     prefetch_l1((b as *const Vec4<u32>).add(i));
                 }
             });
@@ -299,12 +296,12 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         let i = at.vector(j);
         let at_i = if one_run { i.min(last) } else { i };
         if one_run || i < at.vectors {
-            let wv = if keeps_w::<E, O, G>() {
+            let wv = if keeps_w::<O, G>() {
                 (*kept::<L>(seat, j)).0
             } else {
                 weights(w, O::WEIGHTS >= 1, at_i)
             };
-            let bv = if j < kept_b::<E, O, G>() {
+            let bv = if j < kept_b::<O, G>() {
                 (*kept::<L>(seat, L + j)).0
             } else {
                 weights(b, O::WEIGHTS >= 2, at_i)
@@ -406,8 +403,8 @@ pub unsafe fn row_kernel<E: Elem, O: Op, G: Group, const L: usize>(
         None => return,
     };
     G::start();
-    if keeps_w::<E, O, G>() && vectors {
-        keep_weights::<E, L>(seat, (w, b), kept_b::<E, O, G>(), cols);
+    if keeps_w::<O, G>() && vectors {
+        keep_weights::<E, L>(seat, (w, b), kept_b::<O, G>(), cols);
     }
     loop {
         if vectors {

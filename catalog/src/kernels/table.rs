@@ -235,8 +235,7 @@ const fn row_kernel(
         compilers,
         block: (threads, 1),
         shape: Shape::Rows { op, schedule },
-        // The most any of its types asks (f32's).
-        shared: Shared::Bytes(schedule.shared_bytes(op, Dtype::F32)),
+        shared: Shared::Bytes(schedule.shared_bytes(op)),
         chain: Chain::None,
         library: None,
         counts: Some(counts::rows_moved_once),

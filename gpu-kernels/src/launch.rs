@@ -152,13 +152,11 @@ pub mod rows {
     pub const SLOT_WORDS: u32 = 4;
     /// Dynamic shared memory of every launch: 32 warp slots, 32 more (a cluster's rows of odd
     /// turn), `2 · CLUSTER_MAX` block slots (a cluster's statistics, even and odd turns),
-    /// then three 8-byte barriers and 8 bytes to keep what follows 16-byte aligned
-    /// (`rows/group.rs`'s `cluster_shared` lays them out).
-    pub const SHARED_BYTES: u32 = (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + 32;
-    /// Dynamic shared memory a cluster block adds past `SHARED_BYTES`: its threads' vectors
-    /// (`CLUSTER_THREADS · CLUSTER_VECTORS` 16-byte vectors, 64 KiB) of `w`, kept there for
-    /// every row the block walks, where its operation reads weights; else its part of the
-    /// next row, on its way from DRAM while the block works on this one.
+    /// then two 8-byte barriers (`rows/group.rs`'s `cluster_shared` lays them out).
+    pub const SHARED_BYTES: u32 = (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + 16;
+    /// Dynamic shared memory a cluster block adds past `SHARED_BYTES` where its operation
+    /// reads weights: its threads' vectors of `w` (`CLUSTER_THREADS · CLUSTER_VECTORS` 16-byte
+    /// vectors, 64 KiB), kept there for every row the block walks.
     pub const CLUSTER_KEPT_BYTES: u32 = CLUSTER_THREADS * CLUSTER_VECTORS * 16;
     /// Cluster per row, LayerNorm: its threads' first vectors of `b` kept past `w`'s
     /// (8 KiB each). Two blocks an SM hold at most 113 KiB of shared memory each; `w` (64

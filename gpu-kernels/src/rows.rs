@@ -165,63 +165,12 @@ unsafe fn load<E: Elem, G: Group, const L: usize>(row: *const E, at: Lanes) -> [
 }
 
 /// Whether this kernel keeps each thread's vectors of `w` in shared memory for every row
-/// (a group that walks rows, [`Group::WALKS_ROWS`]), instead of loading them again each row
-/// through an L1 the row's
+/// ([`Group::KEEPS_WEIGHTS`]), instead of loading them again each row through an L1 the row's
 /// own lines push them out of. The host's launch asks shared memory for what is kept and no
 /// more (`catalog::rows::Schedule::shared_bytes`).
 #[inline(always)]
 fn keeps_w<O: Op, G: Group>() -> bool {
-    G::WALKS_ROWS && O::WEIGHTS >= 1
-}
-
-/// Whether the kernel's block fetches its part of the next row into shared memory (the room
-/// its weights would take: an op that reads none, softmax) by the copy engine while it works
-/// on this one, so its loads are in flight through the merge and the stores instead of only
-/// before them ([`stage_row`], [`unstage`]).
-#[inline(always)]
-fn stages<O: Op, G: Group>() -> bool {
-    G::WALKS_ROWS && O::WEIGHTS == 0
-}
-
-/// Thread 0 asks the copy engine for this block's part of row `row` (its `seat.threads · L`
-/// vectors, fewer or none at the row's end), into the room, for the group's next turn.
-///
-/// # Safety
-/// As [`row_in_registers`]; every thread of the block has read the room's last turn
-/// ([`unstage`], then a barrier).
-#[inline(always)]
-unsafe fn stage_row<E: Elem, G: Group, const L: usize>(
-    seat: Seat,
-    row: u32,
-    x: *const E,
-    cols: u32,
-) {
-    if thread_idx_x() == 0 {
-        let part = seat.threads * L as u32;
-        let first = seat.rank * part;
-        let vectors = (cols / E::PER_VEC).saturating_sub(first).min(part);
-        let src = (x.add(row as usize * cols as usize) as *const Vec4<u32>).add(first as usize);
-        G::stage(src as *const u8, vectors * 16);
-    }
-}
-
-/// This thread's vectors of the row staged for its turn ([`stage_row`]), from the room, as
-/// [`load`] would have loaded them (a vector past the row's end: the last one the block
-/// holds, never read outside what was copied).
-///
-/// # Safety
-/// As [`row_in_registers`], once the turn's copy has landed ([`Group::wait_staged`]).
-#[inline(always)]
-unsafe fn unstage<const L: usize>(seat: Seat, at: Lanes) -> [Words; L] {
-    let first = seat.rank * seat.threads * L as u32;
-    let last = (at.vectors - 1).max(first);
-    let room = dynamic_shared::<u8>().add(SHARED_BYTES as usize) as *const Vec4<u32>;
-    let mut x = [[0u32; 4]; L];
-    upto16!(L, j, {
-        let i = at.vector(j).min(last);
-        x[j] = (*room.add((i - first) as usize)).0;
-    });
-    x
+    G::KEEPS_WEIGHTS && O::WEIGHTS >= 1
 }
 
 /// How many of this thread's first vectors of `b` the kernel keeps in shared memory past
@@ -292,7 +241,6 @@ fn lanes<E: Elem, const L: usize>(seat: Seat, cols: u32) -> Lanes {
 #[inline(always)]
 unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
     seat: Seat,
-    next: Option<u32>,
     x: *const E,
     (w, b): (*const E, *const E),
     y: *mut E,
@@ -307,18 +255,7 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         stride: seat.threads,
         vectors: cols / E::PER_VEC,
     };
-    let mut held = if stages::<O, G>() {
-        G::wait_staged(seat.turn);
-        let held = unstage::<L>(seat, at);
-        // Every thread has its vectors: the room takes the next row.
-        sync_threads();
-        if let Some(row) = next {
-            stage_row::<E, G, L>(seat, row, x, cols);
-        }
-        held
-    } else {
-        load::<E, G, L>(x.add(start as usize), at)
-    };
+    let mut held = load::<E, G, L>(x.add(start as usize), at);
     if O::WEIGHTS >= 2 && G::LOADS_IN_ONE_RUN {
         // LayerNorm's weights are loaded one vector at a time after the merge (see below):
         // asked into L1 now, they travel from L2 while the cluster merges (`b` only where the
@@ -469,18 +406,9 @@ pub unsafe fn row_kernel<E: Elem, O: Op, G: Group, const L: usize>(
     if keeps_w::<O, G>() && vectors {
         keep_weights::<E, L>(seat, (w, b), kept_b::<O, G>(), cols);
     }
-    if stages::<O, G>() && vectors {
-        stage_row::<E, G, L>(seat, seat.row, x, cols);
-    }
     loop {
         if vectors {
-            // The row after this one, where the next is fetched ahead (held across the row
-            // elsewhere, it took LayerNorm's cluster kernels from 63 to 71–72 registers).
-            let next = match stages::<O, G>() {
-                true => G::next(seat, rows).map(|s| s.row),
-                false => None,
-            };
-            row_in_registers::<E, O, G, L>(seat, next, x, (w, b), y, cols, eps)
+            row_in_registers::<E, O, G, L>(seat, x, (w, b), y, cols, eps)
         } else {
             row_by_element::<E, O, G, L>(seat, x, (w, b), y, cols, eps)
         }

@@ -209,22 +209,6 @@ pub unsafe fn mbarrier_wait_parity(bar: *mut u64, parity: u32) {
     }
 }
 
-/// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`: the copy engine (TMA)
-/// moves `bytes` from global `src` into this block's shared memory at `dst`, counted against
-/// the barrier at `bar`, holding no register and no thread while it travels.
-///
-/// # Safety
-/// `src` (global) and `dst` (shared) 16-byte aligned, `bytes` a multiple of 16, all of it
-/// readable and inside the block's shared memory; `bar` an initialised barrier of this block
-/// whose phase expects these bytes; nothing reads or writes `dst` until that phase completes.
-#[inline(always)]
-pub unsafe fn bulk_copy_to_shared(dst: *mut u8, src: *const u8, bytes: u32, bar: *mut u64) {
-    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {s}; \
-          cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [g], {n}, [{b}]; }}",
-         d = in(reg32) shared_address(dst), s = in(reg64) src, n = in(reg32) bytes,
-         b = in(reg32) shared_address(bar), options(nostack));
-}
-
 /// `st.async.shared::cluster.mbarrier::complete_tx::bytes.u32`: `v` to the word at `p` in the
 /// shared memory of the cluster's block `rank`, counted (4 bytes) against the barrier at `bar`
 /// in that block's shared memory (`p` and `bar` as this block's addresses: `mapa` moves both).

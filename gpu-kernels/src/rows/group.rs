@@ -77,25 +77,10 @@ pub trait Group {
     /// Whether the row's loads are one straight run ([`load`]): where the kernel has the
     /// registers for their clamped addresses.
     const LOADS_IN_ONE_RUN: bool = false;
-    /// Whether the group walks rows with the same threads on the same columns (a cluster):
-    /// what is the same in every row (the weights) can then be kept in shared memory past
-    /// `SHARED_BYTES`, and the next row fetched there ahead ([`Group::stage`]).
-    const WALKS_ROWS: bool = false;
-    /// Asks the copy engine for `bytes` from global `src` into the block's room past
-    /// `SHARED_BYTES`, for the turn after those already asked ([`Group::wait_staged`]).
-    ///
-    /// # Safety
-    /// One thread of the block calls it, once a turn, where [`Group::WALKS_ROWS`]; `src` and
-    /// `bytes` as [`bulk_copy_to_shared`]'s, inside the launch's room; nothing reads the room
-    /// until the turn's [`Group::wait_staged`], nor anyone still reads the last turn's.
-    #[inline(always)]
-    unsafe fn stage(_src: *const u8, _bytes: u32) {}
-    /// Waits until the copy of turn `turn` ([`Group::stage`]) is in shared memory.
-    ///
-    /// # Safety
-    /// Where [`Group::WALKS_ROWS`], after that turn's copy was asked.
-    #[inline(always)]
-    unsafe fn wait_staged(_turn: u32) {}
+    /// Whether the group keeps each thread's vectors of `w` in shared memory from its first
+    /// row (past `SHARED_BYTES`) instead of loading them again for each row: where a group
+    /// walks rows with the same threads on the same columns (a cluster).
+    const KEEPS_WEIGHTS: bool = false;
     /// A merge after [`Group::merge`].
     ///
     /// # Safety
@@ -190,8 +175,8 @@ impl Group for Block {
 pub struct Cluster;
 
 /// The cluster's shared memory, past the block's 32 slots: a second set of 32 (rows of odd
-/// turn), then the blocks' statistics of even and odd turns (`CLUSTER_MAX` slots each), the
-/// two barriers that count them, the staged rows' barrier, and the room.
+/// turn), then the blocks' statistics of even and odd turns (`CLUSTER_MAX` slots each), then
+/// the two barriers that count them.
 #[cfg(not(feature = "nvvm"))]
 mod cluster_shared {
     use super::*;
@@ -209,15 +194,6 @@ mod cluster_shared {
     pub fn arrived(turn: u32) -> *mut u64 {
         let at = (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + (turn % 2) * 8;
         unsafe { dynamic_shared::<u8>().add(at as usize) as *mut u64 }
-    }
-    /// The barrier whose phases complete as each turn's staged row lands ([`Group::stage`]).
-    pub fn staged() -> *mut u64 {
-        let at = (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + 16;
-        unsafe { dynamic_shared::<u8>().add(at as usize) as *mut u64 }
-    }
-    /// The room past the slots and barriers: kept weights, or the staged row.
-    pub fn room() -> *mut u8 {
-        unsafe { dynamic_shared::<u8>().add(SHARED_BYTES as usize) }
     }
 }
 
@@ -252,15 +228,13 @@ impl Group for Cluster {
             ..seat
         })
     }
-    /// Thread 0 sets up the three barriers (each completes a phase on its one arrival and
-    /// the bytes it expects); a cluster barrier, so no block sends to another's before they
-    /// are.
+    /// Thread 0 sets up the two barriers (each completes a phase on its one arrival and the
+    /// bytes it expects); a cluster barrier, so no block sends to another's before they are.
     #[inline(always)]
     unsafe fn start() {
         if thread_idx_x() == 0 {
             mbarrier_init_for_cluster(cluster_shared::arrived(0), 1);
             mbarrier_init_for_cluster(cluster_shared::arrived(1), 1);
-            mbarrier_init_for_cluster(cluster_shared::staged(), 1);
         }
         cluster_arrive_relaxed();
         cluster_wait();
@@ -296,21 +270,7 @@ impl Group for Cluster {
     }
     const MERGES_AGAIN_CHEAPLY: bool = false;
     const LOADS_IN_ONE_RUN: bool = true;
-    const WALKS_ROWS: bool = true;
-    /// One bulk copy, its bytes announced to the staged barrier by the same thread's arrival
-    /// (which completes the phase alone where there are none).
-    #[inline(always)]
-    unsafe fn stage(src: *const u8, bytes: u32) {
-        let bar = cluster_shared::staged();
-        mbarrier_arrive_expect_tx(bar, bytes);
-        if bytes > 0 {
-            bulk_copy_to_shared(cluster_shared::room(), src, bytes, bar);
-        }
-    }
-    #[inline(always)]
-    unsafe fn wait_staged(turn: u32) {
-        mbarrier_wait_parity(cluster_shared::staged(), turn % 2);
-    }
+    const KEEPS_WEIGHTS: bool = true;
     /// No block exits while another may still send to it.
     #[inline(always)]
     unsafe fn done() {

@@ -188,12 +188,8 @@ impl Lab {
                     what: "row kernel shape",
                     detail: format!("{}: {detail}", kernel.name),
                 })?;
-        if backend == Backend::Nvcc {
-            // The C++ twin keeps and stages nothing: the room would only take its L1.
-            l.shared_bytes = catalog::rows::SHARED_BYTES;
-        }
         if schedule == Schedule::Cluster {
-            // Past 48 KiB (the kept weights, the staged row), the function must allow it first. Asked at
+            // Past 48 KiB (the kept weights), the function must allow it first. Asked at
             // every launch, but while the output's poisoning memset still runs, before the
             // timed launch's start event (`timing::time_launches`): no time of its own.
             crate::ffi::allow_dynamic_shared(

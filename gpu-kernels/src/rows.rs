@@ -15,8 +15,8 @@
 //! each, [`Elem`]) in registers from its one load to its one store:
 //! - [`Warp`]: a warp per row (short rows), the reduction five shuffles;
 //! - [`Block`]: a block per row, warp shuffles → one shared slot per warp → one barrier →
-//!   shuffles again (LayerNorm's *wide* block: the same group, twice the vectors in at most
-//!   half the threads, so two blocks of its longest rows fit an SM);
+//!   shuffles again (the *wide* block: the same group, twice the vectors a thread, so two
+//!   blocks of 512 hold what one block of 1024 does, or one of 1024 a row twice as long);
 //! - [`Cluster`] (rustc's backend only): the row split over the blocks of a thread-block
 //!   cluster, each block's statistic sent into every block's shared memory by `st.async` and
 //!   counted by an mbarrier; the grid holds only the clusters that fit at once, each walking
@@ -49,8 +49,8 @@
 //! - warp: blocks of `32 · WARP_ROWS_PER_BLOCK` threads, `ceil(rows / WARP_ROWS_PER_BLOCK)`
 //!   blocks, `cols ≤ 32 · WARP_VECTORS · V`;
 //! - block: `rows` blocks of `T` threads (a multiple of 32, at most `BLOCK_MAX_THREADS`),
-//!   `cols ≤ T · BLOCK_VECTORS · V`; LayerNorm's wide block (`layernorm_wide_*`, the [`Block`]
-//!   group) the same with `WIDE_VECTORS` in at most `WIDE_MAX_THREADS`;
+//!   `cols ≤ T · BLOCK_VECTORS · V`; the wide block (`<op>_wide_*`, the [`Block`] group) the
+//!   same with `WIDE_VECTORS` in at most `WIDE_MAX_THREADS`;
 //! - cluster: clusters of `C` blocks of `CLUSTER_THREADS` (`CLUSTER_MIN ≤ C ≤ CLUSTER_MAX`),
 //!   cluster dimension `(C, 1, 1)`, `cols ≤ C · CLUSTER_THREADS · CLUSTER_VECTORS · V`; as
 //!   many clusters as rows, or fewer (the host launches those that fit on the GPU at once),

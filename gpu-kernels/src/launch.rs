@@ -132,7 +132,7 @@ pub mod rows {
     /// Block per row: the largest block.
     pub const BLOCK_MAX_THREADS: u32 = 1024;
     /// Wide block per row: 16-byte vectors each thread holds, and the largest block: 1024 × 8
-    /// × 16 B, a row of up to 128 KiB (32768 f32, 65536 bf16). Its kernels take 56–64
+    /// × 16 B, a row of up to 128 KiB (32768 f32, 65536 bf16). Its kernels take 48–64
     /// registers a thread, so two blocks of up to 512 fit an SM where the block schedule's
     /// (LayerNorm's 36–40 registers) leaves one block of 1024 alone, nothing loading while it
     /// merges and stores; and one block of 1024 holds a row twice as long as the block's.
@@ -161,7 +161,8 @@ pub mod rows {
     /// Cluster per row, LayerNorm: its threads' first vectors of `b` kept past `w`'s
     /// (8 KiB each). Two blocks an SM hold at most 113 KiB of shared memory each; `w` (64
     /// KiB), 3 vectors of `b` and the merges' slots take 181 KiB of the SM's 256 for two
-    /// blocks, the L1 the rest.
+    /// blocks, the L1 the rest (with 4, 197 KiB, past the 196 KiB carveout: slower on the
+    /// H200 than none, results/rows/b9aa4d6).
     pub const CLUSTER_KEPT_B_VECTORS: u32 = 3;
     pub const CLUSTER_KEPT_B_BYTES: u32 = CLUSTER_THREADS * CLUSTER_KEPT_B_VECTORS * 16;
 }

@@ -9,7 +9,8 @@
 //!   demo kernel.
 //! - [`roofs`]: the roof kernels (atomics, shared memory, empty blocks, scattered stores).
 //! - [`faults`]: the fault catalogue's pairs, one launcher per pair.
-//! - [`rows`]: the row-wise family (softmax, RMSNorm, LayerNorm), warp, block or cluster per row.
+//! - [`rows`]: the row-wise family (softmax, RMSNorm, LayerNorm), a warp, a block (or a wide
+//!   block) or a cluster per row.
 
 pub mod faults;
 pub mod reduce;

@@ -7,8 +7,8 @@
 use crate::Dtype;
 pub use crate::launch::rows::SHARED_BYTES;
 use crate::launch::rows::{
-    BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_B_BYTES, CLUSTER_KEPT_BYTES, CLUSTER_MAX,
-    CLUSTER_MIN, CLUSTER_THREADS, CLUSTER_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS,
+    BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_B_VECTORS, CLUSTER_MAX, CLUSTER_MIN,
+    CLUSTER_THREADS, CLUSTER_THREADS_BF16, CLUSTER_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS,
     WIDE_MAX_THREADS, WIDE_VECTORS,
 };
 use serde::{Deserialize, Serialize};
@@ -126,6 +126,15 @@ pub fn per_vector(dtype: Dtype) -> u64 {
     16 / dtype.size()
 }
 
+/// Threads of each block of a cluster over rows of `dtype` (`launch::rows`: 512 in f32, 256
+/// in bf16, whose elements cost twice the work a byte).
+pub const fn cluster_threads(dtype: Dtype) -> u32 {
+    match dtype {
+        Dtype::Bf16 => CLUSTER_THREADS_BF16,
+        _ => CLUSTER_THREADS,
+    }
+}
+
 /// The largest grid x dimension.
 const MAX_GRID_X: u64 = (1 << 31) - 1;
 
@@ -157,33 +166,32 @@ impl Schedule {
         }
     }
 
-    /// The most threads that hold one row.
-    fn max_threads(self) -> u64 {
+    /// The most threads that hold one row of `dtype`.
+    fn max_threads(self, dtype: Dtype) -> u64 {
         match self {
             Schedule::Warp => 32,
             Schedule::Block => BLOCK_MAX_THREADS as u64,
             Schedule::Wide => WIDE_MAX_THREADS as u64,
-            Schedule::Cluster => CLUSTER_THREADS as u64 * CLUSTER_MAX as u64,
+            Schedule::Cluster => cluster_threads(dtype) as u64 * CLUSTER_MAX as u64,
         }
     }
 
     /// The longest row it holds, in elements of `dtype`.
     pub fn max_cols(self, dtype: Dtype) -> u64 {
-        self.max_threads() * self.vectors() as u64 * per_vector(dtype)
+        self.max_threads(dtype) * self.vectors() as u64 * per_vector(dtype)
     }
 
-    /// Dynamic shared memory of a launch of `op` in this schedule: the merges' slots, and in
-    /// a cluster the block's kept weights (`rows.rs`'s `keeps_w`, `kept_b`): RMSNorm's `w`,
-    /// LayerNorm's `w` and its first vectors of `b`. No more: what a launch asks and leaves
-    /// unused is L1 its SM lacks.
-    pub const fn shared_bytes(self, op: Op) -> u32 {
-        match (self, op) {
-            (Schedule::Cluster, Op::RmsNorm) => SHARED_BYTES + CLUSTER_KEPT_BYTES,
-            (Schedule::Cluster, Op::LayerNorm) => {
-                SHARED_BYTES + CLUSTER_KEPT_BYTES + CLUSTER_KEPT_B_BYTES
-            }
-            _ => SHARED_BYTES,
-        }
+    /// Dynamic shared memory of a launch of `op` in this schedule with blocks of `threads`:
+    /// the merges' slots, and in a cluster the threads' kept vectors (`rows.rs`'s `keeps_w`,
+    /// `kept_b`): RMSNorm's `w`, LayerNorm's `w` and its first vectors of `b`. No more: what
+    /// a launch asks and leaves unused is L1 its SM lacks.
+    pub const fn shared_bytes(self, op: Op, threads: u32) -> u32 {
+        let kept = match (self, op) {
+            (Schedule::Cluster, Op::RmsNorm) => CLUSTER_VECTORS,
+            (Schedule::Cluster, Op::LayerNorm) => CLUSTER_VECTORS + CLUSTER_KEPT_B_VECTORS,
+            _ => 0,
+        };
+        SHARED_BYTES + kept * threads * 16
     }
 
     /// The launch of `op` for `rows × cols` elements of `dtype`; a shape it cannot take is
@@ -229,11 +237,11 @@ impl Schedule {
                 (rows, threads as u32, 1)
             }
             Schedule::Cluster => {
-                let per_block = CLUSTER_THREADS as u64 * per_thread;
+                let threads = cluster_threads(dtype);
                 let c = vectors
-                    .div_ceil(per_block)
+                    .div_ceil(threads as u64 * per_thread)
                     .clamp(CLUSTER_MIN as u64, CLUSTER_MAX as u64);
-                (rows * c, CLUSTER_THREADS, c as u32)
+                (rows * c, threads, c as u32)
             }
         };
         if blocks > MAX_GRID_X {
@@ -247,7 +255,7 @@ impl Schedule {
             blocks: blocks as u32,
             threads,
             cluster,
-            shared_bytes: self.shared_bytes(op),
+            shared_bytes: self.shared_bytes(op, threads),
         })
     }
 }
@@ -269,7 +277,7 @@ pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
     let threads = |s: Schedule| match s {
         Schedule::Block if !op.block_is_lean() => half,
         Schedule::Wide if op.weights() > 0 => half,
-        _ => s.max_threads(),
+        _ => s.max_threads(dtype),
     };
     Schedule::ALL
         .into_iter()
@@ -285,7 +293,6 @@ pub fn bytes(op: Op, rows: u64, cols: u64, dtype: Dtype) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch::rows::CLUSTER_KEPT_B_VECTORS;
 
     #[test]
     fn each_issue_shape_gets_a_schedule_that_holds_it() {
@@ -398,16 +405,21 @@ mod tests {
             let l = Schedule::Cluster.launch(op, 256, 262144, d).unwrap();
             l.shared_bytes - SHARED_BYTES
         };
+        // bf16's blocks are half as many threads, each keeping as many vectors.
         assert_eq!(kept(Op::RmsNorm, Dtype::F32), 512 * 8 * 16);
-        assert_eq!(kept(Op::RmsNorm, Dtype::Bf16), 512 * 8 * 16);
+        assert_eq!(kept(Op::RmsNorm, Dtype::Bf16), 256 * 8 * 16);
         assert_eq!(
             kept(Op::LayerNorm, Dtype::F32),
             512 * (8 + CLUSTER_KEPT_B_VECTORS) * 16
         );
         assert_eq!(
             kept(Op::LayerNorm, Dtype::Bf16),
-            kept(Op::LayerNorm, Dtype::F32)
+            256 * (8 + CLUSTER_KEPT_B_VECTORS) * 16
         );
+        let b = Schedule::Cluster
+            .launch(Op::Softmax, 256, 262144, Dtype::Bf16)
+            .unwrap();
+        assert_eq!((b.blocks, b.threads, b.cluster), (256 * 16, 256, 16));
         for op in [Op::RmsNorm, Op::LayerNorm] {
             let b = Schedule::Block.launch(op, 16384, 4096, Dtype::F32).unwrap();
             assert_eq!(b.shared_bytes, SHARED_BYTES);

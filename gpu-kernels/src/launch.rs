@@ -142,6 +142,13 @@ pub mod rows {
     /// holds 512 × 8 × 16 B = 64 KiB of the row.
     pub const CLUSTER_VECTORS: u32 = 8;
     pub const CLUSTER_THREADS: u32 = 512;
+    /// Cluster per row, BF16: threads per block (256 × 8 × 16 B = 32 KiB of the row). A BF16
+    /// vector is twice an f32 vector's elements, twice the work a byte (unpacking,
+    /// exponentials, packing); four blocks of 256 an SM (56–64 registers) keep three loading
+    /// while one works, where two of 512 keep one. On the H200 (results/rows/2b7e5aa): softmax
+    /// bf16 0.88 → 0.90 x copy at 1024 x 131072, LayerNorm bf16 0.76 → 0.82; f32 in blocks of
+    /// 256 was slower (softmax 0.94 → 0.90 there: clusters of 16 instead of 8).
+    pub const CLUSTER_THREADS_BF16: u32 = 256;
     /// Cluster per row: the fewest and the most blocks per cluster (16 is past the portable 8:
     /// the launch allows it on the function first; 2 at least, so every row crosses the
     /// distributed shared memory).
@@ -154,17 +161,12 @@ pub mod rows {
     /// turn), `2 · CLUSTER_MAX` block slots (a cluster's statistics, even and odd turns),
     /// then two 8-byte barriers (`rows/group.rs`'s `cluster_shared` lays them out).
     pub const SHARED_BYTES: u32 = (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + 16;
-    /// Dynamic shared memory a cluster block adds past `SHARED_BYTES` where its operation
-    /// reads weights: its threads' vectors of `w` (`CLUSTER_THREADS · CLUSTER_VECTORS` 16-byte
-    /// vectors, 64 KiB), kept there for every row the block walks.
-    pub const CLUSTER_KEPT_BYTES: u32 = CLUSTER_THREADS * CLUSTER_VECTORS * 16;
-    /// Cluster per row, LayerNorm: its threads' first vectors of `b` kept past `w`'s
-    /// (8 KiB each). Two blocks an SM hold at most 113 KiB of shared memory each; `w` (64
-    /// KiB), 3 vectors of `b` and the merges' slots take 181 KiB of the SM's 256 for two
-    /// blocks, the L1 the rest (with 4, 197 KiB, past the 196 KiB carveout: slower on the
-    /// H200 than none, results/rows/b9aa4d6).
+    /// Cluster per row, LayerNorm: its threads' first vectors of `b` kept in shared memory
+    /// past their `CLUSTER_VECTORS` of `w` (the host asks for `threads · 16` bytes a kept
+    /// vector). `w`, 3 vectors of `b` and the merges' slots take 181 KiB of the SM's 256 for
+    /// two blocks of 512, the L1 the rest (with 4, 197 KiB, past the 196 KiB carveout: slower
+    /// on the H200 than none, results/rows/b9aa4d6).
     pub const CLUSTER_KEPT_B_VECTORS: u32 = 3;
-    pub const CLUSTER_KEPT_B_BYTES: u32 = CLUSTER_THREADS * CLUSTER_KEPT_B_VECTORS * 16;
 }
 
 /// The launch-gap demo kernel (`bump.rs`).

@@ -51,14 +51,16 @@
 //! - block: `rows` blocks of `T` threads (a multiple of 32, at most `BLOCK_MAX_THREADS`),
 //!   `cols ≤ T · BLOCK_VECTORS · V`; the wide block (`<op>_wide_*`, the [`Block`] group) the
 //!   same with `WIDE_VECTORS` in at most `WIDE_MAX_THREADS`;
-//! - cluster: clusters of `C` blocks of `CLUSTER_THREADS` (`CLUSTER_MIN ≤ C ≤ CLUSTER_MAX`),
-//!   cluster dimension `(C, 1, 1)`, `cols ≤ C · CLUSTER_THREADS · CLUSTER_VECTORS · V`; as
-//!   many clusters as rows, or fewer (the host launches those that fit on the GPU at once),
-//!   each then walking the rows a grid's length apart ([`Group::next`]);
+//! - cluster: clusters of `C` blocks of `T` threads (`CLUSTER_THREADS`, in BF16
+//!   `CLUSTER_THREADS_BF16`; `CLUSTER_MIN ≤ C ≤ CLUSTER_MAX`), cluster dimension `(C, 1, 1)`,
+//!   `cols ≤ C · T · CLUSTER_VECTORS · V`; as many clusters as rows, or fewer (the host
+//!   launches those that fit on the GPU at once), each then walking the rows a grid's length
+//!   apart ([`Group::next`]);
 //! - dynamic shared memory `SHARED_BYTES`; a cluster of an operation that keeps its weights
 //!   ([`keeps_w`]: its columns are the same in every row its block walks) `SHARED_BYTES +
-//!   CLUSTER_KEPT_BYTES`, the rest holding each thread's vectors of `w`, and in LayerNorm's
-//!   cluster `CLUSTER_KEPT_B_BYTES` more for its first vectors of `b` ([`kept_b`]).
+//!   16 · T · CLUSTER_VECTORS`, the rest holding each thread's vectors of `w`, and in
+//!   LayerNorm's cluster `16 · T · CLUSTER_KEPT_B_VECTORS` more for its first vectors of `b`
+//!   ([`kept_b`]).
 //!
 //! # Layout
 //! Here: a thread's vectors, their loads and the kernel; the element types in `elem`, the
@@ -189,8 +191,8 @@ fn kept_b<O: Op, G: Group>() -> usize {
 /// threads' `n`-th vectors side by side; `w`'s `j`-th is the `j`-th, `b`'s the `L + j`-th.
 #[inline(always)]
 fn kept<const L: usize>(seat: Seat, n: usize) -> *mut Vec4<u32> {
-    // SAFETY: inside the launch's `SHARED_BYTES + CLUSTER_KEPT_BYTES (+ CLUSTER_KEPT_B_BYTES)`
-    // (n < L + kept_b, t < threads).
+    // SAFETY: inside the launch's `SHARED_BYTES + 16 · threads · (L + kept_b)` (n < L +
+    // kept_b, t < threads).
     unsafe {
         (dynamic_shared::<u8>().add(SHARED_BYTES as usize) as *mut Vec4<u32>)
             .add(n * seat.threads as usize + seat.t as usize)

@@ -235,7 +235,7 @@ const fn row_kernel(
         compilers,
         block: (threads, 1),
         shape: Shape::Rows { op, schedule },
-        shared: Shared::Bytes(schedule.shared_bytes(op)),
+        shared: Shared::Bytes(schedule.shared_bytes(op, threads)),
         chain: Chain::None,
         library: None,
         counts: Some(counts::rows_moved_once),

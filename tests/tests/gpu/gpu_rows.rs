@@ -43,7 +43,7 @@ fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
             out.extend([(3, per_warp + v), (3, 2 * per_warp), (2, 16 * per_warp + v)])
         }
         Schedule::Cluster => {
-            let per_block = catalog::launch::rows::CLUSTER_THREADS * s.vectors() * v;
+            let per_block = catalog::rows::cluster_threads(d) * s.vectors() * v;
             out.extend([(3, per_block), (3, per_block + v), (2, 5 * per_block + 3)]);
         }
     }

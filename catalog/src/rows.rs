@@ -270,7 +270,8 @@ impl Schedule {
 ///   through an L1 that does not hold them for the next row (RMSNorm's 128 KiB of `w`,
 ///   LayerNorm's 256 KiB of `w` and `b`), where a cluster keeps them in shared memory: at
 ///   4096 × 32768 f32 on the H200 the wide block read softmax at 0.97 × copy against the
-///   cluster's 0.94, RMSNorm 0.92–0.95 against 0.94, LayerNorm 0.71 against 0.92;
+///   cluster's 0.94, RMSNorm 0.93–0.95 against 0.94, LayerNorm 0.71–0.72 against 0.92
+///   (results/rows/b9aa4d6);
 /// - else a cluster; None past what any holds.
 pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
     let half = BLOCK_MAX_THREADS as u64 / 2;

@@ -145,9 +145,10 @@ pub mod rows {
     /// Cluster per row, BF16: threads per block (256 × 8 × 16 B = 32 KiB of the row). A BF16
     /// vector is twice an f32 vector's elements, twice the work a byte (unpacking,
     /// exponentials, packing); four blocks of 256 an SM (56–64 registers) leave three others
-    /// to load while one works, where two of 512 leave one. On the H200 (results/rows/2b7e5aa):
-    /// softmax bf16 0.88 → 0.90 x copy at 1024 x 131072, LayerNorm bf16 0.76 → 0.82; f32 in
-    /// blocks of 256 was slower (softmax 0.94 → 0.90 there: clusters of 16 instead of 8).
+    /// to load while one works, where two of 512 leave one (the likely reason: not profiled).
+    /// On the H200 (results/rows/2b7e5aa): softmax bf16 0.88 → 0.90 x copy at 1024 x 131072,
+    /// LayerNorm bf16 0.76 → 0.82; f32 in blocks of 256 was slower (softmax 0.94 → 0.90
+    /// there: clusters of 16 instead of 8).
     pub const CLUSTER_THREADS_BF16: u32 = 256;
     /// Cluster per row: the fewest and the most blocks per cluster (16 is past the portable 8:
     /// the launch allows it on the function first; 2 at least, so every row crosses the

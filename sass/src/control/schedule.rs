@@ -303,23 +303,21 @@ pub fn schedule(f: &disasm::Function) -> Option<Schedule> {
         let (addr, inst, c) = cfg.insts[i];
         let mut out = pending[i].clone().unwrap_or_default();
         out.retain(|p| !matches!(p.0, Tag::Barrier(b) if c.wait >> b & 1 == 1));
-        // This instruction's stall passes before the next issues.
+        // This instruction's stall passes before the next issues, and a predicate it writes
+        // no longer tells whose guard holds.
+        let writes = &accesses[i].writes;
         out = out
             .into_iter()
-            .filter_map(|p| match p.0 {
-                Tag::Untracked(t) => {
-                    let t = t.saturating_add(c.stall);
-                    (t < UNTRACKED_CYCLES).then_some((Tag::Untracked(t), p.1, p.2, p.3, p.4))
-                }
-                _ => Some(p),
-            })
-            .collect();
-        // A predicate this instruction writes no longer tells whose guard holds.
-        out = out
-            .into_iter()
-            .map(|p| match p.4 {
-                Some((g, _)) if accesses[i].writes.contains(&g) => (p.0, p.1, p.2, p.3, None),
-                _ => p,
+            .filter_map(|(tag, reg, dep, from, guard)| {
+                let tag = match tag {
+                    Tag::Untracked(t) => {
+                        let t = t.saturating_add(c.stall);
+                        (t < UNTRACKED_CYCLES).then_some(Tag::Untracked(t))?
+                    }
+                    _ => tag,
+                };
+                let guard = guard.filter(|(g, _)| !writes.contains(g));
+                Some((tag, reg, dep, from, guard))
             })
             .collect();
         issue(&mut out, (addr, inst, c), &accesses[i], &opcode_at);

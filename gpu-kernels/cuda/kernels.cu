@@ -343,6 +343,22 @@ struct BF16 {
     }
 };
 
+// The L2 policy that keeps the lines a load brings in past the L2's other lines, and a 16-byte
+// load under it: the row is loaded as the Rust kernels load it (rows.rs's `load` says why a row
+// read once is loaded so).
+__device__ __forceinline__ std::uint64_t l2_evict_last() {
+    std::uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    return policy;
+}
+__device__ __forceinline__ uint4 load_with(const uint4* p, std::uint64_t policy) {
+    uint4 v;
+    asm("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(p), "l"(policy));
+    return v;
+}
+
 // A part's max (NaN ignored) and sum of exp(x - shift(max)); shift is 0 for a part of -inf
 // alone, so its exponentials are 0, not exp(-inf + inf) = NaN.
 struct MaxSum {
@@ -488,9 +504,11 @@ __device__ __forceinline__ void softmax_row(const typename E::T* x, typename E::
     if (aligned) {
         unsigned vectors = cols / E::PER_VEC;
         uint4 held[L];
+        std::uint64_t policy = l2_evict_last();
         for (unsigned j = 0; j < L; ++j) {
             unsigned i = first + j * threads;
-            held[j] = i < vectors ? reinterpret_cast<const uint4*>(x)[i] : make_uint4(0, 0, 0, 0);
+            held[j] = i < vectors ? load_with(reinterpret_cast<const uint4*>(x) + i, policy)
+                                  : make_uint4(0, 0, 0, 0);
         }
         float m = -INFINITY;
         for (unsigned j = 0; j < L; ++j)

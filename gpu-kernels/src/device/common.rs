@@ -104,6 +104,40 @@ pub unsafe fn load4_ro<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
     load4_nc_with!(p, "")
 }
 
+/// The L2 cache policy under which the lines an access brings in are evicted after the L2's
+/// other lines (`createpolicy.fractional.L2::evict_last.b64`, fraction 1: every line of the
+/// access), for [`load4_ro_with`]. A constant, held in uniform registers: make it once and
+/// pass it to each load.
+#[inline(always)]
+pub fn l2_evict_last() -> u64 {
+    let policy: u64;
+    // SAFETY: computes a value from constants; touches no memory.
+    unsafe {
+        asm!("createpolicy.fractional.L2::evict_last.b64 {p}, 1.0;",
+             p = out(reg64) policy, options(pure, nomem, nostack));
+    }
+    policy
+}
+
+/// [`load4_ro`] under an L2 cache policy from [`l2_evict_last`]:
+/// `ld.global.nc.L2::cache_hint.v4.b32`.
+///
+/// # Safety
+/// As [`load4_nc`].
+#[inline(always)]
+pub unsafe fn load4_ro_with<T: Copy>(p: *const Vec4<T>, policy: u64) -> Vec4<T> {
+    if core::mem::size_of::<T>() != 4 {
+        return *p;
+    }
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
+          ld.global.nc.L2::cache_hint.v4.b32 {{{a}, {b}, {c}, {d}}}, [g], {policy}; }}",
+         a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+         p = in(reg64) p, policy = in(reg64) policy, options(pure, readonly, nostack));
+    // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
+    core::mem::transmute_copy(&[a, b, c, d])
+}
+
 /// `prefetch.global.L1`: brings the line holding `p` into L1, holding no register.
 ///
 /// # Safety

@@ -19,7 +19,8 @@
 //! - `atomic_add_f32`, `atomic_add_i32` — `red.global.add`; unsafe: `p` must be a valid global.
 //! - `load4` — one 16-byte global load; `load4_nc` — the same through the non-coherent path,
 //!   no L1 allocation (`ld.global.nc.L1::no_allocate.v4`); `load4_ro` — the non-coherent path
-//!   through L1 (`ld.global.nc.v4`).
+//!   through L1 (`ld.global.nc.v4`); `load4_ro_with` — the same under an L2 cache policy,
+//!   `l2_evict_last` the policy that keeps the lines it loads past the L2's others.
 //! - `store4` — one 16-byte global store (`st.global.v4`, never split); `store4_where`, the
 //!   same predicated on a condition instead of branched around.
 //! - `prefetch_l1` — `prefetch.global.L1`: a line asked into L1, no register held.

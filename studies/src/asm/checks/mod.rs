@@ -21,7 +21,9 @@
 //! - every reduction's tree and warp-sum loops are fully unrolled;
 //! - no kernel reaches shared memory through generic addressing: in the PTX, no generic
 //!   `ld`/`st`/`atom` whose address comes from a `.shared` variable or a `cvta.shared`; in the
-//!   SASS, no generic `LD`/`ST`/`ATOM`/`RED` in a kernel that uses shared memory.
+//!   SASS, no generic `LD`/`ST`/`ATOM`/`RED` in a kernel that uses shared memory;
+//! - every 16-byte global load of a row kernel carries an L2 cache policy, and each row
+//!   kernel's registers let an SM hold the blocks its schedule is sized for (`rows`).
 
 use super::ptxcheck::{self, Check};
 use super::report::{self, KernelStats};
@@ -33,6 +35,7 @@ use sass::{Sass, ptx};
 use std::collections::BTreeMap;
 
 mod generic;
+mod rows;
 
 pub use generic::{generic_shared_accesses, shared_through_generic};
 
@@ -393,6 +396,8 @@ pub fn sass_checks(
     );
     checks.push(Check::new(backend, "tree loops unrolled", failures, detail));
     checks.push(shared_through_generic(backend, module, sass));
+    checks.push(rows::row_loads_under_policy(backend, module));
+    checks.push(rows::row_registers(backend, rows));
     checks
 }
 

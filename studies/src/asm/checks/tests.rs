@@ -227,3 +227,77 @@ fn opcodes_match_whole_or_by_their_first_parts() {
     assert!(!is_opcode("BRA", "BAR"));
     assert!(!is_opcode("MUFU.EX2", "MUFU.SIN"));
 }
+
+/// A row kernel's 16-byte loads, `$LOADS` each (the row under the L2 policy; a plain one).
+const ROW_LOADS: &str = r#"
+.version 8.1
+.target sm_90
+.address_size 64
+.visible .entry softmax_block_f32(
+	.param .u64 p
+)
+{
+	.reg .b32 	%r<8>;
+	.reg .b64 	%rd<4>;
+	ld.param.u64 	%rd1, [p];
+	createpolicy.fractional.L2::evict_last.b64 %rd2, 1.0;
+	// begin inline asm
+	{ .reg .u64 g; cvta.to.global.u64 g, %rd1; ld.global.nc.L2::cache_hint.v4.b32 {%r1, %r2, %r3, %r4}, [g], %rd2; }
+	// end inline asm
+	$LOADS
+	ret;
+}
+"#;
+
+#[test]
+fn row_loads_must_all_carry_the_l2_policy() {
+    let check = |loads: &str| {
+        let module = ptx::Module::parse(&ROW_LOADS.replace("$LOADS", loads));
+        rows::row_loads_under_policy(Backend::Llvm, &module)
+    };
+    let ok = check("");
+    assert!(ok.ok, "{}", ok.detail);
+    assert!(ok.detail.starts_with("1 row kernels"), "{}", ok.detail);
+    // A weight vector loaded without the policy.
+    let plain = check("ld.global.nc.v4.b32 {%r5, %r6, %r7, %r1}, [%rd1];");
+    assert!(!plain.ok);
+    assert!(
+        plain
+            .detail
+            .contains("softmax_block_f32: 1 16-byte loads under an L2 policy, 1 without"),
+        "{}",
+        plain.detail
+    );
+    // No row kernel at all: nothing was checked, which is a failure, not a pass.
+    let none = rows::row_loads_under_policy(Backend::Llvm, &ptx::Module::parse(GENERIC_SHARED));
+    assert!(!none.ok);
+}
+
+#[test]
+fn row_registers_must_leave_the_schedules_blocks() {
+    let with = |kernel: &str, registers: u32| {
+        let mut s = stats(kernel, 0, 0, 0, 0);
+        s.resources.registers = registers;
+        s
+    };
+    // Two blocks of 1024 need 32 registers; cluster and wide kernels 1024 threads, 64.
+    let fine = [
+        with("softmax_block_f32", 32),
+        with("layernorm_block_bf16", 64),
+        with("rmsnorm_cluster_bf16", 64),
+        with("softmax_wide_f32", 64),
+        // The warp schedule has no budget.
+        with("layernorm_warp_bf16", 40),
+    ];
+    let c = rows::row_registers(Backend::Llvm, &fine);
+    assert!(c.ok, "{}", c.detail);
+    for (kernel, registers) in [
+        ("softmax_block_bf16", 33),
+        ("layernorm_cluster_f32", 72),
+        ("rmsnorm_wide_f32", 65),
+    ] {
+        let c = rows::row_registers(Backend::Llvm, &[with(kernel, registers)]);
+        assert!(!c.ok, "{kernel} at {registers} registers passed");
+        assert!(c.detail.starts_with(kernel), "{}", c.detail);
+    }
+}

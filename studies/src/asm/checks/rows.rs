@@ -1,0 +1,107 @@
+//! The row-wise family's checks (`gpu-kernels/src/rows.rs`): what its speed on the H200 rests
+//! on, and what a change to the kernels loses silently.
+
+use super::super::ptxcheck::Check;
+use super::blocks_by_registers;
+use super::report::KernelStats;
+use catalog::rows::{DTYPES, Op, Schedule, cluster_threads};
+use catalog::{Backend, Dtype};
+use sass::ptx;
+
+/// Each row kernel's PTX entry, with its operation, schedule and element type.
+fn row_entries() -> impl Iterator<Item = (String, Op, Schedule, Dtype)> {
+    Op::ALL.into_iter().flat_map(|op| {
+        Schedule::ALL.into_iter().flat_map(move |s| {
+            DTYPES
+                .into_iter()
+                .map(move |d| (format!("{}_{}_{}", op.name(), s.name(), d.name()), op, s, d))
+        })
+    })
+}
+
+/// Every 16-byte global load of a row kernel (the row's, the weights') carries an L2 cache
+/// policy (`ld.global….L2::cache_hint.v4`, the policy `evict_last`: `rows.rs`'s `load` says
+/// why): at least one such load, and no 16-byte global load without it.
+pub fn row_loads_under_policy(backend: Backend, module: &ptx::Module) -> Check {
+    let mut failures = Vec::new();
+    let mut kernels = 0;
+    for (name, ..) in row_entries() {
+        let Some(f) = module.entry(&name) else {
+            continue;
+        };
+        kernels += 1;
+        let wide_loads = || {
+            f.insts()
+                .filter(|i| i.opcode.starts_with("ld.global") && i.opcode.contains(".v4."))
+        };
+        let hinted = wide_loads()
+            .filter(|i| i.opcode.contains(".L2::cache_hint"))
+            .count();
+        let plain = wide_loads().count() - hinted;
+        if hinted == 0 || plain > 0 {
+            failures.push(format!(
+                "{name}: {hinted} 16-byte loads under an L2 policy, {plain} without"
+            ));
+        }
+    }
+    if kernels == 0 {
+        failures.push("no row kernel in the module".into());
+    }
+    let detail = format!(
+        "{kernels} row kernels: every 16-byte global load under an L2 cache policy \
+         (`.L2::cache_hint`)"
+    );
+    Check::new(backend, "row loads under the L2 policy", failures, detail)
+}
+
+/// The blocks an SM must hold of a row kernel's largest launch, and that launch's threads:
+/// the block schedule's lean kernels two blocks of 1024 ([`Op::block_is_lean`]), the others
+/// and the wide block two of 512 (or, without weights, one of 1024), a cluster's blocks 1024
+/// threads an SM (two of 512 in f32, four of 256 in bf16). The warp schedule has no such
+/// budget (LayerNorm's warp kernels take 34–40 registers, 48 warps an SM).
+fn occupancy_wanted(op: Op, schedule: Schedule, dtype: Dtype) -> Option<(u32, u32)> {
+    match schedule {
+        Schedule::Warp => None,
+        Schedule::Block if op.block_is_lean() => Some((1024, 2)),
+        Schedule::Block => Some((512, 2)),
+        Schedule::Wide if op.weights() == 0 => Some((1024, 1)),
+        Schedule::Wide => Some((512, 2)),
+        Schedule::Cluster => {
+            let threads = cluster_threads(dtype);
+            Some((threads, 1024 / threads))
+        }
+    }
+}
+
+/// Each row kernel's registers let an SM hold the blocks its schedule is sized for
+/// ([`occupancy_wanted`]): a register or two more than a budget halves the blocks an SM holds,
+/// nothing loading while the one left merges and stores (e.g. LayerNorm's cluster at 70–72
+/// registers, docs/part2.md).
+pub fn row_registers(backend: Backend, rows: &[KernelStats]) -> Check {
+    let mut failures = Vec::new();
+    let mut found = Vec::new();
+    for (name, op, schedule, dtype) in row_entries() {
+        let (Some(r), Some((threads, blocks))) = (
+            rows.iter().find(|r| r.kernel == name),
+            occupancy_wanted(op, schedule, dtype),
+        ) else {
+            continue;
+        };
+        let registers = r.resources.registers;
+        let held = blocks_by_registers(registers, threads);
+        if held < blocks {
+            failures.push(format!(
+                "{name}: {registers} registers hold {held} blocks of {threads} an SM, not {blocks}"
+            ));
+        }
+        found.push(format!("{name} {registers}"));
+    }
+    if found.is_empty() {
+        failures.push("no row kernel found".into());
+    }
+    let detail = format!(
+        "registers within each schedule's blocks an SM: {}",
+        found.join(", ")
+    );
+    Check::new(backend, "row kernels' occupancy", failures, detail)
+}

@@ -570,23 +570,18 @@ __device__ __forceinline__ void softmax(const typename E::T* x, typename E::T* y
 
 }  // namespace rows
 
-#define ROWS_SOFTMAX(name, E, G, L, BOUNDS)                                                    \
-    extern "C" __global__ void BOUNDS name(const E::T* x, const E::T*, const E::T*, E::T* y,    \
-                                           unsigned rows, unsigned cols, float) {              \
+#define ROWS_SOFTMAX(name, E, G, L)                                                            \
+    extern "C" __global__ void name(const E::T* x, const E::T*, const E::T*, E::T* y,           \
+                                    unsigned rows, unsigned cols, float) {                     \
         rows::softmax<E, G, L>(x, y, rows, cols);                                              \
     }
-// The block kernels held to the Rust block kernels' budget, two blocks of the largest block an
-// SM (32 registers: `catalog::rows::Op::block_is_lean`); left to itself, nvcc 13 gave them 36
-// (f32) and 38 (bf16), one block of 1024 an SM. The others as ptxas likes.
-#define TWO_LARGEST_BLOCKS __launch_bounds__(LAB_ROWS_BLOCK_MAX_THREADS, 2)
-#define AS_PTXAS_LIKES
 
 using rows::BF16;
 using rows::F32;
 using rows::Group;
-ROWS_SOFTMAX(softmax_warp_f32, F32, Group::Warp, rows::WARP_VECTORS, AS_PTXAS_LIKES)
-ROWS_SOFTMAX(softmax_warp_bf16, BF16, Group::Warp, rows::WARP_VECTORS, AS_PTXAS_LIKES)
-ROWS_SOFTMAX(softmax_block_f32, F32, Group::Block, rows::BLOCK_VECTORS, TWO_LARGEST_BLOCKS)
-ROWS_SOFTMAX(softmax_block_bf16, BF16, Group::Block, rows::BLOCK_VECTORS, TWO_LARGEST_BLOCKS)
-ROWS_SOFTMAX(softmax_cluster_f32, F32, Group::Cluster, rows::CLUSTER_VECTORS, AS_PTXAS_LIKES)
-ROWS_SOFTMAX(softmax_cluster_bf16, BF16, Group::Cluster, rows::CLUSTER_VECTORS, AS_PTXAS_LIKES)
+ROWS_SOFTMAX(softmax_warp_f32, F32, Group::Warp, rows::WARP_VECTORS)
+ROWS_SOFTMAX(softmax_warp_bf16, BF16, Group::Warp, rows::WARP_VECTORS)
+ROWS_SOFTMAX(softmax_block_f32, F32, Group::Block, rows::BLOCK_VECTORS)
+ROWS_SOFTMAX(softmax_block_bf16, BF16, Group::Block, rows::BLOCK_VECTORS)
+ROWS_SOFTMAX(softmax_cluster_f32, F32, Group::Cluster, rows::CLUSTER_VECTORS)
+ROWS_SOFTMAX(softmax_cluster_bf16, BF16, Group::Cluster, rows::CLUSTER_VECTORS)

@@ -42,8 +42,9 @@
 //! - `rows`, `cols`; `eps`: added to the variance (the norms).
 //!
 //! When `x`, `y`, `w` and `b` are 16-byte aligned and `cols` is a multiple of the vector's
-//! elements, every access is a 16-byte `ld.global.nc.v4` / `st.global.v4`; otherwise the same
-//! threads load and store element by element (correct, not fast).
+//! elements, every access is a 16-byte `ld.global.nc.L2::cache_hint.v4` (under the L2 policy
+//! `evict_last`: [`load`]) / `st.global.v4`; otherwise the same threads load and store element
+//! by element (correct, not fast).
 //!
 //! # Launch (`catalog::rows` computes it from `cols`)
 //! - warp: blocks of `32 · WARP_ROWS_PER_BLOCK` threads, `ceil(rows / WARP_ROWS_PER_BLOCK)`
@@ -132,20 +133,20 @@ fn each<E: Elem, const L: usize>(x: &[Words; L], at: Lanes, f: &mut dyn FnMut(f3
 }
 
 /// This thread's vectors of the row at `row` (past its end: zeros, or as below): 16-byte
-/// non-coherent loads that allocate in L1 (`ld.global.nc.v4`). The row is read once, but the
+/// non-coherent loads that allocate in L1 (`ld.global.nc….v4`). The row is read once, but the
 /// no-allocate load streamed about 3 % slower than this one on the H200 (docs/experiments.md,
 /// E15: the same bytes at every level, a lower DRAM rate; no faster on the cluster kernels,
 /// docs/part2.md). A thread reads each of its vectors before it writes it and never again,
 /// so an `x` that is also `y` reads no stale line.
 ///
 /// The loads carry the L2 policy `evict_last` ([`l2_evict_last`]), though the row is never
-/// read again: the L2 then evicts the lines of `y` the kernel writes (normal priority, dirty)
-/// before the read lines of `x` (clean, dead), so `y` goes back to DRAM soon after it is
-/// written. On the H200 every row kernel moved the same DRAM bytes faster: +2–4 % × copy at
-/// 16384 x 4096 and 8192 x 8192, up to +5 % on the clusters' long rows, 1.00 × copy where
-/// torch.compile's kernels (which load the same way) had been ahead; `evict_first` was 3–6 %
-/// slower than no policy (results/rows/1bb9ff0/experiments). Why a prompt write-back makes DRAM
-/// faster is not measured here.
+/// read again, as torch.compile's first pass over a row does: the L2 then keeps the dead lines
+/// of `x` over the dirty lines of `y` the kernel writes, so those go back to DRAM sooner. On
+/// the H200 the same DRAM bytes went faster (ncu: DRAM active 82.6–83.5 % → 85.3–86.8 % in
+/// two block kernels): the block kernels at 16384 x 4096 and 8192 x 8192 +2.0–3.7 % (to
+/// 0.98–1.00 × copy), the softmax and RMSNorm clusters +2.8–4.1 %; under `evict_first`, 54 of
+/// 60 rows were slower (results/rows/1bb9ff0/experiments, results/rows/46a1023). Why the
+/// prompter write-back keeps the DRAM busier is not measured here.
 ///
 /// With `G::LOADS_IN_ONE_RUN`, a vector past the row's end loads the row's last vector
 /// instead (and [`each`] and the stores skip it): the loads are one straight run, not one

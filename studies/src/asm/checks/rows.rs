@@ -58,7 +58,7 @@ pub fn row_loads_under_policy(backend: Backend, module: &ptx::Module) -> Check {
 /// the block schedule's lean kernels two blocks of 1024 ([`Op::block_is_lean`]), the others
 /// and the wide block two of 512 (or, without weights, one of 1024), a cluster's blocks 1024
 /// threads an SM (two of 512 in f32, four of 256 in bf16). The warp schedule has no such
-/// budget (LayerNorm's warp kernels take 34–40 registers, 48 warps an SM).
+/// budget (LayerNorm's warp kernels take 34–40 registers: fewer than the SM's 64 warps).
 fn occupancy_wanted(op: Op, schedule: Schedule, dtype: Dtype) -> Option<(u32, u32)> {
     match schedule {
         Schedule::Warp => None,

@@ -228,7 +228,7 @@ fn opcodes_match_whole_or_by_their_first_parts() {
     assert!(!is_opcode("MUFU.EX2", "MUFU.SIN"));
 }
 
-/// A row kernel's 16-byte loads, `$LOADS` each (the row under the L2 policy; a plain one).
+/// A row kernel with one 16-byte load under the L2 policy, then `$LOADS`.
 const ROW_LOADS: &str = r#"
 .version 8.1
 .target sm_90

@@ -67,17 +67,27 @@ pub unsafe fn load4<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
 
 /// `ld.global.nc<qualifier>.v4.b32` of four 4-byte words at the generic pointer `$p`
 /// (converted with `cvta.to.global` first), as `Vec4<T>`; other sizes of `T` load plainly.
+/// With a `$policy` (from [`l2_evict_last`]), the load is under that L2 cache policy:
+/// `.L2::cache_hint`, the policy its last operand.
 macro_rules! load4_nc_with {
-    ($p:expr, $qualifier:literal) => {{
+    (@hint $policy:expr) => {
+        ".L2::cache_hint"
+    };
+    (@operand $policy:expr) => {
+        ", {policy}"
+    };
+    ($p:expr, $qualifier:literal $(, $policy:expr)?) => {{
         let p = $p;
         if core::mem::size_of::<T>() != 4 {
             return *p;
         }
         let (a, b, c, d): (u32, u32, u32, u32);
         asm!(concat!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.nc", $qualifier,
-                     ".v4.b32 {{{a}, {b}, {c}, {d}}}, [g]; }}"),
+                     $(load4_nc_with!(@hint $policy),)?
+                     ".v4.b32 {{{a}, {b}, {c}, {d}}}, [g]", $(load4_nc_with!(@operand $policy),)?
+                     "; }}"),
              a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-             p = in(reg64) p, options(pure, readonly, nostack));
+             p = in(reg64) p, $(policy = in(reg64) $policy,)? options(pure, readonly, nostack));
         // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
         core::mem::transmute_copy(&[a, b, c, d])
     }};
@@ -126,16 +136,7 @@ pub fn l2_evict_last() -> u64 {
 /// As [`load4_nc`].
 #[inline(always)]
 pub unsafe fn load4_ro_with<T: Copy>(p: *const Vec4<T>, policy: u64) -> Vec4<T> {
-    if core::mem::size_of::<T>() != 4 {
-        return *p;
-    }
-    let (a, b, c, d): (u32, u32, u32, u32);
-    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; \
-          ld.global.nc.L2::cache_hint.v4.b32 {{{a}, {b}, {c}, {d}}}, [g], {policy}; }}",
-         a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-         p = in(reg64) p, policy = in(reg64) policy, options(pure, readonly, nostack));
-    // SAFETY: `T` is 4 bytes (checked above), so `Vec4<T>` is four `u32`-sized words.
-    core::mem::transmute_copy(&[a, b, c, d])
+    load4_nc_with!(p, "", policy)
 }
 
 /// `prefetch.global.L1`: brings the line holding `p` into L1, holding no register.

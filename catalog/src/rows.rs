@@ -274,15 +274,30 @@ impl Schedule {
 ///   (results/rows/b9aa4d6);
 /// - else a cluster; None past what any holds.
 pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
-    let half = BLOCK_MAX_THREADS as u64 / 2;
     let threads = |s: Schedule| match s {
-        Schedule::Block if !op.block_is_lean() => half,
-        Schedule::Wide if op.weights() > 0 => half,
+        Schedule::Block | Schedule::Wide => largest_block(op, s, dtype) as u64,
         _ => s.max_threads(dtype),
     };
     Schedule::ALL
         .into_iter()
         .find(|&s| cols <= threads(s) * s.vectors() as u64 * per_vector(dtype))
+}
+
+/// The largest block the lab launches `op`'s kernel of `schedule` in, for rows of `dtype`
+/// ([`chosen`] takes the schedule up to it): the warp schedule's `WARP_ROWS_PER_BLOCK` warps;
+/// a block of 1024 threads where the op's block kernel is lean ([`Op::block_is_lean`]), else
+/// 512, room for a second on its SM; the wide block of 1024 where the op reads no weights,
+/// else 512; a cluster's blocks ([`cluster_threads`]).
+pub fn largest_block(op: Op, schedule: Schedule, dtype: Dtype) -> u32 {
+    let half = BLOCK_MAX_THREADS / 2;
+    match schedule {
+        Schedule::Warp => 32 * WARP_ROWS_PER_BLOCK,
+        Schedule::Block if !op.block_is_lean() => half,
+        Schedule::Block => BLOCK_MAX_THREADS,
+        Schedule::Wide if op.weights() > 0 => half,
+        Schedule::Wide => WIDE_MAX_THREADS,
+        Schedule::Cluster => cluster_threads(dtype),
+    }
 }
 
 /// Bytes one launch must move: the matrix read once and written once, and the weights read

@@ -4,18 +4,21 @@
 use super::super::ptxcheck::Check;
 use super::blocks_by_registers;
 use super::report::KernelStats;
-use catalog::rows::{DTYPES, Op, Schedule, cluster_threads};
+use catalog::kernels::{KERNELS, Shape};
+use catalog::rows::{DTYPES, Op, Schedule, largest_block};
 use catalog::{Backend, Dtype};
 use sass::ptx;
 
-/// Each row kernel's PTX entry, with its operation, schedule and element type.
+/// Each row kernel's PTX entry in the catalogue, with its operation, schedule and element
+/// type.
 fn row_entries() -> impl Iterator<Item = (String, Op, Schedule, Dtype)> {
-    Op::ALL.into_iter().flat_map(|op| {
-        Schedule::ALL.into_iter().flat_map(move |s| {
-            DTYPES
-                .into_iter()
-                .map(move |d| (format!("{}_{}_{}", op.name(), s.name(), d.name()), op, s, d))
-        })
+    KERNELS.iter().flat_map(|k| {
+        let rows = match k.shape {
+            Shape::Rows { op, schedule } => Some((op, schedule)),
+            _ => None,
+        };
+        rows.into_iter()
+            .flat_map(move |(op, s)| DTYPES.map(|d| (k.entry(d), op, s, d)))
     })
 }
 
@@ -54,23 +57,19 @@ pub fn row_loads_under_policy(backend: Backend, module: &ptx::Module) -> Check {
     Check::new(backend, "row loads under the L2 policy", failures, detail)
 }
 
-/// The blocks an SM must hold of a row kernel's largest launch, and that launch's threads:
-/// the block schedule's lean kernels two blocks of 1024 ([`Op::block_is_lean`]), the others
-/// and the wide block two of 512 (or, without weights, one of 1024), a cluster's blocks 1024
-/// threads an SM (two of 512 in f32, four of 256 in bf16). The warp schedule has no such
-/// budget (LayerNorm's warp kernels take 34–40 registers: fewer than the SM's 64 warps).
+/// The blocks an SM must hold of a row kernel's largest launch ([`largest_block`]), and that
+/// launch's threads: two blocks of 1024 of the block schedule's lean kernels
+/// ([`Op::block_is_lean`]), 1024 threads of every other block, wide and cluster kernel (two
+/// blocks of 512, one of 1024, four of 256). The warp schedule has no such budget
+/// (LayerNorm's warp kernels take 34–40 registers: fewer than the SM's 64 warps).
 fn occupancy_wanted(op: Op, schedule: Schedule, dtype: Dtype) -> Option<(u32, u32)> {
-    match schedule {
-        Schedule::Warp => None,
-        Schedule::Block if op.block_is_lean() => Some((1024, 2)),
-        Schedule::Block => Some((512, 2)),
-        Schedule::Wide if op.weights() == 0 => Some((1024, 1)),
-        Schedule::Wide => Some((512, 2)),
-        Schedule::Cluster => {
-            let threads = cluster_threads(dtype);
-            Some((threads, 1024 / threads))
-        }
-    }
+    let threads_an_sm = match schedule {
+        Schedule::Warp => return None,
+        Schedule::Block if op.block_is_lean() => 2048,
+        _ => 1024,
+    };
+    let threads = largest_block(op, schedule, dtype);
+    Some((threads, threads_an_sm / threads))
 }
 
 /// Each row kernel's registers let an SM hold the blocks its schedule is sized for

@@ -198,6 +198,21 @@ fn kept_b<O: Op, G: Group>() -> usize {
     }
 }
 
+/// How many vectors ahead of the one it writes a thread of LayerNorm's cluster loads `b`,
+/// where `b` is not kept ([`kept_b`]): the loads of the vectors after it are then in flight
+/// while it writes this one, instead of each waited for in turn after the merge. As many as
+/// the kernel can hold and stay within 64 registers (two blocks of 512 f32 threads or four of
+/// 256 bf16 ones an SM): 2 in f32 (63 registers), 1 in BF16, whose unpacking holds more (64;
+/// 68 with 2).
+#[inline(always)]
+fn b_ahead<E: Elem>() -> usize {
+    if E::PER_VEC == 4 {
+        2
+    } else {
+        1
+    }
+}
+
 /// The `n`-th kept vector of this thread ([`keeps_w`]): past the merges' slots, the block's
 /// threads' `n`-th vectors side by side; `w`'s `j`-th is the `j`-th, `b`'s the `L + j`-th.
 #[inline(always)]
@@ -270,26 +285,6 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         vectors: cols / E::PER_VEC,
     };
     let mut held = load::<E, G, L>(x.add(start as usize), at);
-    if O::WEIGHTS >= 2 && G::LOADS_IN_ONE_RUN {
-        // LayerNorm's weights are loaded one vector at a time after the merge (see below):
-        // asked into L1 now, they travel from L2 while the cluster merges (`b` only where the
-        // group keeps `w`). Only by a thread whose vectors all lie in the row: clamped lanes
-        // past its end would all ask for its last line at once, and prefetches of one line
-        // wait on each other (LayerNorm bf16 at 4096 x 32768 in clusters of two half-used
-        // blocks: 0.51 → 0.16 x copy). One branch around them all: a predicate each took the
-        // kernels to 72 registers.
-        if at.vector(L - 1) < at.vectors {
-            upto16!(L, j, {
-                let i = at.vector(j) as usize;
-                if !keeps_w::<O, G>() {
-                    prefetch_l1((w as *const Vec4<u32>).add(i));
-                }
-                if j >= kept_b::<O, G>() {
-                    prefetch_l1((b as *const Vec4<u32>).add(i));
-                }
-            });
-        }
-    }
     let r = O::row_of_held::<E, G, L>(seat, &mut held, at, cols, eps);
     let y = y.add(start as usize) as *mut Vec4<u32>;
     // The weights, read again for every row, under the same policy as the row: the L2 keeps
@@ -309,7 +304,22 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
     // block of 512 an SM instead of two.
     let one_run = G::LOADS_IN_ONE_RUN && O::WEIGHTS < 2;
     let last = at.vectors - 1;
+    // LayerNorm's cluster keeps `w` and the first vectors of `b`; each other vector of `b` is
+    // loaded `b_ahead` vectors before the one it belongs to is written, from a clamped index
+    // outside the vectors' branches, so the loads of the next vectors are in flight while
+    // this one is written. (Waited for in turn, each after its branch, they were 51 % of the
+    // kernel's long-scoreboard stalls at 256 x 262144 f32, results/rows/b6b55b8; an L1
+    // prefetch of them during the merge had taken back part of that.) Its first index goes
+    // through `opaque_u32`: computed ahead of the merge and held across it, the indices took
+    // the kernels to 70–71 registers.
+    let b_ahead_run = O::WEIGHTS >= 2 && keeps_w::<O, G>();
+    let mut b_ahead_of = [[0u32; 4]; L];
     upto16!(L, j, {
+        let n = j + b_ahead::<E>();
+        if b_ahead_run && n >= kept_b::<O, G>() && n < L {
+            let i = (opaque_u32(at.first) + n as u32 * at.stride).min(last) as usize;
+            b_ahead_of[n] = load4_ro_with((b as *const Vec4<u32>).add(i), policy).0;
+        }
         let i = at.vector(j);
         let at_i = if one_run { i.min(last) } else { i };
         if one_run || i < at.vectors {
@@ -320,6 +330,8 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
             };
             let bv = if j < kept_b::<O, G>() {
                 (*kept::<L>(seat, L + j)).0
+            } else if b_ahead_run {
+                b_ahead_of[j]
             } else {
                 weights(b, O::WEIGHTS >= 2, at_i)
             };

@@ -139,16 +139,6 @@ pub unsafe fn load4_ro_with<T: Copy>(p: *const Vec4<T>, policy: u64) -> Vec4<T> 
     load4_nc_with!(p, "", policy)
 }
 
-/// `prefetch.global.L1`: brings the line holding `p` into L1, holding no register.
-///
-/// # Safety
-/// `p` must be a global address (a prefetch of an invalid one is not reported).
-#[inline(always)]
-pub unsafe fn prefetch_l1<T>(p: *const T) {
-    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; prefetch.global.L1 [g]; }}",
-         p = in(reg64) p, options(nostack));
-}
-
 /// `redux.sync.add.s32` over the full warp (sm_80+): every lane gets the wrapping sum of all
 /// 32 lanes' `v`, in one instruction instead of five shuffle-and-add steps.
 ///

@@ -23,7 +23,6 @@
 //!   `l2_evict_last` the policy that keeps the lines it loads past the L2's others.
 //! - `store4` — one 16-byte global store (`st.global.v4`, never split); `store4_where`, the
 //!   same predicated on a condition instead of branched around.
-//! - `prefetch_l1` — `prefetch.global.L1`: a line asked into L1, no register held.
 //! - `redux_add_i32` — `redux.sync.add.s32` over the warp.
 //! - `fma_f32(a, b, c)` — `fma.rn.f32`, `a · b + c` rounded once; safe.
 //! - `ex2_approx_f32`, `sqrt_rn_f32`, `div_full_f32` — `ex2.approx.ftz`, `sqrt.rn`,

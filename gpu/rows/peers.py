@@ -163,6 +163,14 @@ def parser():
         help=f"comma list of {','.join(report.IMPLEMENTATIONS)} (the copy always runs; "
         "leave out compile to skip its per-shape compile time)",
     )
+    p.add_argument(
+        "--lab",
+        metavar="ROWS_JSON",
+        help="also time the lab's Rust kernels in the same rotation (rust-llvm, rust-nvvm): "
+        "the chosen rows of this rows-<stem>.json from `lab bench --kernel rows`, each launched "
+        "as the lab launched it, from the PTX under --ptx",
+    )
+    p.add_argument("--ptx", default="dist/ptx", help="the lab's PTX folder for --lab (default dist/ptx)")
     p.add_argument("--reps", type=int, help=f"timed rounds (default 30, --quick {MIN_REPS}; >= {MIN_REPS})")
     p.add_argument("--warmup", type=int, default=MIN_WARMUP, help=f"untimed rounds first (>= {MIN_WARMUP})")
     p.add_argument("--seed", type=int, default=0, help="inputs' and rounds' seed")
@@ -183,6 +191,10 @@ def options(argv):
         args.shapes = QUICK_SHAPES if args.quick else SHAPES
     if args.reps is None:
         args.reps = MIN_REPS if args.quick else 30
+    if args.lab:
+        if not os.path.isfile(args.lab):
+            p.error(f"--lab {args.lab}: no such file (the rows-<stem>.json `lab bench --kernel rows` wrote)")
+        args.impls = (*report.LAB, *args.impls)
     if args.reps < MIN_REPS or args.warmup < MIN_WARMUP:
         p.error(f"--reps must be >= {MIN_REPS} and --warmup >= {MIN_WARMUP} (median of >= 20 runs)")
     return args
@@ -244,8 +256,8 @@ def main(argv=None):
     except ImportError as e:
         sys.exit(f"error: {e}: run peers.py where torch and triton are installed (the GPU machine)")
     try:
-        backend = torch_peers.Backend(args.device, args.seed)
-    except torch_peers.NoDevice as e:
+        backend = torch_peers.Backend(args.device, args.seed, lab=args.lab and (args.lab, args.ptx))
+    except (torch_peers.NoDevice, torch_peers.LabError) as e:
         sys.exit(f"error: {e}")
     command = shlex.join([os.path.basename(sys.executable), sys.argv[0], *argv])
     doc = run(args, backend, command)

@@ -4,6 +4,8 @@
 # the progress log land in the output folder.
 # Usage, from the repo root with .whl/ carried:  bash gpu/rows/peers.sh [peers.py flags]
 #   Output folder: $OUT (the device tool's), else results/rows.  e.g. bash gpu/rows/peers.sh --quick
+#   With the lab's kernels in the same rotation (after `bash gpu/rows.sh DIR` in the same call):
+#     bash gpu/rows/peers.sh --lab DIR/rows-*.json
 set -uo pipefail
 out=${OUT:-results/rows}
 mkdir -p "$out"

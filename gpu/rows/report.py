@@ -9,8 +9,11 @@ import statistics
 
 SCHEMA_VERSION = 1
 TOOL = "gpu/rows/peers.py"
-# The column order of the text table; "copy" is the ceiling every row is divided by.
+# The peers, in the text table's column order; "copy" is the ceiling every row is divided by.
 IMPLEMENTATIONS = ("eager", "compile", "liger", "triton")
+# The lab's Rust kernels, timed in the same rotation with --lab (lab_kernels.py): columns
+# before the peers', never a peer.
+LAB = ("rust-llvm", "rust-nvvm")
 COPY = "copy"
 # A tensor smaller than this many L2s is partly served from L2 between runs (the copy too).
 L2_MULTIPLE = 4
@@ -110,7 +113,7 @@ def write_json(path, doc):
 def best_peer(group):
     """The peer that passed with the shortest median (the same bytes for every peer of a case),
     or None."""
-    ok = [r for r in group if r["ok"] and r["implementation"] != COPY]
+    ok = [r for r in group if r["ok"] and r["implementation"] in IMPLEMENTATIONS]
     return min(ok, key=lambda r: r["median_us"])["implementation"] if ok else None
 
 
@@ -125,7 +128,7 @@ def _groups(rows):
 def text_table(doc):
     """Op x shape x dtype, a column per implementation: GB/s and x copy, the best peer starred."""
     rows, device, versions = doc["rows"], doc["device"], doc["versions"]
-    impls = [i for i in IMPLEMENTATIONS if any(r["implementation"] == i for r in rows)]
+    impls = [i for i in (*LAB, *IMPLEMENTATIONS) if any(r["implementation"] == i for r in rows)]
     l2 = device.get("l2_bytes")
     spin_us = doc["config"].get("spin_us")
     lines = [

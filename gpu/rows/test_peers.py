@@ -19,7 +19,7 @@ import report
 
 # Device time of one launch at this fraction of the copy's bandwidth (the copy: 4000 GB/s).
 COPY_GBPS = 4000.0
-SPEED = {"copy": 1.0, "eager": 0.8, "compile": 0.7, "liger": 0.9, "triton": 0.85}
+SPEED = {"copy": 1.0, "eager": 0.8, "compile": 0.7, "liger": 0.9, "triton": 0.85, "rust-llvm": 0.95, "rust-nvvm": 0.94}
 # Each run's time is scaled by the next of these: the spread has something to measure.
 JITTER = (1.0, 1.02, 0.99, 1.05, 1.0, 0.98)
 
@@ -180,7 +180,7 @@ class Measurement(unittest.TestCase):
         self.assertEqual(len(backend.order), 2 * per_case)
         for case in (backend.order[:per_case], backend.order[per_case:]):
             self.assertEqual([a for a, b in zip(case, case[1:]) if a == b], [])
-            self.assertEqual({case.count(n) for n in SPEED}, {peers.MIN_WARMUP + 30})
+            self.assertEqual({case.count(n) for n in (report.COPY, *report.IMPLEMENTATIONS)}, {peers.MIN_WARMUP + 30})
 
     def test_spread_takes_median_and_deciles(self):
         s = report.spread([float(v) for v in range(21, 0, -1)])
@@ -215,6 +215,55 @@ class Options(unittest.TestCase):
         ):
             with self.subTest(argv=argv):
                 self.parse_fails(argv)
+
+
+class Lab(unittest.TestCase):
+    """The lab's Rust kernels in the peers' rotation (--lab)."""
+
+    RECORD = {
+        "op": "softmax", "rows": 8192, "cols": 8192, "dtype": "f32", "implementation": "rust-llvm",
+        "entry": "softmax_block_f32", "schedule": "block", "chosen": True,
+        "launch": {"blocks": 8192, "threads": 512, "cluster": 1, "shared_bytes": 1552},
+    }  # fmt: skip
+
+    def lab_file(self, tmp, rows):
+        path = os.path.join(tmp, "rows-x.json")
+        with open(path, "w") as f:
+            json.dump({"rows": rows}, f)
+        return path
+
+    def test_the_rust_kernels_are_timed_in_the_rotation_and_never_the_best_peer(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            lab = self.lab_file(tmp, [self.RECORD])
+            argv = ["--ops", "softmax", "--dtypes", "f32", "--shapes", "8192x8192", "--lab", lab]
+            self.assertEqual(peers.options(argv).impls[:2], ("rust-llvm", "rust-nvvm"))
+            backend = FakeBackend()
+            doc, _ = run(argv, backend)
+        self.assertIn("rust-llvm", backend.order)
+        self.assertAlmostEqual(find(doc["rows"], "rust-llvm")["x_copy"], 0.95, places=2)
+        row = next(line for line in report.text_table(doc).splitlines() if line.startswith("softmax"))
+        # rust-llvm is the fastest here, but the best peer is liger's.
+        self.assertTrue(row.endswith("0.90 liger"), row)
+        self.assertEqual(row.count("*"), 1)
+
+    def test_the_launches_are_the_chosen_rows_of_the_lab_file(self):
+        import lab_kernels
+
+        other = {**self.RECORD, "entry": "softmax_wide_f32", "schedule": "wide", "chosen": False}
+        nvcc = {**self.RECORD, "implementation": "nvcc"}
+        plans = lab_kernels.chosen_launches(json.dumps({"rows": [self.RECORD, other, nvcc]}))
+        self.assertEqual(
+            plans, {("softmax", 8192, 8192, "f32", "rust-llvm"): ("softmax_block_f32", self.RECORD["launch"])}
+        )
+        # A file written before the launch was recorded: refused in one line.
+        without = {k: v for k, v in self.RECORD.items() if k != "launch"}
+        with self.assertRaisesRegex(lab_kernels.LabError, "no chosen row with its launch"):
+            lab_kernels.chosen_launches(json.dumps({"rows": [without]}))
+
+    def test_a_missing_lab_file_is_refused(self):
+        with contextlib.redirect_stderr(io.StringIO()) as err, self.assertRaises(SystemExit):
+            peers.options(["--lab", "/nonexistent/rows.json"])
+        self.assertIn("--lab /nonexistent/rows.json: no such file", err.getvalue())
 
 
 class Table(unittest.TestCase):

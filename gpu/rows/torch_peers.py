@@ -15,6 +15,8 @@ import torch.nn.functional as F
 import triton
 
 import triton_rows
+from lab_kernels import IMPLEMENTATIONS as LAB_IMPLEMENTATIONS
+from lab_kernels import LabError, LabKernels
 
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16}
 # The GPU spins this long before each timed launch, while the host enqueues it.
@@ -102,11 +104,13 @@ def _version(dist):
 
 
 class Backend:
-    def __init__(self, device, seed):
+    def __init__(self, device, seed, lab=None):
+        """lab: (the lab's rows-<stem>.json, its PTX folder), to time the lab's kernels too."""
         if device == "cuda" and not torch.cuda.is_available():
             raise NoDevice("no CUDA device: run peers.py on the GPU machine (gpu/rows/README.md)")
         self.device = device
         self.seed = seed
+        self.lab = LabKernels(*lab) if lab else None
         torch.set_grad_enabled(False)
         try:
             liger("softmax", 0.0)
@@ -211,6 +215,12 @@ class Case:
             return liger(self.op, self.eps)
         if impl == "triton":
             return plain_triton(self.op, self.eps)
+        if impl in LAB_IMPLEMENTATIONS:
+            if self.backend.lab is None:
+                raise LabError(f"{impl}: pass --lab with the lab's rows file")
+            if self.device != "cuda":
+                raise LabError(f"{impl}: the lab's kernels need the GPU")
+            return self.backend.lab.function(impl, self.key, self.eps)
         raise ValueError(f"unknown implementation {impl!r}")
 
     def prepare(self, impl):

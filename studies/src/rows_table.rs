@@ -2,7 +2,9 @@
 //! schedule the catalogue chooses) and the C++ twin beside PyTorch eager, torch.compile, Liger
 //! and Triton, each as GB/s and × the D2D copy of the same matrix measured in its own run (the
 //! lab's `lab bench --kernel rows` writes `rows-<stem>.json`; `gpu/rows/peers.py` writes
-//! `peers.json`).
+//! `peers.json`). With `peers.py --lab`, the peers' file also holds the Rust kernels timed in
+//! the peers' own rotation: the column `rust in peers' run`, and the peer verdict is then
+//! taken by that one method.
 
 use crate::plot::bars::{BarSeries, Bars, draw};
 use anyhow::{Context, Result, bail};
@@ -23,6 +25,12 @@ pub const IMPLEMENTATIONS: [&str; 7] = [
 ];
 /// The peers' implementations (the best of these is the bar the lab's must clear).
 const PEERS: [&str; 4] = ["eager", "compile", "liger", "triton"];
+/// The Rust kernels as `peers.py --lab` names them in its file, and the cell each goes to
+/// (beside the lab's own `rust-llvm`, `rust-nvvm`).
+const IN_ROTATION: [(&str, &str); 2] = [
+    ("rust-llvm", "rust-llvm in peers' run"),
+    ("rust-nvvm", "rust-nvvm in peers' run"),
+];
 
 /// One cell: what an implementation reached on a case.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -52,6 +60,22 @@ impl Case {
             .iter()
             .filter_map(|i| self.cells.get(*i).map(|c| c.x_copy))
             .reduce(f64::min)
+    }
+
+    /// The slower of the two Rust compilers timed in the peers' rotation (`peers.py --lab`).
+    pub fn rust_in_rotation(&self) -> Option<f64> {
+        IN_ROTATION
+            .iter()
+            .filter_map(|(_, cell)| self.cells.get(*cell).map(|c| c.x_copy))
+            .reduce(f64::min)
+    }
+
+    /// Whether Rust is at least as fast as the best peer: by the peers' own timing where
+    /// their run timed the Rust kernels too (one method for both sides), else by the lab's
+    /// run against its own copy.
+    pub fn rust_at_least_best_peer(&self) -> Option<bool> {
+        let rust = self.rust_in_rotation().or(self.rust_x_copy())?;
+        Some(rust >= self.best_peer.as_ref()?.1)
     }
 }
 
@@ -139,9 +163,13 @@ pub fn build(lab_json: &str, peers_json: Option<&str>) -> Result<Vec<Case>> {
             let (Some(gbps), Some(x), Some(us)) = (r.gbps, r.x_copy, r.median_us) else {
                 continue;
             };
+            let name = IN_ROTATION
+                .iter()
+                .find(|(i, _)| *i == r.implementation)
+                .map_or(r.implementation.as_str(), |(_, cell)| cell);
             let i = at(&mut cases, &r.op, r.rows, r.cols, &r.dtype);
             cases[i].cells.insert(
-                r.implementation.clone(),
+                name.to_string(),
                 Cell {
                     gbps,
                     x_copy: x,
@@ -164,8 +192,12 @@ pub fn build(lab_json: &str, peers_json: Option<&str>) -> Result<Vec<Case>> {
 
 /// The table as text: one line per case, `GB/s ×copy` per implementation, then the verdicts.
 pub fn text(cases: &[Case]) -> String {
+    let rotation = cases.iter().any(|c| c.rust_in_rotation().is_some());
     let mut headers: Vec<String> = ["op", "rows x cols", "dtype"].map(String::from).to_vec();
     headers.extend(IMPLEMENTATIONS.iter().map(|i| i.to_string()));
+    if rotation {
+        headers.push("rust in peers' run".into());
+    }
     headers.extend(["best peer", "Rust >= 0.90", "Rust >= best peer"].map(String::from));
     let rows: Vec<Vec<String>> = cases
         .iter()
@@ -180,6 +212,12 @@ pub fn text(cases: &[Case]) -> String {
                     .get(*i)
                     .map_or("-".into(), |x| format!("{:.0} {:.2}", x.gbps, x.x_copy))
             }));
+            if rotation {
+                r.push(
+                    c.rust_in_rotation()
+                        .map_or("-".into(), |x| format!("{x:.2}")),
+                );
+            }
             r.push(
                 c.best_peer
                     .as_ref()
@@ -187,10 +225,7 @@ pub fn text(cases: &[Case]) -> String {
             );
             let rust = c.rust_x_copy();
             r.push(rust.map_or("-".into(), |x| yes_no(x >= 0.90)));
-            r.push(match (rust, &c.best_peer) {
-                (Some(x), Some((_, b))) => yes_no(x >= *b),
-                _ => "-".into(),
-            });
+            r.push(c.rust_at_least_best_peer().map_or("-".into(), yes_no));
             r
         })
         .collect();
@@ -199,12 +234,18 @@ pub fn text(cases: &[Case]) -> String {
         (v.iter().filter(|b| **b).count(), v.len())
     };
     let (roof, n) = held(&|c| c.rust_x_copy().map(|x| x >= 0.90));
-    let (peer, m) = held(&|c| Some(c.rust_x_copy()? >= c.best_peer.as_ref()?.1));
+    let (peer, m) = held(&Case::rust_at_least_best_peer);
+    let method = if rotation {
+        "; rust in peers' run: the same kernels and launches timed by the peers' script in its \
+         own rotation, x its copy (the slower compiler): the peer verdict is taken by it"
+    } else {
+        ""
+    };
     format!(
         "each cell: GB/s (one read and one write of the matrix) and x the D2D copy of the same \
          matrix in its own run; Rust: the slower of the two compilers, the schedule the \
-         catalogue chooses\n{}\nRust at >= 0.90 x copy: {roof} of {n}; at least as fast as \
-         the best peer: {peer} of {m}\n",
+         catalogue chooses{method}\n{}\nRust at >= 0.90 x copy: {roof} of {n}; at least as \
+         fast as the best peer: {peer} of {m}\n",
         profiler::table::render_aligned(&headers, &rows, &(3..headers.len()).collect::<Vec<_>>())
     )
 }
@@ -358,5 +399,41 @@ mod tests {
         );
         assert_eq!(charts(&cases)[0].series.len(), 3);
         assert!(build("[]", None).is_err());
+    }
+
+    #[test]
+    fn the_peer_verdict_takes_the_rust_kernels_timed_in_the_peers_run() {
+        let lab = r#"{"rows": [
+            {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "rust-llvm",
+             "schedule": "warp", "chosen": true, "median_us": 1.0, "gbps": 3900.0, "x_copy": 0.95, "cache": "hot"}
+        ]}"#;
+        let peers = |rust: f64| {
+            format!(
+                r#"{{"rows": [
+                {{"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "compile",
+                 "median_us": 1.0, "gbps": 3950.0, "x_copy": 0.96, "ok": true}},
+                {{"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "rust-llvm",
+                 "median_us": 1.0, "gbps": 3990.0, "x_copy": {rust}, "ok": true}}
+            ]}}"#
+            )
+        };
+        // The lab's own run puts Rust behind (0.95 < 0.96); the peers' run, one method, ahead.
+        let cases = build(lab, Some(&peers(0.97))).unwrap();
+        let c = &cases[0];
+        assert_eq!(c.cells["rust-llvm"].x_copy, 0.95, "the lab's cell is kept");
+        assert_eq!(c.rust_in_rotation(), Some(0.97));
+        assert_eq!(c.rust_at_least_best_peer(), Some(true));
+        let t = text(&cases);
+        assert!(t.contains("rust in peers' run"), "{t}");
+        assert!(
+            t.contains("at least as fast as the best peer: 1 of 1"),
+            "{t}"
+        );
+        // And behind where the peers' run says so.
+        let cases = build(lab, Some(&peers(0.95))).unwrap();
+        assert_eq!(cases[0].rust_at_least_best_peer(), Some(false));
+        // Without the peers' run of Rust, the lab's own cell decides.
+        let alone = build(lab, None).unwrap();
+        assert_eq!(alone[0].rust_at_least_best_peer(), None);
     }
 }

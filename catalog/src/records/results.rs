@@ -134,6 +134,12 @@ pub struct Row {
     pub flops: u64,
     /// Kernel launches per timed sample (1, or 1000 for the launch gap).
     pub launches: u32,
+    /// A row-wise kernel's launch (grid, block, cluster, dynamic shared memory) as the lab
+    /// made it on this GPU, so a script outside the lab can launch the same kernel the same
+    /// way (`gpu/rows/peers.py --lab`). None for every other row, and absent from files
+    /// written before it was added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<crate::rows::RowLaunch>,
     /// Blocks resident on one SM during the launch, for a roof run at a chosen occupancy (a
     /// tree roof, the load roof): unused dynamic shared memory holds it there. Absent from
     /// files written before it was added, and None for every other row.
@@ -208,6 +214,7 @@ impl Row {
             bytes,
             flops: 0,
             launches: 1,
+            launch: None,
             resident: None,
             status: Status::Skipped,
             reps: 0,
@@ -296,6 +303,12 @@ impl Row {
     /// Sets the floating-point operations one timed sample does.
     pub fn with_flops(mut self, flops: u64) -> Row {
         self.flops = flops;
+        self
+    }
+
+    /// The same row, for a row-wise kernel launched as `launch`.
+    pub fn with_launch(mut self, launch: crate::rows::RowLaunch) -> Row {
+        self.launch = Some(launch);
         self
     }
 

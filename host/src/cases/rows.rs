@@ -10,7 +10,7 @@ use crate::error::{Ctx, HostError, Result};
 use crate::lab::Lab;
 use crate::launchers::LaunchConfig;
 use crate::launchers::rows::{RowArgs, RowElem, op_schedule};
-use catalog::rows::Op;
+use catalog::rows::{Op, RowLaunch};
 use catalog::{Backend, Dtype, Kernel};
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceSlice};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
@@ -221,6 +221,16 @@ impl<'a, T: RowElem> RowCase<'a, T> {
         };
         crate::launchers::rows::check_args(op, &case.args())?;
         Ok(case)
+    }
+
+    /// The launch, as the lab makes it on this GPU.
+    pub fn row_launch(&self) -> RowLaunch {
+        RowLaunch {
+            blocks: self.config.grid.0,
+            threads: self.config.block.0,
+            cluster: self.config.cluster,
+            shared_bytes: self.config.shared_bytes,
+        }
     }
 
     fn args(&self) -> RowArgs<'_, T> {

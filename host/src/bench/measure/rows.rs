@@ -129,6 +129,7 @@ impl Bench<'_> {
                     continue;
                 }
             };
+            let row = row.with_launch(case.row_launch());
             if !references.iter().any(|(o, _)| *o == op) {
                 let what = format!("setup: {} reference {shape} {}", op.name(), step.dtype);
                 self.progress.working_on(&what);

@@ -5,7 +5,7 @@
 
 use super::{Cache, Report, Row, Status};
 use crate::files::{report_written, write_atomic};
-use catalog::rows::{Op, chosen};
+use catalog::rows::{Op, RowLaunch, chosen};
 use catalog::{Backend, Family, Runner};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -23,6 +23,10 @@ pub struct RowRecord {
     pub dtype: String,
     /// `rust-llvm`, `rust-nvvm`, `nvcc`.
     pub implementation: String,
+    /// The PTX entry (`softmax_warp_f32`) and its launch on this GPU: what
+    /// `gpu/rows/peers.py --lab` launches to time the same kernel beside the peers.
+    pub entry: String,
+    pub launch: Option<RowLaunch>,
     /// `warp`, `block`, `cluster`, and whether `catalog::rows::chosen` picks it for the shape.
     pub schedule: &'static str,
     pub chosen: bool,
@@ -62,6 +66,8 @@ fn record(row: &Row) -> Option<RowRecord> {
         cols,
         dtype: row.dtype.to_string(),
         implementation: implementation(row.backend),
+        entry: k.entry(row.dtype),
+        launch: row.launch,
         schedule: schedule.name(),
         chosen: chosen(op, cols as u64, row.dtype) == Some(schedule),
         median_us: row.median_us?,
@@ -173,7 +179,13 @@ mod tests {
                 Dtype::Bf16,
                 "256x262144",
                 0.85,
-            ),
+            )
+            .with_launch(RowLaunch {
+                blocks: 224,
+                threads: 256,
+                cluster: 16,
+                shared_bytes: 60_000,
+            }),
             Row::new(
                 Family::Rows,
                 "d2d_copy",
@@ -199,7 +211,10 @@ mod tests {
         assert_eq!(recs[1].implementation, "rust-nvvm");
         assert!(!recs[1].chosen);
         assert!((recs[0].gbps - (1u64 << 30) as f64 / 0.25e-3 / 1e9).abs() < 1e-6);
+        assert_eq!(recs[2].entry, "layernorm_cluster_bf16");
+        assert_eq!(recs[0].launch, None);
         let json = serde_json::to_value(&recs[2]).unwrap();
+        assert_eq!(json["launch"]["cluster"], 16, "{json}");
         for field in [
             "op",
             "rows",

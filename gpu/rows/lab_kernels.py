@@ -155,17 +155,24 @@ class LabKernels:
         return self.modules[backend]
 
     def _function(self, backend, entry, launch):
+        """The entry's function, allowed what this launch asks (once per case: a function
+        first launched in small clusters may be launched in larger ones by the next case)."""
         key = (backend, entry)
         if key not in self.functions:
-            f = self.driver.function(self._module(backend), entry)
-            if launch["shared_bytes"] > DEFAULT_SHARED_BYTES:
-                self.driver.set_attribute(
-                    f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, launch["shared_bytes"], entry
-                )
-            if launch["cluster"] > PORTABLE_CLUSTER:
-                self.driver.set_attribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1, entry)
-            self.functions[key] = f
-        return self.functions[key]
+            self.functions[key] = self.driver.function(self._module(backend), entry)
+        f = self.functions[key]
+        if launch["shared_bytes"] > DEFAULT_SHARED_BYTES:
+            self.driver.set_attribute(
+                f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, launch["shared_bytes"], entry
+            )
+        if launch["cluster"] > PORTABLE_CLUSTER:
+            self.driver.set_attribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1, entry)
+        return f
+
+    def runs(self, impl, key):
+        """Whether the lab ran impl's chosen kernel for key = (op, rows, cols, dtype): where it
+        did not (rust-nvvm has no cluster schedule), the implementation is left out of the case."""
+        return (*key, impl) in self.plans
 
     def function(self, impl, key, eps):
         """The kernel the lab chose for key = (op, rows, cols, dtype) on impl (`rust-llvm`,

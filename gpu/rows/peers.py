@@ -223,8 +223,9 @@ def run(args, backend, command, log=sys.stderr):
     t0 = time.perf_counter()
     for i, key in enumerate(todo, 1):
         tc = time.perf_counter()
+        impls = [i for i in args.impls if backend.runs(i, key)]
         with backend.case(*key, rtol=RTOL[key[3]], eps=EPS.get(key[0])) as case:
-            case_rows = measure_case(case, args.impls, args.warmup, args.reps, args.seed)
+            case_rows = measure_case(case, impls, args.warmup, args.reps, args.seed)
         rows += case_rows
         firsts = ", ".join(
             f"{r['implementation']} {r['first_call_ms'] / 1e3:.1f}"

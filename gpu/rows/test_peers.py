@@ -56,6 +56,7 @@ class FakeBackend:
         self.fail_case = fail_case
         self.order = []
         self.cases = 0
+        self.not_run = set()
 
     def facts(self):
         return {
@@ -64,6 +65,9 @@ class FakeBackend:
             "versions": {"torch": "2.11.0", "triton": "3.6.0", "liger": "0.8.5"},
             "config": {"spin_us": 250.0},
         }
+
+    def runs(self, impl, key):
+        return impl not in self.not_run
 
     @contextlib.contextmanager
     def case(self, op, rows, cols, dtype, rtol, eps):
@@ -245,6 +249,15 @@ class Lab(unittest.TestCase):
         # rust-llvm is the fastest here, but the best peer is liger's.
         self.assertTrue(row.endswith("0.90 liger"), row)
         self.assertEqual(row.count("*"), 1)
+
+    def test_a_rust_kernel_the_lab_did_not_run_is_left_out_not_an_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            lab = self.lab_file(tmp, [self.RECORD])
+            backend = FakeBackend()
+            backend.not_run = {"rust-nvvm"}
+            doc, _ = run(["--ops", "softmax", "--dtypes", "f32", "--shapes", "8192x8192", "--lab", lab], backend)
+        self.assertNotIn("rust-nvvm", backend.order)
+        self.assertEqual([r for r in doc["rows"] if not r["ok"]], [])
 
     def test_the_launches_are_the_chosen_rows_of_the_lab_file(self):
         import lab_kernels

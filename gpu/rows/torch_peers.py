@@ -174,6 +174,13 @@ class Backend:
             },
         }
 
+    def runs(self, impl, key):
+        """Whether impl takes part in the case key: every peer does; the lab's kernels where
+        the lab's file has the case's chosen row."""
+        if impl in LAB_IMPLEMENTATIONS:
+            return self.lab is not None and self.lab.runs(impl, key)
+        return True
+
     @contextlib.contextmanager
     def case(self, op, rows, cols, dtype, rtol, eps):
         case = Case(self, op, rows, cols, dtype, rtol, eps)

@@ -188,7 +188,7 @@ fn keeps_w<O: Op, G: Group>() -> bool {
 
 /// How many of this thread's first vectors of `b` the kernel keeps in shared memory past
 /// those of `w` (`CLUSTER_KEPT_B_VECTORS` where it keeps `w` and reads `b`: LayerNorm's
-/// cluster), so that fewer of them are loaded from the L2 after the merge, one at a time.
+/// cluster), so that fewer of them are loaded from the L2 after the merge ([`b_ahead`]).
 #[inline(always)]
 fn kept_b<O: Op, G: Group>() -> usize {
     if keeps_w::<O, G>() && O::WEIGHTS >= 2 {

@@ -340,6 +340,11 @@ pub fn charts(cases: &[Case]) -> Vec<Bars> {
                             .map(|c| c.cells.get(*i).map(|x| x.x_copy))
                             .collect(),
                     })
+                    .chain([BarSeries {
+                        name: "rust in peers' run".into(),
+                        color: RGBColor(23, 190, 207),
+                        values: mine.iter().map(|c| c.rust_in_rotation()).collect(),
+                    }])
                     .filter(|s| s.values.iter().any(Option::is_some))
                     .collect(),
                 levels: Vec::new(),
@@ -429,6 +434,9 @@ mod tests {
             t.contains("at least as fast as the best peer: 1 of 1"),
             "{t}"
         );
+        let series = &charts(&cases)[0].series;
+        assert_eq!(series.last().unwrap().name, "rust in peers' run");
+        assert_eq!(series.last().unwrap().values, vec![Some(0.97)]);
         // And behind where the peers' run says so.
         let cases = build(lab, Some(&peers(0.95))).unwrap();
         assert_eq!(cases[0].rust_at_least_best_peer(), Some(false));

@@ -223,7 +223,7 @@ def run(args, backend, command, log=sys.stderr):
     t0 = time.perf_counter()
     for i, key in enumerate(todo, 1):
         tc = time.perf_counter()
-        impls = [i for i in args.impls if backend.runs(i, key)]
+        impls = [impl for impl in args.impls if backend.runs(impl, key)]
         with backend.case(*key, rtol=RTOL[key[3]], eps=EPS.get(key[0])) as case:
             case_rows = measure_case(case, impls, args.warmup, args.reps, args.seed)
         rows += case_rows

@@ -7,13 +7,14 @@ import json
 import os
 import statistics
 
+# The lab's Rust kernels, timed in the same rotation with --lab: columns before the peers',
+# never a peer.
+from lab_kernels import IMPLEMENTATIONS as LAB
+
 SCHEMA_VERSION = 1
 TOOL = "gpu/rows/peers.py"
 # The peers, in the text table's column order; "copy" is the ceiling every row is divided by.
 IMPLEMENTATIONS = ("eager", "compile", "liger", "triton")
-# The lab's Rust kernels, timed in the same rotation with --lab (lab_kernels.py): columns
-# before the peers', never a peer.
-LAB = ("rust-llvm", "rust-nvvm")
 COPY = "copy"
 # A tensor smaller than this many L2s is partly served from L2 between runs (the copy too).
 L2_MULTIPLE = 4

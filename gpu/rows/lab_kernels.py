@@ -131,26 +131,39 @@ class Driver:
         self.check(self.cu.cuLaunchKernelEx(ctypes.byref(config), f, array, None), "cuLaunchKernelEx")
 
 
+def ptx_paths(lab_json_text, ptx_dir=None):
+    """backend -> the PTX file its kernels come from: under ptx_dir where given
+    (`<backend>/gpu_kernels.ptx.gz`, as `dist/ptx` lays it out), else the file the lab's run
+    loaded, as its rows file records it."""
+    if ptx_dir:
+        backends = (impl.removeprefix("rust-") for impl in IMPLEMENTATIONS)
+        return {b: os.path.join(ptx_dir, b, "gpu_kernels.ptx.gz") for b in backends}
+    return json.loads(lab_json_text).get("ptx", {})
+
+
 class LabKernels:
     """The lab's chosen row kernels of one run: `function(impl, key, eps)` gives a
     (x, w, b) -> y that launches the kernel on PyTorch's current stream."""
 
-    def __init__(self, lab_json_path, ptx_dir):
+    def __init__(self, lab_json_path, ptx_dir=None):
         with open(lab_json_path) as f:
-            self.plans = chosen_launches(f.read())
-        self.ptx_dir = ptx_dir
+            text = f.read()
+        self.plans = chosen_launches(text)
+        self.ptx = ptx_paths(text, ptx_dir)
         self.driver = None
         self.modules = {}
         self.functions = {}
 
     def _module(self, backend):
         if backend not in self.modules:
-            path = os.path.join(self.ptx_dir, backend, "gpu_kernels.ptx.gz")
+            path = self.ptx.get(backend)
+            if path is None:
+                raise LabError(f"the lab's rows file names no {backend} PTX: pass --ptx (dist/ptx)")
             try:
-                with gzip.open(path, "rb") as f:
+                with (gzip.open if path.endswith(".gz") else open)(path, "rb") as f:
                     ptx = f.read() + b"\0"
             except OSError as e:
-                raise LabError(f"no PTX at {path} ({e}): carry dist/ built by `cargo xtask dist`") from e
+                raise LabError(f"no PTX at {path} ({e}): pass --ptx, or carry dist/ built by `cargo xtask dist`") from e
             self.modules[backend] = self.driver.load(ptx)
         return self.modules[backend]
 

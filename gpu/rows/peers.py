@@ -170,7 +170,11 @@ def parser():
         "the chosen rows of this rows-<stem>.json from `lab bench --kernel rows`, each launched "
         "as the lab launched it, from the PTX under --ptx",
     )
-    p.add_argument("--ptx", default="dist/ptx", help="the lab's PTX folder for --lab (default dist/ptx)")
+    p.add_argument(
+        "--ptx",
+        help="the lab's PTX folder for --lab, laid out as dist/ptx (default: the PTX the lab's run "
+        "loaded, as its rows file records it)",
+    )
     p.add_argument("--reps", type=int, help=f"timed rounds (default 30, --quick {MIN_REPS}; >= {MIN_REPS})")
     p.add_argument("--warmup", type=int, default=MIN_WARMUP, help=f"untimed rounds first (>= {MIN_WARMUP})")
     p.add_argument("--seed", type=int, default=0, help="inputs' and rounds' seed")

@@ -273,6 +273,15 @@ class Lab(unittest.TestCase):
         with self.assertRaisesRegex(lab_kernels.LabError, "no chosen row with its launch"):
             lab_kernels.chosen_launches(json.dumps({"rows": [without]}))
 
+    def test_the_ptx_is_the_one_the_lab_loaded_unless_a_folder_is_given(self):
+        import lab_kernels
+
+        text = json.dumps({"ptx": {"llvm": "/repo/target/ptx/llvm/gpu_kernels.ptx"}, "rows": [self.RECORD]})
+        self.assertEqual(lab_kernels.ptx_paths(text), {"llvm": "/repo/target/ptx/llvm/gpu_kernels.ptx"})
+        self.assertEqual(
+            lab_kernels.ptx_paths(text, "dist/ptx")["nvvm"], os.path.join("dist/ptx", "nvvm", "gpu_kernels.ptx.gz")
+        )
+
     def test_a_missing_lab_file_is_refused(self):
         with contextlib.redirect_stderr(io.StringIO()) as err, self.assertRaises(SystemExit):
             peers.options(["--lab", "/nonexistent/rows.json"])

@@ -5,9 +5,10 @@
 //!   ([`studies::experiment_log`]); with `--predict "COUNTER down 30%, …"` the prediction goes
 //!   with them, for `cargo xtask compare` to check ([`studies::compare::claims`]);
 //! - `--plot DIR` draws the run's charts into DIR (as `cargo xtask plot`);
-//! - `--peers` (with the row-wise family) runs `gpu/rows/peers.sh` after the bench, the peers
-//!   timed in the same session, and prints Part II's table (`cargo xtask rows-table`), written
-//!   beside the results file as `rows-table-<stem>.{txt,json}`.
+//! - `--peers` (with the row-wise family) runs `gpu/rows/peers.sh --lab` after the bench, the
+//!   peers and the bench's Rust kernels timed in one rotation in the same session, and prints
+//!   Part II's table (`cargo xtask rows-table`), written beside the results file as
+//!   `rows-table-<stem>.{txt,json}`.
 //!
 //! The results file they read is the one lab says it wrote (its `wrote PATH` lines).
 
@@ -136,7 +137,8 @@ xtask's own flags (cargo xtask bench / dist/xtask bench):
           a column of ncu-table, or time); cargo xtask compare checks it and logs the outcome
       --peers
           With the row-wise family (--kernel rows): time PyTorch eager, torch.compile, Liger
-          and Triton after the bench (gpu/rows/peers.sh) and print Part II's table
+          and Triton, with the bench's Rust kernels in the same rotation, after the bench
+          (gpu/rows/peers.sh --lab) and print Part II's table
       --plot <DIR>
           Draw the run's charts into DIR (as cargo xtask plot RESULTS.json --out DIR)
 
@@ -203,9 +205,9 @@ fn take_own(args: &[String]) -> Result<(Own, Vec<String>)> {
     Ok((own, rest))
 }
 
-/// Runs the peers' script (PyTorch eager, torch.compile, Liger, Triton; the copy of each matrix
-/// in the same rotation) into the results file's folder, then prints Part II's table and writes
-/// it beside the results file.
+/// Runs the peers' script (PyTorch eager, torch.compile, Liger, Triton, and the bench's own Rust
+/// kernels again; the copy of each matrix in the same rotation) into the results file's folder,
+/// then prints Part II's table and writes it beside the results file.
 fn peers(file: &Path, root: &Path, plot_dir: Option<&Path>) -> Result<()> {
     let dir = file.parent().context("the results file has no folder")?;
     let stem = file
@@ -220,9 +222,13 @@ fn peers(file: &Path, root: &Path, plot_dir: Option<&Path>) -> Result<()> {
             rows.display()
         );
     }
+    // The same Rust kernels in the peers' rotation too (`--lab`): the peer verdict by one
+    // method.
     let mut cmd = Command::new("bash");
     cmd.current_dir(root)
         .arg("gpu/rows/peers.sh")
+        .arg("--lab")
+        .arg(&rows)
         .env("OUT", dir);
     studies::process::run(&mut cmd)?;
     let read =

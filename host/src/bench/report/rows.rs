@@ -78,12 +78,28 @@ fn record(row: &Row) -> Option<RowRecord> {
 }
 
 /// Writes `rows-STEM.json` into `dir` when the report has row-wise rows: the device, commit,
-/// date, the eps passed, and the records. None when it has none.
+/// date, the eps passed, the PTX each Rust backend's kernels came from (what `peers.py --lab`
+/// loads), and the records. None when it has none.
 pub fn write(dir: &Path, r: &Report) -> std::io::Result<Option<PathBuf>> {
     let records = records(r);
     if records.is_empty() {
         return Ok(None);
     }
+    let ptx: std::collections::BTreeMap<&str, String> = [Backend::Llvm, Backend::Nvvm]
+        .into_iter()
+        .filter(|b| {
+            records
+                .iter()
+                .any(|rec| rec.implementation == format!("rust-{b}"))
+        })
+        .filter_map(|b| {
+            let path = crate::ptx::find(b.name()).ok()?;
+            Some((
+                b.name(),
+                std::path::absolute(path).ok()?.display().to_string(),
+            ))
+        })
+        .collect();
     let doc = serde_json::json!({
         "what": "lab bench, the row-wise family: bytes = one read + one write of the matrix, \
                  plus the weights; x_copy against the D2D copy of the same matrix in this run",
@@ -95,6 +111,7 @@ pub fn write(dir: &Path, r: &Report) -> std::io::Result<Option<PathBuf>> {
             Op::RmsNorm.name(): Op::RmsNorm.eps(),
             Op::LayerNorm.name(): Op::LayerNorm.eps(),
         },
+        "ptx": ptx,
         "rows": records,
     });
     let path = dir.join(format!("rows-{}.json", r.file_stem()));

@@ -87,10 +87,9 @@ pub fn write(dir: &Path, r: &Report) -> std::io::Result<Option<PathBuf>> {
     }
     let ptx: std::collections::BTreeMap<&str, String> = [Backend::Llvm, Backend::Nvvm]
         .into_iter()
-        .filter(|b| {
-            records
-                .iter()
-                .any(|rec| rec.implementation == format!("rust-{b}"))
+        .filter(|&b| {
+            let name = implementation(b.into());
+            records.iter().any(|rec| rec.implementation == name)
         })
         .filter_map(|b| {
             let path = crate::ptx::find(b.name()).ok()?;

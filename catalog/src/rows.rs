@@ -182,10 +182,16 @@ impl Schedule {
     }
 
     /// Dynamic shared memory of a launch of `op` in this schedule with blocks of `threads`:
-    /// the merges' slots, and in a cluster the threads' kept vectors (`rows.rs`'s `keeps_w`,
-    /// `kept_b`): RMSNorm's `w`, LayerNorm's `w` and its first vectors of `b`. No more: what
-    /// a launch asks and leaves unused is L1 its SM lacks.
+    /// none for a warp's rows, which merge by shuffles alone; the merges' slots, and in a
+    /// cluster the threads' kept vectors (`rows.rs`'s `keeps_w`, `kept_b`): RMSNorm's `w`,
+    /// LayerNorm's `w` and its first vectors of `b`. No more: what a launch asks and leaves
+    /// unused is L1 its SM lacks (the warp kernels' 32 blocks an SM asking the slots, 48 KiB:
+    /// LayerNorm BF16 at 32768 x 1024 1.1 and 1.5 % slower in two of the peers' rotations,
+    /// elsewhere within about 1 %, results/rows/5b88863/experiments).
     pub const fn shared_bytes(self, op: Op, threads: u32) -> u32 {
+        if matches!(self, Schedule::Warp) {
+            return 0;
+        }
         let kept = match (self, op) {
             (Schedule::Cluster, Op::RmsNorm) => CLUSTER_VECTORS,
             (Schedule::Cluster, Op::LayerNorm) => CLUSTER_VECTORS + CLUSTER_KEPT_B_VECTORS,
@@ -436,9 +442,12 @@ mod tests {
             .launch(Op::Softmax, 256, 262144, Dtype::Bf16)
             .unwrap();
         assert_eq!((b.blocks, b.threads, b.cluster), (256 * 16, 256, 16));
-        for op in [Op::RmsNorm, Op::LayerNorm] {
+        for op in Op::ALL {
             let b = Schedule::Block.launch(op, 16384, 4096, Dtype::F32).unwrap();
             assert_eq!(b.shared_bytes, SHARED_BYTES);
+            // A warp's rows merge by shuffles alone: no shared memory asked.
+            let w = Schedule::Warp.launch(op, 65536, 512, Dtype::Bf16).unwrap();
+            assert_eq!(w.shared_bytes, 0);
         }
     }
 

@@ -57,7 +57,8 @@
 //!   `cols ≤ C · T · CLUSTER_VECTORS · V`; as many clusters as rows, or fewer (the host
 //!   launches those that fit on the GPU at once), each then walking the rows a grid's length
 //!   apart ([`Group::next`]);
-//! - dynamic shared memory `SHARED_BYTES`; a cluster of an operation that keeps its weights
+//! - dynamic shared memory: none in the warp schedule (its merges are shuffles alone), else
+//!   `SHARED_BYTES`; a cluster of an operation that keeps its weights
 //!   ([`keeps_w`]: its columns are the same in every row its block walks) `SHARED_BYTES +
 //!   16 · T · CLUSTER_VECTORS`, the rest holding each thread's vectors of `w`, and in
 //!   LayerNorm's cluster `16 · T · CLUSTER_KEPT_B_VECTORS` more for its first vectors of `b`

@@ -343,6 +343,18 @@ pub fn ex2_approx_f32(x: f32) -> f32 {
     y
 }
 
+/// `rcp.approx.ftz.f32`: `1 / x` within 1 ulp, one MUFU.RCP (subnormals flushed to zero).
+#[inline(always)]
+pub fn rcp_approx_f32(x: f32) -> f32 {
+    let y: f32;
+    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
+    unsafe {
+        asm!("rcp.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x,
+             options(pure, nomem, nostack));
+    }
+    y
+}
+
 /// `sqrt.rn.f32`: the square root, rounded to nearest (IEEE).
 #[inline(always)]
 pub fn sqrt_rn_f32(x: f32) -> f32 {

@@ -25,10 +25,11 @@
 //!   same predicated on a condition instead of branched around.
 //! - `redux_add_i32` — `redux.sync.add.s32` over the warp.
 //! - `fma_f32(a, b, c)` — `fma.rn.f32`, `a · b + c` rounded once; safe.
-//! - `ex2_approx_f32`, `sqrt_rn_f32`, `div_full_f32` — `ex2.approx.ftz`, `sqrt.rn`,
-//!   `div.full`; `bf16x2_rn` — two f32 to packed BF16 (`cvt.rn.bf16x2.f32`); `bf16_unpack` —
-//!   one half of a packed word as f32; `f16x2_rn`, `f16_unpack` — the same for IEEE half
-//!   precision (`cvt.rn.f16x2.f32`, `cvt.f32.f16`) (the row-wise family).
+//! - `ex2_approx_f32`, `sqrt_rn_f32`, `div_full_f32`, `rcp_approx_f32` — `ex2.approx.ftz`,
+//!   `sqrt.rn`, `div.full`, `rcp.approx.ftz`; `bf16x2_rn` — two f32 to packed BF16
+//!   (`cvt.rn.bf16x2.f32`); `bf16_unpack` — one half of a packed word as f32; `f16x2_rn`,
+//!   `f16_unpack` — the same for IEEE half precision (`cvt.rn.f16x2.f32`, `cvt.f32.f16`) (the
+//!   row-wise family).
 //! - `cluster_ctarank`, `cluster_nctarank`, `cluster_id_x`, `cluster_count_x`,
 //!   `cluster_arrive_relaxed`, `cluster_wait`, `mbarrier_init_for_cluster`,
 //!   `mbarrier_arrive_expect_tx`, `mbarrier_wait_parity`, `st_async_u32` — thread-block

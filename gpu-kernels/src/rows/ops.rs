@@ -468,7 +468,7 @@ impl Op for LayerNorm {
     /// the BF16 kernel went from 0.87 to 0.90 x copy at 1024 x 131072 and from 0.79 to 0.83
     /// at 256 x 262144, f32 unchanged (results/rows/5b88863/experiments).
     /// `k` is one of the elements, so `(k − mean)² ≤ n · var`: the subtraction cancels at most
-    /// the bits of `n` (64 elements a thread in the cluster), never those of the data's offset
+    /// the bits of `n` (at most 64 elements a thread), never those of the data's offset
     /// `|mean| / σ`, as `E[x²] − E[x]²` would.
     #[inline(always)]
     unsafe fn row_of_held<E: Elem, G: Group, const L: usize>(

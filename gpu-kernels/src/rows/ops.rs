@@ -74,7 +74,21 @@ pub trait Op {
         cols: u32,
         eps: f32,
     ) -> Self::Row {
-        let held = &*held;
+        Self::row_of_each_held::<E, G, L>(seat, held, at, cols, eps)
+    }
+    /// [`Op::row_of`] with `each` a pass over the held vectors: [`Op::row_of_held`] where the
+    /// op replaces nothing.
+    ///
+    /// # Safety
+    /// As [`Group::merge`].
+    #[inline(always)]
+    unsafe fn row_of_each_held<E: Elem, G: Group, const L: usize>(
+        seat: Seat,
+        held: &[Words; L],
+        at: Lanes,
+        cols: u32,
+        eps: f32,
+    ) -> Self::Row {
         let each = |f: &mut dyn FnMut(f32)| each::<E, L>(held, at, f);
         Self::row_of::<G, _>(seat, each, cols, eps)
     }
@@ -480,8 +494,7 @@ impl Op for LayerNorm {
     ) -> (f32, f32) {
         let held = &*held;
         if G::MERGES_AGAIN_CHEAPLY {
-            let each = |f: &mut dyn FnMut(f32)| each::<E, L>(held, at, f);
-            return Self::row_of::<G, _>(seat, each, cols, eps);
+            return Self::row_of_each_held::<E, G, L>(seat, held, at, cols, eps);
         }
         let k = E::get(&held[0], 0);
         let (mut count, mut s1, mut s2) = (0u32, 0.0f32, 0.0f32);

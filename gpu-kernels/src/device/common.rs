@@ -315,56 +315,39 @@ pub unsafe fn cp_async_wait<const PENDING: u32>() {
     }
 }
 
-/// `sin.approx.f32`: the SFU's sine (`MUFU.SIN` after a range scaling), maximum absolute
-/// error about 2^-20.5 for |x| ≤ π.
-#[inline(always)]
-pub fn sin_approx_f32(x: f32) -> f32 {
-    let y: f32;
-    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
-    unsafe {
-        asm!("sin.approx.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x,
-             options(pure, nomem, nostack));
-    }
-    y
+/// One-operand f32 instructions as functions: `$name(x)` is `$instr` applied to `x`.
+macro_rules! unary_f32 {
+    ($($(#[$doc:meta])* $name:ident = $instr:literal;)*) => {$(
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name(x: f32) -> f32 {
+            let y: f32;
+            // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
+            unsafe {
+                asm!(concat!($instr, " {y}, {x};"), y = out(reg32) y, x = in(reg32) x,
+                     options(pure, nomem, nostack));
+            }
+            y
+        }
+    )*};
+}
+
+unary_f32! {
+    /// `sin.approx.f32`: the SFU's sine (`MUFU.SIN` after a range scaling), maximum absolute
+    /// error about 2^-20.5 for |x| ≤ π.
+    sin_approx_f32 = "sin.approx.f32";
 }
 
 // ---- The row-wise family (`rows.rs`): the exponential, the square root, BF16 packing. ----
 
-/// `ex2.approx.ftz.f32`: 2^x on the SFU (`MUFU.EX2`), maximum relative error 2^-22 for
-/// finite results; subnormal inputs and results flush to zero; 2^-inf = +0, 2^NaN = NaN.
-#[inline(always)]
-pub fn ex2_approx_f32(x: f32) -> f32 {
-    let y: f32;
-    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
-    unsafe {
-        asm!("ex2.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x,
-             options(pure, nomem, nostack));
-    }
-    y
-}
-
-/// `rcp.approx.ftz.f32`: `1 / x` within 1 ulp, one MUFU.RCP (subnormals flushed to zero).
-#[inline(always)]
-pub fn rcp_approx_f32(x: f32) -> f32 {
-    let y: f32;
-    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
-    unsafe {
-        asm!("rcp.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x,
-             options(pure, nomem, nostack));
-    }
-    y
-}
-
-/// `sqrt.rn.f32`: the square root, rounded to nearest (IEEE).
-#[inline(always)]
-pub fn sqrt_rn_f32(x: f32) -> f32 {
-    let y: f32;
-    // SAFETY: a register-only arithmetic instruction: no memory, no preconditions.
-    unsafe {
-        asm!("sqrt.rn.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x,
-             options(pure, nomem, nostack));
-    }
-    y
+unary_f32! {
+    /// `ex2.approx.ftz.f32`: 2^x on the SFU (`MUFU.EX2`), maximum relative error 2^-22 for
+    /// finite results; subnormal inputs and results flush to zero; 2^-inf = +0, 2^NaN = NaN.
+    ex2_approx_f32 = "ex2.approx.ftz.f32";
+    /// `rcp.approx.ftz.f32`: `1 / x` within 1 ulp, one MUFU.RCP (subnormals flushed to zero).
+    rcp_approx_f32 = "rcp.approx.ftz.f32";
+    /// `sqrt.rn.f32`: the square root, rounded to nearest (IEEE).
+    sqrt_rn_f32 = "sqrt.rn.f32";
 }
 
 /// `div.full.f32`: `a / b` within 2 ulp, without the IEEE-rounded division's slow-path

@@ -8,8 +8,8 @@ use crate::Dtype;
 pub use crate::launch::rows::SHARED_BYTES;
 use crate::launch::rows::{
     BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_B_VECTORS, CLUSTER_MAX, CLUSTER_MIN,
-    CLUSTER_THREADS, CLUSTER_THREADS_BF16, CLUSTER_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS,
-    WIDE_MAX_THREADS, WIDE_VECTORS,
+    CLUSTER_THREADS, CLUSTER_THREADS_BF16, CLUSTER_VECTORS, NARROW_VECTORS, WARP_ROWS_PER_BLOCK,
+    WARP_VECTORS, WIDE_MAX_THREADS, WIDE_VECTORS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -98,6 +98,9 @@ impl Op {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Schedule {
+    /// A warp per row holding half the warp's vectors a lane: rows of up to 1 KiB, in the
+    /// registers (and so the warps an SM holds) such a row needs, not a longer one's.
+    Narrow,
     /// A warp per row, `WARP_ROWS_PER_BLOCK` rows per block: short rows.
     Warp,
     /// A block per row, its size from the row's length.
@@ -139,16 +142,18 @@ pub const fn cluster_threads(dtype: Dtype) -> u32 {
 const MAX_GRID_X: u64 = (1 << 31) - 1;
 
 impl Schedule {
-    pub const ALL: [Schedule; 4] = [
+    pub const ALL: [Schedule; 5] = [
+        Schedule::Narrow,
         Schedule::Warp,
         Schedule::Block,
         Schedule::Wide,
         Schedule::Cluster,
     ];
 
-    /// `warp`, `block`, `wide`, `cluster`: the kernels' names end with it.
+    /// `narrow`, `warp`, `block`, `wide`, `cluster`: the kernels' names end with it.
     pub fn name(self) -> &'static str {
         match self {
+            Schedule::Narrow => "narrow",
             Schedule::Warp => "warp",
             Schedule::Block => "block",
             Schedule::Wide => "wide",
@@ -159,6 +164,7 @@ impl Schedule {
     /// 16-byte vectors each thread holds.
     pub fn vectors(self) -> u32 {
         match self {
+            Schedule::Narrow => NARROW_VECTORS,
             Schedule::Warp => WARP_VECTORS,
             Schedule::Block => BLOCK_VECTORS,
             Schedule::Wide => WIDE_VECTORS,
@@ -169,7 +175,7 @@ impl Schedule {
     /// The most threads that hold one row of `dtype`.
     fn max_threads(self, dtype: Dtype) -> u64 {
         match self {
-            Schedule::Warp => 32,
+            Schedule::Narrow | Schedule::Warp => 32,
             Schedule::Block => BLOCK_MAX_THREADS as u64,
             Schedule::Wide => WIDE_MAX_THREADS as u64,
             Schedule::Cluster => cluster_threads(dtype) as u64 * CLUSTER_MAX as u64,
@@ -182,14 +188,14 @@ impl Schedule {
     }
 
     /// Dynamic shared memory of a launch of `op` in this schedule with blocks of `threads`:
-    /// none for a warp's rows, which merge by shuffles alone; the merges' slots, and in a
-    /// cluster the threads' kept vectors (`rows.rs`'s `keeps_w`, `kept_b`): RMSNorm's `w`,
-    /// LayerNorm's `w` and its first vectors of `b`. No more: what a launch asks and leaves
+    /// none for a warp's rows (narrow or not), which merge by shuffles alone; the merges'
+    /// slots, and in a cluster the threads' kept vectors (`rows.rs`'s `keeps_w`, `kept_b`):
+    /// RMSNorm's `w`, LayerNorm's `w` and its first vectors of `b`. No more: what a launch asks and leaves
     /// unused is L1 its SM lacks (the warp kernels' 32 blocks an SM asking the slots, 48 KiB:
     /// LayerNorm BF16 at 32768 x 1024 1.1 and 1.5 % slower in two of the peers' rotations,
     /// elsewhere within about 1 %, results/rows/5b88863/experiments).
     pub const fn shared_bytes(self, op: Op, threads: u32) -> u32 {
-        if matches!(self, Schedule::Warp) {
+        if matches!(self, Schedule::Narrow | Schedule::Warp) {
             return 0;
         }
         let kept = match (self, op) {
@@ -233,7 +239,7 @@ impl Schedule {
         let vectors = cols.div_ceil(per_vector(dtype));
         let per_thread = self.vectors() as u64;
         let (blocks, threads, cluster) = match self {
-            Schedule::Warp => (
+            Schedule::Narrow | Schedule::Warp => (
                 rows.div_ceil(WARP_ROWS_PER_BLOCK as u64),
                 32 * WARP_ROWS_PER_BLOCK,
                 1,
@@ -268,7 +274,9 @@ impl Schedule {
 
 /// The schedule the lab picks for `op`'s rows of `cols` elements of `dtype`, the first that
 /// holds the row in as many threads as it is taken for:
-/// - a warp while the row fits one (2 KiB);
+/// - the narrow warp while the row fits it (1 KiB), then the warp (2 KiB): the fewest
+///   vectors a lane that hold the row (`launch::rows::NARROW_VECTORS` says what the
+///   narrower kernel buys);
 /// - a block while one holds it with room for a second on its SM: 1024 threads (64 KiB)
 ///   where its kernel is lean ([`Op::block_is_lean`]), else 512 (32 KiB);
 /// - the wide block: 512 threads (64 KiB, two an SM), or 1024 (128 KiB, alone on its SM)
@@ -290,14 +298,14 @@ pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
 }
 
 /// The largest block the lab launches `op`'s kernel of `schedule` in, for rows of `dtype`
-/// ([`chosen`] takes the schedule up to it): the warp schedule's `WARP_ROWS_PER_BLOCK` warps;
+/// ([`chosen`] takes the schedule up to it): the warp schedules' `WARP_ROWS_PER_BLOCK` warps;
 /// a block of 1024 threads where the op's block kernel is lean ([`Op::block_is_lean`]), else
 /// 512, room for a second on its SM; the wide block of 1024 where the op reads no weights,
 /// else 512; a cluster's blocks ([`cluster_threads`]).
 pub fn largest_block(op: Op, schedule: Schedule, dtype: Dtype) -> u32 {
     let half = BLOCK_MAX_THREADS / 2;
     match schedule {
-        Schedule::Warp => 32 * WARP_ROWS_PER_BLOCK,
+        Schedule::Narrow | Schedule::Warp => 32 * WARP_ROWS_PER_BLOCK,
         Schedule::Block if !op.block_is_lean() => half,
         Schedule::Block => BLOCK_MAX_THREADS,
         Schedule::Wide if op.weights() > 0 => half,
@@ -331,7 +339,7 @@ mod tests {
             assert_eq!(
                 picks(op),
                 [
-                    (512, "warp", "warp"),
+                    (512, "warp", "narrow"),
                     (1024, "block", "warp"),
                     (4096, "block", "block"),
                     (8192, "block", "block"),
@@ -345,6 +353,14 @@ mod tests {
                     (262144, "cluster", "cluster"),
                 ]
             );
+        }
+        // The narrow warp to 1 KiB, then the warp: each op, each type.
+        for op in Op::ALL {
+            for (d, narrow) in [(Dtype::F32, 256), (Dtype::Bf16, 512)] {
+                assert_eq!(chosen(op, 1, d), Some(Schedule::Narrow));
+                assert_eq!(chosen(op, narrow, d), Some(Schedule::Narrow));
+                assert_eq!(chosen(op, narrow + 1, d), Some(Schedule::Warp));
+            }
         }
         // LayerNorm's block past 512 threads is its wide block; past 64 KiB, a cluster.
         assert_eq!(picks(Op::LayerNorm)[4], (32768, "cluster", "wide"));
@@ -382,7 +398,9 @@ mod tests {
                     let held =
                         l.threads as u64 * l.cluster as u64 * s.vectors() as u64 * per_vector(d);
                     let per_row = match s {
-                        Schedule::Warp => 32 * s.vectors() as u64 * per_vector(d),
+                        Schedule::Narrow | Schedule::Warp => {
+                            32 * s.vectors() as u64 * per_vector(d)
+                        }
                         _ => held,
                     };
                     assert!(per_row >= cols, "{s:?} {d} cols {cols}: {l:?}");
@@ -446,9 +464,16 @@ mod tests {
             let b = Schedule::Block.launch(op, 16384, 4096, Dtype::F32).unwrap();
             assert_eq!(b.shared_bytes, SHARED_BYTES);
             // A warp's rows merge by shuffles alone: no shared memory asked.
-            let w = Schedule::Warp.launch(op, 65536, 512, Dtype::Bf16).unwrap();
-            assert_eq!(w.shared_bytes, 0);
+            for s in [Schedule::Narrow, Schedule::Warp] {
+                let w = s.launch(op, 65536, 512, Dtype::Bf16).unwrap();
+                assert_eq!((w.blocks, w.threads, w.shared_bytes), (32768, 64, 0));
+            }
         }
+        // The narrow warp: half the warp's row, in the same launch.
+        assert_eq!(
+            2 * Schedule::Narrow.max_cols(Dtype::Bf16),
+            Schedule::Warp.max_cols(Dtype::Bf16)
+        );
     }
 
     #[test]

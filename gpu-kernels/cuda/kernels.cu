@@ -22,6 +22,7 @@
     !defined(LAB_TRANSPOSE_TILE) || !defined(LAB_TRANSPOSE_ROWS_PER_PASS) ||                  \
     !defined(LAB_STREAM_FMA_CHAINS) ||                         \
     !defined(LAB_STREAM_FMA_UNROLL) || !defined(LAB_ROWS_WARP_VECTORS) ||                      \
+    !defined(LAB_ROWS_NARROW_VECTORS) ||                                                       \
     !defined(LAB_ROWS_BLOCK_VECTORS) || !defined(LAB_ROWS_CLUSTER_VECTORS) ||                  \
     !defined(LAB_ROWS_SLOT_WORDS)
 #error "launch constants missing (-DLAB_*): build with cargo xtask ptx or cargo xtask dist"
@@ -310,6 +311,7 @@ namespace rows {
 namespace cg = cooperative_groups;
 
 constexpr unsigned WARP_VECTORS = LAB_ROWS_WARP_VECTORS;
+constexpr unsigned NARROW_VECTORS = LAB_ROWS_NARROW_VECTORS;
 constexpr unsigned BLOCK_VECTORS = LAB_ROWS_BLOCK_VECTORS;
 constexpr unsigned CLUSTER_VECTORS = LAB_ROWS_CLUSTER_VECTORS;
 constexpr unsigned SLOT_WORDS = LAB_ROWS_SLOT_WORDS;
@@ -579,6 +581,8 @@ __device__ __forceinline__ void softmax(const typename E::T* x, typename E::T* y
 using rows::BF16;
 using rows::F32;
 using rows::Group;
+ROWS_SOFTMAX(softmax_narrow_f32, F32, Group::Warp, rows::NARROW_VECTORS)
+ROWS_SOFTMAX(softmax_narrow_bf16, BF16, Group::Warp, rows::NARROW_VECTORS)
 ROWS_SOFTMAX(softmax_warp_f32, F32, Group::Warp, rows::WARP_VECTORS)
 ROWS_SOFTMAX(softmax_warp_bf16, BF16, Group::Warp, rows::WARP_VECTORS)
 ROWS_SOFTMAX(softmax_block_f32, F32, Group::Block, rows::BLOCK_VECTORS)

@@ -120,6 +120,14 @@ pub mod rows {
     /// Warp per row: 16-byte vectors each lane holds (a row of up to 32 × 4 × 16 B = 2 KiB:
     /// 512 f32, 1024 bf16; 32 registers a thread, so 64 warps, 64 rows, fit on an SM).
     pub const WARP_VECTORS: u32 = 4;
+    /// Narrow warp per row: 16-byte vectors each lane holds (rows of up to 1 KiB: 256 f32,
+    /// 512 bf16). A kernel's registers are sized for the vectors it may hold, not those the
+    /// row has: LayerNorm's bf16 warp kernel, sized for 4, takes 40 registers, 48 warps an SM
+    /// where 32 registers leave 64, so a row of 512 bf16 (2 vectors a lane) loads with a
+    /// quarter fewer rows in flight. On the H200 the narrow kernels (30–32 registers) took
+    /// LayerNorm bf16 at 65536 × 512 from 0.95–0.96 to 0.98–1.00 x copy, RMSNorm 0.99–1.00 →
+    /// 1.00, softmax 1.01 → 1.01–1.02 (results/rows/3d6381d/experiments).
+    pub const NARROW_VECTORS: u32 = 2;
     /// Warp per row: warps (rows) per block. A block's slot on its SM is freed when its last
     /// warp finishes, so its other warps' slots wait idle on its slowest row: the fewer warps
     /// a block the less waits, down to 2, where the SM's 32 blocks still hold its 64 warps

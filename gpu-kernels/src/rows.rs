@@ -13,7 +13,9 @@
 //! # Schedules
 //! A *group* of threads holds one row, each thread `L` 16-byte vectors of it (4 f32 or 8 BF16
 //! each, [`Elem`]) in registers from its one load to its one store:
-//! - [`Warp`]: a warp per row (short rows), the reduction five shuffles;
+//! - [`Warp`]: a warp per row (short rows), the reduction five shuffles (the *narrow* warp:
+//!   the same group, half the vectors a lane, so the rows of up to 1 KiB keep every lane's
+//!   registers, and the SM's warps, to what they hold);
 //! - [`Block`]: a block per row, warp shuffles → one shared slot per warp → one barrier →
 //!   shuffles again (the *wide* block: the same group, twice the vectors a thread, so two
 //!   blocks of 512 hold what one block of 1024 does, or one of 1024 a row twice as long);
@@ -48,7 +50,8 @@
 //!
 //! # Launch (`catalog::rows` computes it from `cols`)
 //! - warp: blocks of `32 · WARP_ROWS_PER_BLOCK` threads, `ceil(rows / WARP_ROWS_PER_BLOCK)`
-//!   blocks, `cols ≤ 32 · WARP_VECTORS · V`;
+//!   blocks, `cols ≤ 32 · WARP_VECTORS · V`; the narrow warp (`<op>_narrow_*`) the same with
+//!   `NARROW_VECTORS`;
 //! - block: `rows` blocks of `T` threads (a multiple of 32, at most `BLOCK_MAX_THREADS`),
 //!   `cols ≤ T · BLOCK_VECTORS · V`; the wide block (`<op>_wide_*`, the [`Block`] group) the
 //!   same with `WIDE_VECTORS` in at most `WIDE_MAX_THREADS`;
@@ -92,7 +95,11 @@ macro_rules! upto16 {
 
 // `upto16!` unrolls at most sixteen vectors per thread, elements per vector and statistic words.
 const _: () = assert!(
-    WARP_VECTORS <= 16 && BLOCK_VECTORS <= 16 && WIDE_VECTORS <= 16 && CLUSTER_VECTORS <= 16
+    NARROW_VECTORS <= 16
+        && WARP_VECTORS <= 16
+        && BLOCK_VECTORS <= 16
+        && WIDE_VECTORS <= 16
+        && CLUSTER_VECTORS <= 16
 );
 const _: () = assert!(SLOT_WORDS >= 3);
 
@@ -471,6 +478,12 @@ macro_rules! row_entries {
 }
 
 row_entries! {
+    softmax_narrow_f32 = Softmax, Warp, f32, NARROW_VECTORS;
+    softmax_narrow_bf16 = Softmax, Warp, Bf16, NARROW_VECTORS;
+    rmsnorm_narrow_f32 = RmsNorm, Warp, f32, NARROW_VECTORS;
+    rmsnorm_narrow_bf16 = RmsNorm, Warp, Bf16, NARROW_VECTORS;
+    layernorm_narrow_f32 = LayerNorm, Warp, f32, NARROW_VECTORS;
+    layernorm_narrow_bf16 = LayerNorm, Warp, Bf16, NARROW_VECTORS;
     softmax_warp_f32 = Softmax, Warp, f32, WARP_VECTORS;
     softmax_warp_bf16 = Softmax, Warp, Bf16, WARP_VECTORS;
     softmax_block_f32 = Softmax, Block, f32, BLOCK_VECTORS;

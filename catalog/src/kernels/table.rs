@@ -223,7 +223,7 @@ const fn row_kernel(
     about: &'static str,
 ) -> Kernel {
     let threads = match schedule {
-        Schedule::Warp => 32 * rows::WARP_ROWS_PER_BLOCK,
+        Schedule::Narrow | Schedule::Warp => 32 * rows::WARP_ROWS_PER_BLOCK,
         Schedule::Block => rows::BLOCK_MAX_THREADS,
         Schedule::Wide => rows::WIDE_MAX_THREADS,
         Schedule::Cluster => rows::CLUSTER_THREADS,
@@ -966,6 +966,12 @@ pub const KERNELS: &[Kernel] = &[
     ),
     // The row-wise family (the chapter's Part II): each operation in each schedule.
     row_kernel(
+        "softmax_narrow",
+        (Op::Softmax, Schedule::Narrow),
+        ALL_COMPILERS,
+        "softmax, a warp per row of up to 1 KiB, 2 vectors a lane: the registers such a row needs, every warp an SM holds",
+    ),
+    row_kernel(
         "softmax_warp",
         (Op::Softmax, Schedule::Warp),
         ALL_COMPILERS,
@@ -990,6 +996,12 @@ pub const KERNELS: &[Kernel] = &[
         "softmax, a cluster per row: each block's statistic through distributed shared memory",
     ),
     row_kernel(
+        "rmsnorm_narrow",
+        (Op::RmsNorm, Schedule::Narrow),
+        RUST_ONLY,
+        "RMSNorm, a warp per row of up to 1 KiB, 2 vectors a lane: the registers such a row needs, every warp an SM holds",
+    ),
+    row_kernel(
         "rmsnorm_warp",
         (Op::RmsNorm, Schedule::Warp),
         RUST_ONLY,
@@ -1012,6 +1024,12 @@ pub const KERNELS: &[Kernel] = &[
         (Op::RmsNorm, Schedule::Cluster),
         LLVM_ONLY,
         "RMSNorm, a cluster per row through distributed shared memory",
+    ),
+    row_kernel(
+        "layernorm_narrow",
+        (Op::LayerNorm, Schedule::Narrow),
+        RUST_ONLY,
+        "LayerNorm, a warp per row of up to 1 KiB, 2 vectors a lane: the registers such a row needs, every warp an SM holds",
     ),
     row_kernel(
         "layernorm_warp",

@@ -279,7 +279,7 @@ mod tests {
                 assert_eq!(op_schedule(k).unwrap(), (op, s));
             }
         }
-        assert_eq!(row_kernels().count(), 12);
+        assert_eq!(row_kernels().count(), 15);
         assert!(op_schedule(catalog::kernels::find("reduce_v6").unwrap()).is_err());
     }
 

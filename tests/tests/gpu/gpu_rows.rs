@@ -38,7 +38,7 @@ fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
     ];
     match s {
         // 1001 rows: the last block's warps partly past the last row.
-        Schedule::Warp => out.extend([(1001, 64), (9, per_warp - v)]),
+        Schedule::Narrow | Schedule::Warp => out.extend([(1001, 64), (9, per_warp - v)]),
         Schedule::Block | Schedule::Wide => {
             out.extend([(3, per_warp + v), (3, 2 * per_warp), (2, 16 * per_warp + v)])
         }

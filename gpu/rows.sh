@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# On the GPU machine (no cargo): the row-wise family (softmax, RMSNorm, LayerNorm; warp, block
-# and cluster schedules; f32 and bf16) in one batch: its GPU tests; one `lab run` of every
-# kernel (what the profilers launch); the bench at the seven shapes and both types on
+# On the GPU machine (no cargo): the row-wise family (softmax, RMSNorm, LayerNorm; narrow warp,
+# warp, block, wide and cluster schedules; f32 and bf16) in one batch: its GPU tests; one `lab
+# run` of every kernel (what the profilers launch); the bench at the issue's seven shapes and both types on
 # llvm, nvvm and nvcc, the D2D copy of each matrix measured in the same run; then the
 # special-value test under compute-sanitizer's four tools (every kernel, both types, both paths,
 # every backend). Everything goes under the output folder: the logs, the results file (lab

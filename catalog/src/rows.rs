@@ -190,10 +190,10 @@ impl Schedule {
     /// Dynamic shared memory of a launch of `op` in this schedule with blocks of `threads`:
     /// none for a warp's rows (narrow or not), which merge by shuffles alone; the merges'
     /// slots, and in a cluster the threads' kept vectors (`rows.rs`'s `keeps_w`, `kept_b`):
-    /// RMSNorm's `w`, LayerNorm's `w` and its first vectors of `b`. No more: what a launch asks and leaves
-    /// unused is L1 its SM lacks (the warp kernels' 32 blocks an SM asking the slots, 48 KiB:
-    /// LayerNorm BF16 at 32768 x 1024 1.1 and 1.5 % slower in two of the peers' rotations,
-    /// elsewhere within about 1 %, results/rows/5b88863/experiments).
+    /// RMSNorm's `w`, LayerNorm's `w` and its first vectors of `b`. No more: what a launch
+    /// asks and leaves unused is L1 its SM lacks (the warp kernels' 32 blocks an SM asking the
+    /// slots, 48 KiB: LayerNorm BF16 at 32768 x 1024 1.1 and 1.5 % slower in two of the peers'
+    /// rotations, elsewhere within about 1 %, results/rows/5b88863/experiments).
     pub const fn shared_bytes(self, op: Op, threads: u32) -> u32 {
         if matches!(self, Schedule::Narrow | Schedule::Warp) {
             return 0;

@@ -124,9 +124,10 @@ pub mod rows {
     /// 512 bf16). A kernel's registers are sized for the vectors it may hold, not those the
     /// row has: LayerNorm's bf16 warp kernel, sized for 4, takes 40 registers, 48 warps an SM
     /// where 32 registers leave 64, so a row of 512 bf16 (2 vectors a lane) loads with a
-    /// quarter fewer rows in flight. On the H200 the narrow kernels (30–32 registers) took
-    /// LayerNorm bf16 at 65536 × 512 from 0.95–0.96 to 0.98–1.00 x copy, RMSNorm 0.99–1.00 →
-    /// 1.00, softmax 1.01 → 1.01–1.02 (results/rows/3d6381d/experiments).
+    /// quarter fewer rows in flight. On the H200 the narrow kernels (24–32 registers) took
+    /// LayerNorm bf16 at 65536 × 512 from 0.95–0.96 to 0.976–0.995 x copy and softmax up by
+    /// 0.3–1.2 %; RMSNorm, whose warp kernel kept to 32 already, moved within 1 % (four runs:
+    /// results/rows/3d6381d/experiments, results/rows/979852d).
     pub const NARROW_VECTORS: u32 = 2;
     /// Warp per row: warps (rows) per block. A block's slot on its SM is freed when its last
     /// warp finishes, so its other warps' slots wait idle on its slowest row: the fewer warps

@@ -9,9 +9,10 @@ reference before it is timed; one that fails or raises is recorded as an error, 
 Timing: CUDA events around each launch, after a spin kernel (torch.cuda._sleep) that keeps
 the GPU busy while the host enqueues the launch, so the events time the device work and not
 the host's Python, and a fill of an output-sized buffer (the L2 as the lab's bench leaves it
-when it poisons an output before each timed launch). Implementations alternate in a shuffled
-order each round (none follows itself), with no L2 flush: every tensor here is at least 64 MB.
-Median of --reps rounds.
+when it poisons an output before each timed launch; --l2 clean then reads twice the L2's size
+of another buffer, so the launch pays no write-back of the fill's lines). Implementations
+alternate in a shuffled order each round (none follows itself), with no L2 flush: every tensor
+here is at least 64 MB. Median of --reps rounds.
 
 Constants every implementation (and the lab's Rust kernels) uses:
   LayerNorm eps = 1e-5 (PyTorch's default), RMSNorm eps = 1e-6; weight and bias random.
@@ -179,6 +180,14 @@ def parser():
     p.add_argument("--warmup", type=int, default=MIN_WARMUP, help=f"untimed rounds first (>= {MIN_WARMUP})")
     p.add_argument("--seed", type=int, default=0, help="inputs' and rounds' seed")
     p.add_argument(
+        "--l2",
+        choices=("dirty", "clean"),
+        default="dirty",
+        help="what the L2 holds at each timed launch: dirty (default), the lines of an "
+        "output-sized fill, whose write-back the launch pays; clean, the same fill then a read "
+        "of twice the L2's size, so the launch evicts only clean lines",
+    )
+    p.add_argument(
         "--device",
         default="cuda",
         choices=("cuda", "cpu"),
@@ -218,6 +227,7 @@ def run(args, backend, command, log=sys.stderr):
         "warmup": args.warmup,
         "seed": args.seed,
         "device": args.device,
+        "l2": args.l2,
         "eps": EPS,
         "rtol": RTOL,
         **facts.pop("config", {}),
@@ -261,7 +271,9 @@ def main(argv=None):
     except ImportError as e:
         sys.exit(f"error: {e}: run peers.py where torch and triton are installed (the GPU machine)")
     try:
-        backend = torch_peers.Backend(args.device, args.seed, lab=args.lab and (args.lab, args.ptx))
+        backend = torch_peers.Backend(
+            args.device, args.seed, lab=args.lab and (args.lab, args.ptx), l2=args.l2
+        )
     except (torch_peers.NoDevice, torch_peers.LabError) as e:
         sys.exit(f"error: {e}")
     command = shlex.join([os.path.basename(sys.executable), sys.argv[0], *argv])

@@ -132,11 +132,13 @@ def text_table(doc):
     impls = [i for i in (*LAB, *IMPLEMENTATIONS) if any(r["implementation"] == i for r in rows)]
     l2 = device.get("l2_bytes")
     spin_us = doc["config"].get("spin_us")
+    clean = doc["config"].get("l2") == "clean"
     lines = [
         f"peers: {device.get('name')}, driver {device.get('driver_version')}, torch {versions.get('torch')}, "
         f"triton {versions.get('triton')}, liger {versions.get('liger')}; {doc.get('date')}",
         "each cell: GB/s (one read + one write of the tensor) and x the D2D copy of the same "
-        "tensor in the same rotation; * = best peer",
+        "tensor in the same rotation; * = best peer"
+        + ("; L2 clean at each launch (--l2 clean)" if clean else ""),
     ]
     table = [["op", "rows x cols", "dtype", "copy GB/s", *impls, "best peer"]]
     errors = []
@@ -147,7 +149,7 @@ def text_table(doc):
         copy = by_impl.get(COPY)
         tensor_bytes = copy["bytes"] // 2 if copy else None
         mark = ""
-        if l2 and tensor_bytes is not None and tensor_bytes < L2_MULTIPLE * l2:
+        if l2 and not clean and tensor_bytes is not None and tensor_bytes < L2_MULTIPLE * l2:
             mark, small = " +", True
         cells = [op, f"{nrows} x {ncols}{mark}", dtype, _gbps_cell(copy)]
         for impl in impls:

@@ -206,6 +206,8 @@ class Options(unittest.TestCase):
         self.assertEqual(peers.cases(args)[0], ("layernorm", 65536, 512, "f32"))
         self.assertEqual(len(peers.cases(peers.options([]))), 3 * 7 * 2)
         self.assertEqual(peers.options(["--shapes", "3x5,1x262144"]).shapes, ((3, 5), (1, 262144)))
+        self.assertEqual(peers.options([]).l2, "dirty")
+        self.assertEqual(peers.options(["--l2", "clean"]).l2, "clean")
 
     def test_bad_values_are_refused(self):
         for argv in (
@@ -216,6 +218,7 @@ class Options(unittest.TestCase):
             ["--ops", "gelu"],
             ["--impls", "cub"],
             ["--dtypes", "f16"],
+            ["--l2", "cold"],
         ):
             with self.subTest(argv=argv):
                 self.parse_fails(argv)
@@ -316,6 +319,15 @@ class Table(unittest.TestCase):
         self.assertIn("65536 x 512 +", table)
         self.assertNotIn("32768 +", table)
         self.assertIn("+ tensor under 4x the L2 (60 MiB)", table)
+        self.assertNotIn("L2 clean", table)
+
+    def test_a_clean_l2_run_says_so_and_marks_no_tensor(self):
+        argv = ["--ops", "softmax", "--dtypes", "bf16", "--shapes", "65536x512", "--l2", "clean"]
+        doc, _ = run(argv, FakeBackend())
+        self.assertEqual(doc["config"]["l2"], "clean")
+        table = report.text_table(doc)
+        self.assertIn("L2 clean at each launch (--l2 clean)", table)
+        self.assertNotIn("65536 x 512 +", table)
 
 
 if __name__ == "__main__":

@@ -103,13 +103,29 @@ def _version(dist):
         return None
 
 
+# What the L2 holds at each timed launch (peers.py --l2).
+L2_STATES = {
+    "dirty": "spin, then fill an output-sized buffer",
+    "clean": "spin, then fill an output-sized buffer, then read twice the L2's size of another",
+}
+
+
 class Backend:
-    def __init__(self, device, seed, lab=None):
-        """lab: (the lab's rows-<stem>.json, its PTX folder), to time the lab's kernels too."""
+    def __init__(self, device, seed, lab=None, l2="dirty"):
+        """lab: (the lab's rows-<stem>.json, its PTX folder), to time the lab's kernels too.
+        l2: a key of L2_STATES."""
         if device == "cuda" and not torch.cuda.is_available():
             raise NoDevice("no CUDA device: run peers.py on the GPU machine (gpu/rows/README.md)")
         self.device = device
         self.seed = seed
+        self.l2 = l2
+        # "clean": read after the fill, this buffer's lines displace the fill's dirty ones (their
+        # write-back happens then, before the start event) and leave the L2 holding clean lines,
+        # as the lab's cold flush does (host/src/bench/measure/flush.rs).
+        self.clean = None
+        if l2 == "clean" and device == "cuda":
+            l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
+            self.clean = torch.ones(2 * l2_bytes // 4, device=device)
         self.lab = LabKernels(*lab) if lab else None
         torch.set_grad_enabled(False)
         try:
@@ -170,7 +186,7 @@ class Backend:
             "config": {
                 "spin_cycles": self.spin_cycles,
                 "spin_us": self.spin_us,
-                "before_launch": "spin, then fill an output-sized buffer",
+                "before_launch": L2_STATES[self.l2],
             },
         }
 
@@ -275,6 +291,8 @@ class Case:
         for runner, (start, end) in zip(runners, events, strict=True):
             torch.cuda._sleep(spin)
             self.poison.fill_(float("nan"))
+            if self.backend.clean is not None:
+                self.backend.clean.sum()
             t0 = time.perf_counter()
             start.record()
             try:

@@ -51,6 +51,9 @@ pub struct Case {
     pub cells: BTreeMap<String, Cell>,
     /// The peers' best × copy, and which peer it was.
     pub best_peer: Option<(String, f64)>,
+    /// What the L2 held at the peers' timed launches (`peers.py --l2`: `dirty`, `clean`), where
+    /// a peers file gave this case cells.
+    pub peers_l2: Option<String>,
 }
 
 impl Case {
@@ -100,6 +103,25 @@ struct LabRow {
 #[derive(serde::Deserialize)]
 struct PeersFile {
     rows: Vec<PeerRow>,
+    #[serde(default)]
+    config: PeersConfig,
+}
+
+#[derive(serde::Deserialize)]
+struct PeersConfig {
+    /// Files from before `--l2` existed were timed as `dirty` is.
+    #[serde(default = "dirty")]
+    l2: String,
+}
+
+impl Default for PeersConfig {
+    fn default() -> Self {
+        PeersConfig { l2: dirty() }
+    }
+}
+
+fn dirty() -> String {
+    "dirty".into()
 }
 
 #[derive(serde::Deserialize)]
@@ -135,6 +157,7 @@ pub fn build(lab_json: &str, peers_json: Option<&str>) -> Result<Vec<Case>> {
                     dtype: dtype.to_string(),
                     cells: BTreeMap::new(),
                     best_peer: None,
+                    peers_l2: None,
                 });
                 cases.len() - 1
             }
@@ -168,6 +191,7 @@ pub fn build(lab_json: &str, peers_json: Option<&str>) -> Result<Vec<Case>> {
                 .find(|(i, _)| *i == r.implementation)
                 .map_or(r.implementation.as_str(), |(_, cell)| cell);
             let i = at(&mut cases, &r.op, r.rows, r.cols, &r.dtype);
+            cases[i].peers_l2 = Some(peers.config.l2.clone());
             cases[i].cells.insert(
                 name.to_string(),
                 Cell {
@@ -235,12 +259,16 @@ pub fn text(cases: &[Case]) -> String {
     };
     let (roof, n) = held(&|c| c.rust_x_copy().map(|x| x >= 0.90));
     let (peer, m) = held(&Case::rust_at_least_best_peer);
-    let method = if rotation {
+    let mut method = if rotation {
         "; rust in peers' run: the same kernels and launches timed by the peers' script in its \
          own rotation, x its copy (the slower compiler): the peer verdict is taken by it"
+            .to_string()
     } else {
-        ""
+        String::new()
     };
+    if cases.iter().any(|c| c.peers_l2.as_deref() == Some("clean")) {
+        method += "; the peers timed with the L2 clean at each launch (peers.py --l2 clean)";
+    }
     format!(
         "each cell: GB/s (one read and one write of the matrix) and x the D2D copy of the same \
          matrix in its own run; Rust: the slower of the two compilers, the schedule the \
@@ -443,5 +471,35 @@ mod tests {
         // Without the peers' run of Rust, the lab's own cell decides.
         let alone = build(lab, None).unwrap();
         assert_eq!(alone[0].rust_at_least_best_peer(), None);
+    }
+
+    #[test]
+    fn a_peers_run_with_the_l2_clean_is_named_in_the_table() {
+        let lab = r#"{"rows": [
+            {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "rust-llvm",
+             "schedule": "warp", "chosen": true, "median_us": 1.0, "gbps": 3900.0, "x_copy": 0.95, "cache": "hot"}
+        ]}"#;
+        let peers = |config: &str| {
+            format!(
+                r#"{{{config} "rows": [
+                {{"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "compile",
+                 "median_us": 1.0, "gbps": 3950.0, "x_copy": 0.96, "ok": true}}
+            ]}}"#
+            )
+        };
+        let clean = build(lab, Some(&peers(r#""config": {"l2": "clean"},"#))).unwrap();
+        assert_eq!(clean[0].peers_l2.as_deref(), Some("clean"));
+        assert!(text(&clean).contains("L2 clean"), "{}", text(&clean));
+        // A file from before `--l2` was timed dirty, as one that says so.
+        for config in [
+            "",
+            r#""config": {"reps": 30},"#,
+            r#""config": {"l2": "dirty"},"#,
+        ] {
+            let dirty = build(lab, Some(&peers(config))).unwrap();
+            assert_eq!(dirty[0].peers_l2.as_deref(), Some("dirty"), "{config}");
+            assert!(!text(&dirty).contains("L2 clean"));
+        }
+        assert_eq!(build(lab, None).unwrap()[0].peers_l2, None);
     }
 }

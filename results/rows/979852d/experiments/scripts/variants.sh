@@ -4,8 +4,10 @@
 #   dist/exp/rows-{block,wide}.json  979852d's rows file with the block (or wide) schedule marked
 #                                    chosen for every case of 512 and 1024 columns where the lab
 #                                    ran it: the peers' rotation then launches that schedule
-#   dist/variant/en/ptx              dist/ptx with every createpolicy ... evict_last made
-#                                    evict_normal (only the row kernels create a policy)
+#   dist/variant/en/{lab,MANIFEST.txt,ptx}
+#                                    dist/ptx with every createpolicy ... evict_last made
+#                                    evict_normal (only the row kernels create a policy), beside
+#                                    a copy of the lab, which loads the PTX beside it
 set -eu
 mkdir -p dist/exp dist/variant/en
 python3 - <<'PY'
@@ -21,7 +23,7 @@ for alt in ("block", "wide"):
             r["chosen"] = r["schedule"] == alt
     json.dump(doc, open(f"dist/exp/rows-{alt}.json", "w"))
 PY
-rm -rf dist/variant/en/ptx && cp -r dist/ptx dist/variant/en/
+rm -rf dist/variant/en/ptx && cp -r dist/ptx dist/lab dist/MANIFEST.txt dist/variant/en/
 for c in llvm nvvm; do
     f=dist/variant/en/ptx/$c/gpu_kernels.ptx.gz
     zcat "dist/ptx/$c/gpu_kernels.ptx.gz" |

@@ -107,21 +107,17 @@ struct PeersFile {
     config: PeersConfig,
 }
 
+/// A field a file lacks takes its default: files from before `--l2` were timed as `dirty` is.
 #[derive(serde::Deserialize)]
+#[serde(default)]
 struct PeersConfig {
-    /// Files from before `--l2` existed were timed as `dirty` is.
-    #[serde(default = "dirty")]
     l2: String,
 }
 
 impl Default for PeersConfig {
     fn default() -> Self {
-        PeersConfig { l2: dirty() }
+        PeersConfig { l2: "dirty".into() }
     }
-}
-
-fn dirty() -> String {
-    "dirty".into()
 }
 
 #[derive(serde::Deserialize)]
@@ -434,12 +430,14 @@ mod tests {
         assert!(build("[]", None).is_err());
     }
 
+    /// A lab rows file of one chosen rust-llvm row (softmax 8 x 512 f32, 0.95 x copy).
+    const ONE_RUST_ROW: &str = r#"{"rows": [
+        {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "rust-llvm",
+         "schedule": "warp", "chosen": true, "median_us": 1.0, "gbps": 3900.0, "x_copy": 0.95, "cache": "hot"}
+    ]}"#;
+
     #[test]
     fn the_peer_verdict_takes_the_rust_kernels_timed_in_the_peers_run() {
-        let lab = r#"{"rows": [
-            {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "rust-llvm",
-             "schedule": "warp", "chosen": true, "median_us": 1.0, "gbps": 3900.0, "x_copy": 0.95, "cache": "hot"}
-        ]}"#;
         let peers = |rust: f64| {
             format!(
                 r#"{{"rows": [
@@ -451,7 +449,7 @@ mod tests {
             )
         };
         // The lab's own run puts Rust behind (0.95 < 0.96); the peers' run, one method, ahead.
-        let cases = build(lab, Some(&peers(0.97))).unwrap();
+        let cases = build(ONE_RUST_ROW, Some(&peers(0.97))).unwrap();
         let c = &cases[0];
         assert_eq!(c.cells["rust-llvm"].x_copy, 0.95, "the lab's cell is kept");
         assert_eq!(c.rust_in_rotation(), Some(0.97));
@@ -466,19 +464,15 @@ mod tests {
         assert_eq!(series.last().unwrap().name, "rust in peers' run");
         assert_eq!(series.last().unwrap().values, vec![Some(0.97)]);
         // And behind where the peers' run says so.
-        let cases = build(lab, Some(&peers(0.95))).unwrap();
+        let cases = build(ONE_RUST_ROW, Some(&peers(0.95))).unwrap();
         assert_eq!(cases[0].rust_at_least_best_peer(), Some(false));
         // Without the peers' run of Rust, the lab's own cell decides.
-        let alone = build(lab, None).unwrap();
+        let alone = build(ONE_RUST_ROW, None).unwrap();
         assert_eq!(alone[0].rust_at_least_best_peer(), None);
     }
 
     #[test]
     fn a_peers_run_with_the_l2_clean_is_named_in_the_table() {
-        let lab = r#"{"rows": [
-            {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "rust-llvm",
-             "schedule": "warp", "chosen": true, "median_us": 1.0, "gbps": 3900.0, "x_copy": 0.95, "cache": "hot"}
-        ]}"#;
         let peers = |config: &str| {
             format!(
                 r#"{{{config} "rows": [
@@ -487,7 +481,7 @@ mod tests {
             ]}}"#
             )
         };
-        let clean = build(lab, Some(&peers(r#""config": {"l2": "clean"},"#))).unwrap();
+        let clean = build(ONE_RUST_ROW, Some(&peers(r#""config": {"l2": "clean"},"#))).unwrap();
         assert_eq!(clean[0].peers_l2.as_deref(), Some("clean"));
         assert!(text(&clean).contains("L2 clean"), "{}", text(&clean));
         // A file from before `--l2` was timed dirty, as one that says so.
@@ -496,10 +490,10 @@ mod tests {
             r#""config": {"reps": 30},"#,
             r#""config": {"l2": "dirty"},"#,
         ] {
-            let dirty = build(lab, Some(&peers(config))).unwrap();
+            let dirty = build(ONE_RUST_ROW, Some(&peers(config))).unwrap();
             assert_eq!(dirty[0].peers_l2.as_deref(), Some("dirty"), "{config}");
             assert!(!text(&dirty).contains("L2 clean"));
         }
-        assert_eq!(build(lab, None).unwrap()[0].peers_l2, None);
+        assert_eq!(build(ONE_RUST_ROW, None).unwrap()[0].peers_l2, None);
     }
 }

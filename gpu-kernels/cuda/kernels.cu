@@ -345,12 +345,17 @@ struct BF16 {
     }
 };
 
-// The L2 policy that keeps the lines a load brings in past the L2's other lines, and a 16-byte
-// load under it: the row is loaded as the Rust kernels load it (rows.rs's `load` says why a row
-// read once is loaded so).
+// The L2 policies of a row's loads, and a 16-byte load under one: the row is loaded as the Rust
+// kernels load it, `evict_last` (keep the lines past the L2's others) in a block or a cluster,
+// `evict_normal` in a warp (rows.rs's `load` says why).
 __device__ __forceinline__ std::uint64_t l2_evict_last() {
     std::uint64_t policy;
     asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    return policy;
+}
+__device__ __forceinline__ std::uint64_t l2_evict_normal() {
+    std::uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(policy));
     return policy;
 }
 __device__ __forceinline__ uint4 load_with(const uint4* p, std::uint64_t policy) {
@@ -506,7 +511,7 @@ __device__ __forceinline__ void softmax_row(const typename E::T* x, typename E::
     if (aligned) {
         unsigned vectors = cols / E::PER_VEC;
         uint4 held[L];
-        std::uint64_t policy = l2_evict_last();
+        std::uint64_t policy = G == Group::Warp ? l2_evict_normal() : l2_evict_last();
         for (unsigned j = 0; j < L; ++j) {
             unsigned i = first + j * threads;
             held[j] = i < vectors ? load_with(reinterpret_cast<const uint4*>(x) + i, policy)

@@ -44,7 +44,8 @@
 //! - `rows`, `cols`; `eps`: added to the variance (the norms).
 //!
 //! When `x`, `y`, `w` and `b` are 16-byte aligned and `cols` is a multiple of the vector's
-//! elements, every access is a 16-byte `ld.global.nc.L2::cache_hint.v4` (under the L2 policy
+//! elements, every access is a 16-byte `ld.global.nc.L2::cache_hint.v4` (the row under the L2
+//! policy `evict_last` in a block or a cluster, `evict_normal` in a warp, the weights under
 //! `evict_last`: [`load`]) / `st.global.v4`; otherwise the same threads load and store element
 //! by element (correct, not fast).
 //!
@@ -147,14 +148,16 @@ fn each<E: Elem, const L: usize>(x: &[Words; L], at: Lanes, f: &mut dyn FnMut(f3
 /// docs/part2.md). A thread reads each of its vectors before it writes it and never again,
 /// so an `x` that is also `y` reads no stale line.
 ///
-/// The loads carry the L2 policy `evict_last` ([`l2_evict_last`]), though the row is never
-/// read again, as torch.compile's first pass over a row does: the L2 then keeps the dead lines
+/// In a block or a cluster ([`Group::ROW_EVICT_LAST`]) the loads carry the L2 policy
+/// `evict_last` ([`l2_evict_last`]), though the row is never read again, as torch.compile's
+/// first pass over a row does: the L2 then keeps the dead lines
 /// of `x` over the dirty lines of `y` the kernel writes, so those go back to DRAM sooner. On
 /// the H200 the same DRAM bytes went faster (ncu: DRAM active 82.6–83.5 % → 85.3–86.8 % in
 /// two block kernels): the block kernels at 16384 x 4096 and 8192 x 8192 +2.0–3.7 % (to
 /// 0.98–1.00 × copy), the softmax and RMSNorm clusters +2.8–4.1 %; under `evict_first`, 54 of
 /// 60 rows were slower (results/rows/1bb9ff0/experiments, results/rows/46a1023). Why the
-/// prompter write-back keeps the DRAM busier is not measured here.
+/// prompter write-back keeps the DRAM busier is not measured here. A warp's rows load under
+/// `evict_normal` ([`l2_evict_normal`]; [`Group::ROW_EVICT_LAST`] for [`Warp`] says why).
 ///
 /// With `G::LOADS_IN_ONE_RUN`, a vector past the row's end loads the row's last vector
 /// instead (and [`each`] and the stores skip it): the loads are one straight run, not one
@@ -172,7 +175,11 @@ fn each<E: Elem, const L: usize>(x: &[Words; L], at: Lanes, f: &mut dyn FnMut(f3
 unsafe fn load<E: Elem, G: Group, const L: usize>(row: *const E, at: Lanes) -> [Words; L] {
     let vectors = row as *const Vec4<u32>;
     let last = at.vectors - 1;
-    let policy = l2_evict_last();
+    let policy = if G::ROW_EVICT_LAST {
+        l2_evict_last()
+    } else {
+        l2_evict_normal()
+    };
     let mut x = [[0u32; 4]; L];
     upto16!(L, j, {
         let i = at.vector(j);
@@ -295,8 +302,8 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
     let mut held = load::<E, G, L>(x.add(start as usize), at);
     let r = O::row_of_held::<E, G, L>(seat, &mut held, at, cols, eps);
     let y = y.add(start as usize) as *mut Vec4<u32>;
-    // The weights, read again for every row, under the same policy as the row: the L2 keeps
-    // them past `y`'s lines.
+    // The weights, read again for every row, under `evict_last` whatever the row's policy:
+    // the L2 keeps them past the rows' lines.
     let policy = l2_evict_last();
     let weights = |p: *const E, used: bool, i: u32| {
         if used {

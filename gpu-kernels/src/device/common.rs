@@ -67,7 +67,7 @@ pub unsafe fn load4<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
 
 /// `ld.global.nc<qualifier>.v4.b32` of four 4-byte words at the generic pointer `$p`
 /// (converted with `cvta.to.global` first), as `Vec4<T>`; other sizes of `T` load plainly.
-/// With a `$policy` (from [`l2_evict_last`]), the load is under that L2 cache policy:
+/// With a `$policy` (from [`l2_evict_last`], [`l2_evict_normal`]), the load is under that L2 cache policy:
 /// `.L2::cache_hint`, the policy its last operand.
 macro_rules! load4_nc_with {
     (@hint $policy:expr) => {
@@ -114,22 +114,36 @@ pub unsafe fn load4_ro<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
     load4_nc_with!(p, "")
 }
 
-/// The L2 cache policy under which the lines an access brings in are evicted after the L2's
-/// other lines (`createpolicy.fractional.L2::evict_last.b64`, fraction 1: every line of the
-/// access), for [`load4_ro_with`]. A constant, held in uniform registers: make it once and
-/// pass it to each load.
-#[inline(always)]
-pub fn l2_evict_last() -> u64 {
-    let policy: u64;
-    // SAFETY: computes a value from constants; touches no memory.
-    unsafe {
-        asm!("createpolicy.fractional.L2::evict_last.b64 {p}, 1.0;",
-             p = out(reg64) policy, options(pure, nomem, nostack));
-    }
-    policy
+/// `createpolicy.fractional.L2::<kind>.b64` with fraction 1 (every line of the access), for
+/// [`load4_ro_with`]. A constant, held in uniform registers: make it once and pass it to each
+/// load.
+macro_rules! l2_policy {
+    ($kind:literal) => {{
+        let policy: u64;
+        // SAFETY: computes a value from constants; touches no memory.
+        unsafe {
+            asm!(concat!("createpolicy.fractional.L2::", $kind, ".b64 {p}, 1.0;"),
+                 p = out(reg64) policy, options(pure, nomem, nostack));
+        }
+        policy
+    }};
 }
 
-/// [`load4_ro`] under an L2 cache policy from [`l2_evict_last`]:
+/// The L2 cache policy under which the lines an access brings in are evicted after the L2's
+/// other lines (`evict_last`).
+#[inline(always)]
+pub fn l2_evict_last() -> u64 {
+    l2_policy!("evict_last")
+}
+
+/// The L2 cache policy of a plain access (`evict_normal`): for a load that shares its code
+/// with loads under [`l2_evict_last`] and should not keep its lines.
+#[inline(always)]
+pub fn l2_evict_normal() -> u64 {
+    l2_policy!("evict_normal")
+}
+
+/// [`load4_ro`] under an L2 cache policy from [`l2_evict_last`] or [`l2_evict_normal`]:
 /// `ld.global.nc.L2::cache_hint.v4.b32`.
 ///
 /// # Safety

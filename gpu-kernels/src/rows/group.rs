@@ -77,6 +77,10 @@ pub trait Group {
     /// Whether the row's loads are one straight run ([`load`]): where the kernel has the
     /// registers for their clamped addresses.
     const LOADS_IN_ONE_RUN: bool = false;
+    /// Whether the row's loads ask the L2 to keep their lines (`evict_last`, [`load`]) rather
+    /// than load them plainly (`evict_normal`): the row is dead once loaded, and the policy
+    /// pays only where measured to.
+    const ROW_EVICT_LAST: bool = true;
     /// Whether the group keeps each thread's vectors of `w` in shared memory from its first
     /// row (past `SHARED_BYTES`) instead of loading them again for each row: where a group
     /// walks rows with the same threads on the same columns (a cluster).
@@ -102,6 +106,13 @@ pub trait Group {
 pub struct Warp;
 
 impl Group for Warp {
+    /// The short rows, as Inductor's kernels for them load theirs: in the peers' rotation
+    /// (another buffer written before each launch, or then the L2 read clean) the warp kernels
+    /// under `evict_normal` beat those under `evict_last` on 9–10 of the 12 cases, by up to
+    /// 2.3 %; in the lab's bench (its own output poisoned before each launch) they lost up to
+    /// 2.3 % on the f32 norms (results/rows/979852d/experiments, calls 12, 15 and 16). A line
+    /// kept past the others here is a dead line of `x`, kept over the `y` the next kernel reads.
+    const ROW_EVICT_LAST: bool = false;
     #[inline(always)]
     fn seat(rows: u32) -> Option<Seat> {
         let row = block_idx_x() * (block_dim_x() / 32) + thread_idx_x() / 32;

@@ -23,8 +23,8 @@ fn row_entries() -> impl Iterator<Item = (String, Op, Schedule, Dtype)> {
 }
 
 /// Every 16-byte global load of a row kernel (the row's, the weights') carries an L2 cache
-/// policy (`ld.global….L2::cache_hint.v4`, the policy `evict_last`: `rows.rs`'s `load` says
-/// why): at least one such load, and no 16-byte global load without it.
+/// policy (`ld.global….L2::cache_hint.v4`; the row `evict_last` in a block or a cluster,
+/// `evict_normal` in a warp, the weights `evict_last`: `rows.rs`'s `load` says why): at least one such load, and no 16-byte global load without it.
 pub fn row_loads_under_policy(backend: Backend, module: &ptx::Module) -> Check {
     let mut failures = Vec::new();
     let mut kernels = 0;

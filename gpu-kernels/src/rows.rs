@@ -150,8 +150,8 @@ fn each<E: Elem, const L: usize>(x: &[Words; L], at: Lanes, f: &mut dyn FnMut(f3
 ///
 /// In a block or a cluster ([`Group::ROW_EVICT_LAST`]) the loads carry the L2 policy
 /// `evict_last` ([`l2_evict_last`]), though the row is never read again, as torch.compile's
-/// first pass over a row does: the L2 then keeps the dead lines
-/// of `x` over the dirty lines of `y` the kernel writes, so those go back to DRAM sooner. On
+/// first pass over a row does: the L2 then keeps the dead lines of `x` over the dirty lines
+/// of `y` the kernel writes, so those go back to DRAM sooner. On
 /// the H200 the same DRAM bytes went faster (ncu: DRAM active 82.6–83.5 % → 85.3–86.8 % in
 /// two block kernels): the block kernels at 16384 x 4096 and 8192 x 8192 +2.0–3.7 % (to
 /// 0.98–1.00 × copy), the softmax and RMSNorm clusters +2.8–4.1 %; under `evict_first`, 54 of

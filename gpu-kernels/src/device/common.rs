@@ -67,8 +67,8 @@ pub unsafe fn load4<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
 
 /// `ld.global.nc<qualifier>.v4.b32` of four 4-byte words at the generic pointer `$p`
 /// (converted with `cvta.to.global` first), as `Vec4<T>`; other sizes of `T` load plainly.
-/// With a `$policy` (from [`l2_evict_last`], [`l2_evict_normal`]), the load is under that L2 cache policy:
-/// `.L2::cache_hint`, the policy its last operand.
+/// With a `$policy` (from [`l2_evict_last`], [`l2_evict_normal`]), the load is under that L2
+/// cache policy: `.L2::cache_hint`, the policy its last operand.
 macro_rules! load4_nc_with {
     (@hint $policy:expr) => {
         ".L2::cache_hint"

@@ -106,12 +106,13 @@ pub trait Group {
 pub struct Warp;
 
 impl Group for Warp {
-    /// The short rows, as Inductor's kernels for them load theirs: in the peers' rotation
-    /// (another buffer written before each launch, or then the L2 read clean) the warp kernels
-    /// under `evict_normal` beat those under `evict_last` on 9–10 of the 12 cases, by up to
-    /// 2.3 %; in the lab's bench (its own output poisoned before each launch) they lost up to
-    /// 2.3 % on the f32 norms (results/rows/979852d/experiments, calls 12, 15 and 16). A line
-    /// kept past the others here is a dead line of `x`, kept over the `y` the next kernel reads.
+    /// The short rows, as Inductor's kernels for them load theirs. On the nine short cases a
+    /// warp holds, `evict_normal` against `evict_last` in the peers' rotation: with the L2 clean
+    /// 9 faster (+0.2 to +2.3 %), with another buffer's dirty lines 7 and 8 of 9 (−1.7 to +1.8
+    /// %); in the lab's bench (its own output poisoned before each launch) all 9 slower (−0.1 to
+    /// −2.3 %, the f32 norms most): results/rows/979852d/experiments, sections 5 and 6. The
+    /// harnesses disagree, so the mechanism decides: a line kept past the others here is a dead
+    /// line of `x`, kept over the `y` the next kernel reads.
     const ROW_EVICT_LAST: bool = false;
     #[inline(always)]
     fn seat(rows: u32) -> Option<Seat> {

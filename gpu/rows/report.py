@@ -176,10 +176,65 @@ def text_table(doc):
             f"host {r['host_us']:.0f} us per call > the {spin_us:.0f} us GPU spin: "
             "its time may include launch gaps"
         )
+    lines += _fit_lines(rows)
     if errors:
         lines.append("errors:")
         lines += errors
     return "\n".join(lines)
+
+
+# The fewest row counts a fixed cost and a rate are fitted over (two points always fit a line).
+FIT_MIN_POINTS = 3
+
+
+def fixed_and_rate(rows):
+    """Each implementation's median time as a fixed cost a launch plus its bytes over a rate,
+    fitted by least squares over the row counts of one (op, cols, dtype) it ran at, where there
+    are at least FIT_MIN_POINTS: what separates two implementations is then a launch's start or
+    tail (the fixed microseconds) or the stream (the rate), which one size cannot tell apart."""
+    points = {}
+    for r in rows:
+        if r["ok"]:
+            key = (r["op"], r["cols"], r["dtype"], r["implementation"])
+            points.setdefault(key, {})[r["rows"]] = (r["bytes"], r["median_us"])
+    fits = []
+    for (op, cols, dtype, impl), by_rows in points.items():
+        if len(by_rows) < FIT_MIN_POINTS:
+            continue
+        nbytes, us = zip(*by_rows.values())
+        line = statistics.linear_regression(nbytes, us)
+        fits.append(
+            {
+                "op": op,
+                "cols": cols,
+                "dtype": dtype,
+                "implementation": impl,
+                "row_counts": sorted(by_rows),
+                "fixed_us": line.intercept,
+                "rate_gbps": 1 / line.slope / 1e3 if line.slope > 0 else None,
+            }
+        )
+    return fits
+
+
+def _fit_lines(rows):
+    """The fits as a table under the peers' table, or nothing where no case has enough."""
+    fits = fixed_and_rate(rows)
+    if not fits:
+        return []
+    table = [["op", "cols", "dtype", "implementation", "row counts", "fixed us", "rate GB/s"]]
+    for f in fits:
+        rate = "-" if f["rate_gbps"] is None else f"{f['rate_gbps']:.0f}"
+        counts = f"{len(f['row_counts'])} ({f['row_counts'][0]}-{f['row_counts'][-1]})"
+        table.append(
+            [f["op"], str(f["cols"]), f["dtype"], f["implementation"], counts, f"{f['fixed_us']:.2f}", rate]
+        )
+    return [
+        "fixed cost and rate (median us = fixed + bytes / rate, least squares over the row counts "
+        f"of each op x cols x dtype measured at {FIT_MIN_POINTS} or more; fixed: what a launch costs "
+        "beyond its bytes, its start and tail, and near the L2's size what the L2 serves):",
+        *_align(table, text_columns=4),
+    ]
 
 
 def _ratio(r):
@@ -192,14 +247,16 @@ def _gbps_cell(r):
     return f"{r['gbps']:.0f}" if r["ok"] else "error"
 
 
-def _align(table):
-    """Left-align the text columns (op, shape, dtype, best peer), right-align the numbers."""
+def _align(table, text_columns=3):
+    """Left-align the first `text_columns` columns (op, shape, dtype) and, in the peers' table,
+    the last (best peer); right-align the numbers."""
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    last = len(widths) - 1
+    last = len(widths) - 1 if text_columns == 3 else None
     out = []
     for row in table:
         cells = [
-            c.ljust(w) if i < 3 or i == last else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
+            c.ljust(w) if i < text_columns or i == last else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths))
         ]
         out.append("  ".join(cells).rstrip())
     return out

@@ -44,13 +44,15 @@ class FakeCase:
             nbytes = peers.copy_bytes(*self.key[1:]) if name == "copy" else peers.op_bytes(*self.key)
             i = self.runs[name] = self.runs.get(name, -1) + 1
             us = nbytes / (COPY_GBPS * SPEED[name]) / 1e3 * JITTER[i % len(JITTER)]
-            out.append((us, self.backend.host_us))
+            out.append((us + self.backend.fixed_us.get(name, 0.0), self.backend.host_us))
         return out
 
 
 class FakeBackend:
-    def __init__(self, prepare_errors=None, timed_errors=None, fail_case=None, host_us=20.0):
+    def __init__(self, prepare_errors=None, timed_errors=None, fail_case=None, host_us=20.0, fixed_us=None):
         self.host_us = host_us
+        # Microseconds each launch of an implementation costs beyond its bytes.
+        self.fixed_us = fixed_us or {}
         self.prepare_errors = prepare_errors or {}
         self.timed_errors = timed_errors or {}
         self.fail_case = fail_case
@@ -328,6 +330,30 @@ class Table(unittest.TestCase):
         table = report.text_table(doc)
         self.assertIn("L2 clean at each launch (--l2 clean)", table)
         self.assertNotIn("65536 x 512 +", table)
+
+
+class FixedAndRate(unittest.TestCase):
+    def test_a_fixed_cost_and_a_rate_are_told_apart_over_row_counts(self):
+        argv = ["--ops", "rmsnorm", "--dtypes", "f32", "--shapes", "1024x512,4096x512,16384x512"]
+        doc, _ = run([*argv, "--impls", "compile"], FakeBackend(fixed_us={"compile": 3.0}))
+        fits = {f["implementation"]: f for f in report.fixed_and_rate(doc["rows"])}
+        self.assertEqual(fits["compile"]["row_counts"], [1024, 4096, 16384])
+        # The medians are kept to 0.01 us (report.ROUNDING): the fit recovers to about that.
+        self.assertAlmostEqual(fits["compile"]["fixed_us"], 3.0, delta=0.01)
+        self.assertAlmostEqual(fits["compile"]["rate_gbps"] / (COPY_GBPS * SPEED["compile"]), 1.0, delta=1e-3)
+        self.assertAlmostEqual(fits["copy"]["fixed_us"], 0.0, delta=0.01)
+        table = report.text_table(doc)
+        self.assertIn("fixed cost and rate", table)
+        fits_table = table.split("fixed cost and rate")[1].splitlines()
+        row = next(line for line in fits_table if "compile" in line).split()
+        self.assertEqual(row[:4], ["rmsnorm", "512", "f32", "compile"])
+        self.assertEqual(row[-2:], ["3.00", "2800"])
+
+    def test_no_fit_below_three_row_counts(self):
+        argv = ["--ops", "rmsnorm", "--dtypes", "f32", "--shapes", "1024x512,4096x512", "--impls", "compile"]
+        doc, _ = run(argv, FakeBackend())
+        self.assertEqual(report.fixed_and_rate(doc["rows"]), [])
+        self.assertNotIn("fixed cost and rate", report.text_table(doc))
 
 
 if __name__ == "__main__":

@@ -163,7 +163,7 @@ def text_table(doc):
                 cells.append(f"{r['gbps']:.0f} {_ratio(r)}{'*' if impl == best else ' '}")
         cells.append(f"{_ratio(by_impl[best])} {best}" if best else "-")
         table.append(cells)
-    lines += _align(table)
+    lines += _align(table, text=(0, 1, 2, -1))  # op, shape, dtype, best peer
     if small:
         lines.append(
             f"+ tensor under {L2_MULTIPLE}x the L2 ({l2 / 2**20:.0f} MiB): part of it is "
@@ -233,7 +233,7 @@ def _fit_lines(rows):
         "fixed cost and rate (median us = fixed + bytes / rate, least squares over the row counts "
         f"of each op x cols x dtype measured at {FIT_MIN_POINTS} or more; fixed: what a launch costs "
         "beyond its bytes, its start and tail, and near the L2's size what the L2 serves):",
-        *_align(table, text_columns=4),
+        *_align(table, text=(0, 1, 2, 3)),
     ]
 
 
@@ -247,16 +247,13 @@ def _gbps_cell(r):
     return f"{r['gbps']:.0f}" if r["ok"] else "error"
 
 
-def _align(table, text_columns=3):
-    """Left-align the first `text_columns` columns (op, shape, dtype) and, in the peers' table,
-    the last (best peer); right-align the numbers."""
+def _align(table, text):
+    """Left-align the text columns (their indexes in `text`, -1 the last), right-align the
+    numbers."""
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    last = len(widths) - 1 if text_columns == 3 else None
+    text = {i % len(widths) for i in text}
     out = []
     for row in table:
-        cells = [
-            c.ljust(w) if i < text_columns or i == last else c.rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths))
-        ]
+        cells = [c.ljust(w) if i in text else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
         out.append("  ".join(cells).rstrip())
     return out

@@ -118,16 +118,18 @@ pub mod faults {
 /// `catalog::rows` picks the schedule and the launch from the row's length.
 pub mod rows {
     /// Warp per row: 16-byte vectors each lane holds (a row of up to 32 × 4 × 16 B = 2 KiB:
-    /// 512 f32, 1024 bf16; 32 registers a thread, so 64 warps, 64 rows, fit on an SM).
+    /// 512 f32, 1024 bf16; with the weights beside them, 32–64 registers a thread).
     pub const WARP_VECTORS: u32 = 4;
     /// Narrow warp per row: 16-byte vectors each lane holds (rows of up to 1 KiB: 256 f32,
     /// 512 bf16). A kernel's registers are sized for the vectors it may hold, not those the
-    /// row has: LayerNorm's bf16 warp kernel, sized for 4, takes 40 registers, 48 warps an SM
-    /// where 32 registers leave 64, so a row of 512 bf16 (2 vectors a lane) loads with a
-    /// quarter fewer rows in flight. On the H200 the narrow kernels (24–32 registers) took
-    /// LayerNorm bf16 at 65536 × 512 from 0.95–0.96 to 0.976–0.995 x copy and softmax up by
-    /// 0.3–1.2 %; RMSNorm, whose warp kernel kept to 32 already, moved within 1 % (four runs:
-    /// results/rows/3d6381d/experiments, results/rows/979852d).
+    /// row has: a row of 512 bf16 (2 vectors a lane) in the warp kernel, sized for 4, loads
+    /// with the registers, so the fewer warps an SM, of a row twice as long (LayerNorm's: 64
+    /// registers, 32 warps, where the narrow kernel takes 40, 48 warps). On the H200, with
+    /// the weights loaded after the merge (the narrow kernels 24–32 registers, the warp ones
+    /// up to 40), the narrow kernels took LayerNorm bf16 at 65536 × 512 from 0.95–0.96 to
+    /// 0.976–0.995 x copy and softmax up by 0.3–1.2 %; RMSNorm, whose warp kernel kept to 32
+    /// then, moved within 1 % (four runs: results/rows/3d6381d/experiments,
+    /// results/rows/979852d).
     pub const NARROW_VECTORS: u32 = 2;
     /// Warp per row: warps (rows) per block. A block's slot on its SM is freed when its last
     /// warp finishes, so its other warps' slots wait idle on its slowest row: the fewer warps

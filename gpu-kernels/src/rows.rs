@@ -13,9 +13,9 @@
 //! # Schedules
 //! A *group* of threads holds one row, each thread `L` 16-byte vectors of it (4 f32 or 8 BF16
 //! each, [`Elem`]) in registers from its one load to its one store:
-//! - [`Warp`]: a warp per row (short rows), the reduction five shuffles (the *narrow* warp:
-//!   the same group, half the vectors a lane, so the rows of up to 1 KiB keep every lane's
-//!   registers, and the SM's warps, to what they hold);
+//! - [`Warp`]: a warp per row (short rows), the reduction five shuffles, the weights loaded
+//!   with the row (the *narrow* warp: the same group, half the vectors a lane, so the rows of
+//!   up to 1 KiB keep every lane's registers, and the SM's warps, to what they hold);
 //! - [`Block`]: a block per row, warp shuffles → one shared slot per warp → one barrier →
 //!   shuffles again (the *wide* block: the same group, twice the vectors a thread, so two
 //!   blocks of 512 hold what one block of 1024 does, or one of 1024 a row twice as long);
@@ -275,9 +275,10 @@ fn lanes<E: Elem, const L: usize>(seat: Seat, cols: u32) -> Lanes {
     }
 }
 
-/// One row held in registers: this thread's vectors by 16-byte loads, its statistic, the
-/// group's, then `O::out` of each element with its weights (16-byte read-only loads through
-/// L1, where every row's group finds them), by 16-byte stores.
+/// One row held in registers: this thread's vectors by 16-byte loads (a warp's weights
+/// beside them, [`Group::WEIGHTS_WITH_ROW`]), its statistic, the group's, then `O::out` of
+/// each element with its weights (16-byte read-only loads through L1, where every row's group
+/// finds them, or kept in shared memory, [`keeps_w`]), by 16-byte stores.
 ///
 /// # Safety
 /// As [`row_kernel`]'s, with `x`, `y`, `w`, `b` 16-byte aligned and `cols` a multiple of
@@ -300,8 +301,6 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         vectors: cols / E::PER_VEC,
     };
     let mut held = load::<E, G, L>(x.add(start as usize), at);
-    let r = O::row_of_held::<E, G, L>(seat, &mut held, at, cols, eps);
-    let y = y.add(start as usize) as *mut Vec4<u32>;
     // The weights, read again for every row, under `evict_last` whatever the row's policy:
     // the L2 keeps them past the rows' lines.
     let policy = l2_evict_last();
@@ -312,6 +311,20 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
             [0u32; 4]
         }
     };
+    // A group that loads its weights with its row ([`Group::WEIGHTS_WITH_ROW`]) holds them
+    // in registers across the merge.
+    let (mut w_held, mut b_held) = ([[0u32; 4]; L], [[0u32; 4]; L]);
+    if G::WEIGHTS_WITH_ROW {
+        upto16!(L, j, {
+            let i = at.vector(j);
+            if i < at.vectors {
+                w_held[j] = weights(w, O::WEIGHTS >= 1, i);
+                b_held[j] = weights(b, O::WEIGHTS >= 2, i);
+            }
+        });
+    }
+    let r = O::row_of_held::<E, G, L>(seat, &mut held, at, cols, eps);
+    let y = y.add(start as usize) as *mut Vec4<u32>;
     // In one run (see [`load`]), every vector's weights are loaded and its outputs computed,
     // and the store is predicated off past the row's end: no branch between one vector's
     // weight loads and the next's, so they need not wait on each other. Not with two weight
@@ -340,11 +353,15 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         if one_run || i < at.vectors {
             let wv = if keeps_w::<O, G>() {
                 (*kept::<L>(seat, j)).0
+            } else if G::WEIGHTS_WITH_ROW {
+                w_held[j]
             } else {
                 weights(w, O::WEIGHTS >= 1, at_i)
             };
             let bv = if j < kept_b::<O, G>() {
                 (*kept::<L>(seat, L + j)).0
+            } else if G::WEIGHTS_WITH_ROW {
+                b_held[j]
             } else if b_ahead_run {
                 b_ahead_of[j]
             } else {

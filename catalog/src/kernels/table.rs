@@ -999,13 +999,13 @@ pub const KERNELS: &[Kernel] = &[
         "rmsnorm_narrow",
         (Op::RmsNorm, Schedule::Narrow),
         RUST_ONLY,
-        "RMSNorm, a warp per row of up to 1 KiB, 2 vectors a lane: the registers such a row needs, every warp an SM holds",
+        "RMSNorm, a warp per row of up to 1 KiB, 2 vectors a lane, its weights loaded with it: the registers such a row needs, every warp an SM holds",
     ),
     row_kernel(
         "rmsnorm_warp",
         (Op::RmsNorm, Schedule::Warp),
         RUST_ONLY,
-        "RMSNorm, a warp per row held in registers",
+        "RMSNorm, a warp per row held in registers, its weights loaded with it",
     ),
     row_kernel(
         "rmsnorm_block",
@@ -1029,13 +1029,13 @@ pub const KERNELS: &[Kernel] = &[
         "layernorm_narrow",
         (Op::LayerNorm, Schedule::Narrow),
         RUST_ONLY,
-        "LayerNorm, a warp per row of up to 1 KiB, 2 vectors a lane: the registers such a row needs, every warp an SM holds",
+        "LayerNorm, a warp per row of up to 1 KiB, 2 vectors a lane, its weights loaded with it: the registers such a row needs, 48 warps an SM",
     ),
     row_kernel(
         "layernorm_warp",
         (Op::LayerNorm, Schedule::Warp),
         RUST_ONLY,
-        "LayerNorm, a warp per row held in registers (Chan's merge of mean and variance)",
+        "LayerNorm, a warp per row held in registers, its weights loaded with it: the mean, then the variance about it, five shuffles each",
     ),
     row_kernel(
         "layernorm_block",

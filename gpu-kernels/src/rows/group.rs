@@ -81,6 +81,11 @@ pub trait Group {
     /// than load them plainly (`evict_normal`): the row is dead once loaded, and the policy
     /// pays only where measured to.
     const ROW_EVICT_LAST: bool = true;
+    /// Whether the group loads its weights (`w`, `b`) with its row, before the merge, and
+    /// holds them in registers to the output pass, rather than loading them after the merge,
+    /// each a round trip to the L1 or the L2 the output then waits for: where a group's row is
+    /// short enough that those round trips are a part of its time.
+    const WEIGHTS_WITH_ROW: bool = false;
     /// Whether the group keeps each thread's vectors of `w` in shared memory from its first
     /// row (past `SHARED_BYTES`) instead of loading them again for each row: where a group
     /// walks rows with the same threads on the same columns (a cluster).
@@ -114,6 +119,17 @@ impl Group for Warp {
     /// harnesses disagree, so the mechanism decides: a line kept past the others here is a dead
     /// line of `x`, kept over the `y` the next kernel reads.
     const ROW_EVICT_LAST: bool = false;
+    /// As Inductor's kernels for these rows load theirs. After the merge, a warp's output
+    /// waited for `w`, then `b`, of each vector in turn (SASS), a fixed cost a row that the
+    /// peers' rotation split from the stream rate (results/rows/e8d2463/experiments). With
+    /// the weights in flight beside the row, against torch.compile in the rotation (two
+    /// rounds, both compilers, the norms' warp cases at 32768–131072 x 512 and 32768 x 1024
+    /// bf16): time over compile's, LayerNorm bf16 1.009 → 0.992, RMSNorm bf16 1.016 → 1.004,
+    /// LayerNorm f32 1.018 → 1.010, RMSNorm f32 1.009 → 1.008; the block kernels beside them,
+    /// unchanged, 1.012 → 1.014 (results/rows/e8d2463/experiments, section 5). It costs
+    /// registers: LayerNorm's warp kernels 64 (two thirds of the SM's warps), its narrow ones
+    /// 40, RMSNorm's 48 and 32.
+    const WEIGHTS_WITH_ROW: bool = true;
     #[inline(always)]
     fn seat(rows: u32) -> Option<Seat> {
         let row = block_idx_x() * (block_dim_x() / 32) + thread_idx_x() / 32;

@@ -51,6 +51,9 @@ pub struct Case {
     pub cells: BTreeMap<String, Cell>,
     /// The peers' best × copy, and which peer it was.
     pub best_peer: Option<(String, f64)>,
+    /// Rust's × copy over the best peer's, less 1, by the peer verdict's method
+    /// ([`Case::rust_at_least_best_peer`]): 0.012 is ahead by 1.2 %, −0.003 behind by 0.3 %.
+    pub rust_over_best_peer: Option<f64>,
     /// What the L2 held at the peers' timed launches (`peers.py --l2`: `dirty`, `clean`), where
     /// a peers file gave this case cells.
     pub peers_l2: Option<String>,
@@ -77,8 +80,14 @@ impl Case {
     /// their run timed the Rust kernels too (one method for both sides), else by the lab's
     /// run against its own copy.
     pub fn rust_at_least_best_peer(&self) -> Option<bool> {
+        let (rust, peer) = self.rust_and_best_peer()?;
+        Some(rust >= peer)
+    }
+
+    /// Rust's × copy by the peer verdict's method, and the best peer's.
+    fn rust_and_best_peer(&self) -> Option<(f64, f64)> {
         let rust = self.rust_in_rotation().or(self.rust_x_copy())?;
-        Some(rust >= self.best_peer.as_ref()?.1)
+        Some((rust, self.best_peer.as_ref()?.1))
     }
 }
 
@@ -153,6 +162,7 @@ pub fn build(lab_json: &str, peers_json: Option<&str>) -> Result<Vec<Case>> {
                     dtype: dtype.to_string(),
                     cells: BTreeMap::new(),
                     best_peer: None,
+                    rust_over_best_peer: None,
                     peers_l2: None,
                 });
                 cases.len() - 1
@@ -203,6 +213,7 @@ pub fn build(lab_json: &str, peers_json: Option<&str>) -> Result<Vec<Case>> {
             .iter()
             .filter_map(|p| c.cells.get(*p).map(|cell| (p.to_string(), cell.x_copy)))
             .max_by(|a, b| a.1.total_cmp(&b.1));
+        c.rust_over_best_peer = c.rust_and_best_peer().map(|(rust, peer)| rust / peer - 1.0);
     }
     if cases.is_empty() {
         bail!("the rows file holds no verified row of a chosen schedule");
@@ -245,7 +256,10 @@ pub fn text(cases: &[Case]) -> String {
             );
             let rust = c.rust_x_copy();
             r.push(rust.map_or("-".into(), |x| yes_no(x >= 0.90)));
-            r.push(c.rust_at_least_best_peer().map_or("-".into(), yes_no));
+            r.push(match (c.rust_at_least_best_peer(), c.rust_over_best_peer) {
+                (Some(ahead), Some(m)) => format!("{} {:+.1} %", yes_no(ahead), 100.0 * m),
+                _ => "-".into(),
+            });
             r
         })
         .collect();
@@ -255,6 +269,20 @@ pub fn text(cases: &[Case]) -> String {
     };
     let (roof, n) = held(&|c| c.rust_x_copy().map(|x| x >= 0.90));
     let (peer, m) = held(&Case::rust_at_least_best_peer);
+    let widest = cases
+        .iter()
+        .filter_map(|c| c.rust_over_best_peer.filter(|m| *m < 0.0).map(|m| (m, c)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(String::new(), |(m, c)| {
+            format!(
+                " (the widest gap behind: {:.1} %, {} {} x {} {})",
+                -100.0 * m,
+                c.op,
+                c.rows,
+                c.cols,
+                c.dtype
+            )
+        });
     let mut method = if rotation {
         "; rust in peers' run: the same kernels and launches timed by the peers' script in its \
          own rotation, x its copy (the slower compiler): the peer verdict is taken by it"
@@ -268,8 +296,9 @@ pub fn text(cases: &[Case]) -> String {
     format!(
         "each cell: GB/s (one read and one write of the matrix) and x the D2D copy of the same \
          matrix in its own run; Rust: the slower of the two compilers, the schedule the \
-         catalogue chooses{method}\n{}\nRust at >= 0.90 x copy: {roof} of {n}; at least as \
-         fast as the best peer: {peer} of {m}\n",
+         catalogue chooses; Rust >= best peer: the verdict, and by how much Rust's x copy is \
+         above (+) or below (-) the best peer's{method}\n{}\nRust at >= 0.90 x copy: {roof} of {n}; at least as \
+         fast as the best peer: {peer} of {m}{widest}\n",
         profiler::table::render_aligned(&headers, &rows, &(3..headers.len()).collect::<Vec<_>>())
     )
 }
@@ -454,8 +483,11 @@ mod tests {
         assert_eq!(c.cells["rust-llvm"].x_copy, 0.95, "the lab's cell is kept");
         assert_eq!(c.rust_in_rotation(), Some(0.97));
         assert_eq!(c.rust_at_least_best_peer(), Some(true));
+        assert!((c.rust_over_best_peer.unwrap() - (0.97 / 0.96 - 1.0)).abs() < 1e-12);
         let t = text(&cases);
         assert!(t.contains("rust in peers' run"), "{t}");
+        assert!(t.contains("yes +1.0 %"), "{t}");
+        assert!(!t.contains("widest gap behind"), "{t}");
         assert!(
             t.contains("at least as fast as the best peer: 1 of 1"),
             "{t}"
@@ -466,9 +498,16 @@ mod tests {
         // And behind where the peers' run says so.
         let cases = build(ONE_RUST_ROW, Some(&peers(0.95))).unwrap();
         assert_eq!(cases[0].rust_at_least_best_peer(), Some(false));
+        let t = text(&cases);
+        assert!(t.contains("NO -1.0 %"), "{t}");
+        assert!(
+            t.contains("the widest gap behind: 1.0 %, softmax 8 x 512 f32"),
+            "{t}"
+        );
         // Without the peers' run of Rust, the lab's own cell decides.
         let alone = build(ONE_RUST_ROW, None).unwrap();
         assert_eq!(alone[0].rust_at_least_best_peer(), None);
+        assert_eq!(alone[0].rust_over_best_peer, None);
     }
 
     #[test]

@@ -134,7 +134,8 @@ enum Command {
     /// Part II's table: the row-wise kernels beside PyTorch, torch.compile, Liger and Triton
     ///
     /// Each op x shape x dtype as GB/s and x the D2D copy of the same matrix measured in its
-    /// own run; whether Rust reaches 0.90 x copy and the best peer; --plot draws it.
+    /// own run; whether Rust reaches 0.90 x copy and the best peer (and by what margin);
+    /// --plot draws it.
     #[command(after_help = "Examples:
   cargo xtask rows-table results/rows/rows-nvidia-h200-custom-<date>.json --peers results/rows/peers.json
   dist/xtask bench --kernel rows --peers      (bench, the peers, then this table)")]

@@ -124,7 +124,7 @@ pub mod rows {
     /// 512 bf16). A kernel's registers are sized for the vectors it may hold, not those the
     /// row has: a row of 512 bf16 (2 vectors a lane) in the warp kernel, sized for 4, loads
     /// with the registers, so the fewer warps an SM, of a row twice as long (LayerNorm's: 64
-    /// registers, 32 warps, where the narrow kernel takes 40, 48 warps). On the H200, with
+    /// registers, 32 warps, where the narrow kernel takes 40, 50 warps). On the H200, with
     /// the weights loaded after the merge (the narrow kernels 24–32 registers, the warp ones
     /// up to 40), the narrow kernels took LayerNorm bf16 at 65536 × 512 from 0.95–0.96 to
     /// 0.976–0.995 x copy and softmax up by 0.3–1.2 %; RMSNorm, whose warp kernel kept to 32

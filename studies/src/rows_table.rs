@@ -297,8 +297,8 @@ pub fn text(cases: &[Case]) -> String {
         "each cell: GB/s (one read and one write of the matrix) and x the D2D copy of the same \
          matrix in its own run; Rust: the slower of the two compilers, the schedule the \
          catalogue chooses; Rust >= best peer: the verdict, and by how much Rust's x copy is \
-         above (+) or below (-) the best peer's{method}\n{}\nRust at >= 0.90 x copy: {roof} of {n}; at least as \
-         fast as the best peer: {peer} of {m}{widest}\n",
+         above (+) or below (-) the best peer's{method}\n{}\nRust at >= 0.90 x copy: {roof} \
+         of {n}; at least as fast as the best peer: {peer} of {m}{widest}\n",
         profiler::table::render_aligned(&headers, &rows, &(3..headers.len()).collect::<Vec<_>>())
     )
 }

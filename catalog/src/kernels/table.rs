@@ -1029,7 +1029,7 @@ pub const KERNELS: &[Kernel] = &[
         "layernorm_narrow",
         (Op::LayerNorm, Schedule::Narrow),
         RUST_ONLY,
-        "LayerNorm, a warp per row of up to 1 KiB, 2 vectors a lane, its weights loaded with it: the registers such a row needs, 48 warps an SM",
+        "LayerNorm, a warp per row of up to 1 KiB, 2 vectors a lane, its weights loaded with it: the registers such a row needs, 50 warps an SM",
     ),
     row_kernel(
         "layernorm_warp",

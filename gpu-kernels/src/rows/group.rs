@@ -127,8 +127,8 @@ impl Group for Warp {
     /// bf16): time over compile's, LayerNorm bf16 1.009 → 0.992, RMSNorm bf16 1.016 → 1.004,
     /// LayerNorm f32 1.018 → 1.010, RMSNorm f32 1.009 → 1.008; the block kernels beside them,
     /// unchanged, 1.012 → 1.014 (results/rows/e8d2463/experiments, section 5). It costs
-    /// registers: LayerNorm's warp kernels 64 (two thirds of the SM's warps), its narrow ones
-    /// 40, RMSNorm's 48 and 32.
+    /// registers: LayerNorm's warp kernels 64 (half the SM's warps), its narrow ones 40 (50 of
+    /// its 64 warps), RMSNorm's 48 and 32.
     const WEIGHTS_WITH_ROW: bool = true;
     #[inline(always)]
     fn seat(rows: u32) -> Option<Seat> {

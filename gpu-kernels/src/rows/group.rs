@@ -36,17 +36,50 @@ unsafe fn warp_merge<S: Stat>(mut s: S) -> S {
     s
 }
 
+/// The statistic over the first `width` lanes' parts (a power of two, at most 32), each of
+/// as many elements, in every lane whose `lane mod width` lane holds the same part as it: the
+/// butterfly's steps of masks below `width` ([`Stat::merge_equal_lane`]).
+///
+/// # Safety
+/// All 32 lanes of the warp call it together, with the same `width`.
+#[inline(always)]
+unsafe fn warp_merge_equal<S: Stat>(mut s: S, width: u32) -> S {
+    let mut mask = 16;
+    while mask > 0 {
+        if mask < width {
+            s = s.merge_equal_lane(mask);
+        }
+        mask >>= 1;
+    }
+    s
+}
+
 /// Where a thread sits in the group that holds its row.
 #[derive(Clone, Copy)]
 pub struct Seat {
     pub row: u32,
-    /// Its block's rank in the cluster (0 outside a cluster).
+    /// Its block's rank in the cluster (0 outside a cluster), and how many blocks hold the
+    /// row (1 outside a cluster).
     pub rank: u32,
+    pub blocks: u32,
     /// Its index among the threads of its block that hold the row, and how many those are.
     pub t: u32,
     pub threads: u32,
     /// How many rows the group held before this one (a cluster walks several).
     pub turn: u32,
+}
+
+impl Seat {
+    /// Whether the group's merges pair parts of as many elements at every step: every thread
+    /// holds `L` whole vectors of a row of `at.vectors` (the row fills the group's vectors),
+    /// and a block's warps and the group's blocks are powers of two (the bench's cluster rows
+    /// of 32768, 131072 and 262144: clusters of 2, 8 and 16 blocks of 16 or 8 warps).
+    #[inline(always)]
+    pub fn equal_parts<const L: usize>(self, at: Lanes) -> bool {
+        at.vectors == self.blocks * self.threads * L as u32
+            && (self.threads / 32).is_power_of_two()
+            && self.blocks.is_power_of_two()
+    }
 }
 
 /// How many threads hold a row, and how they merge their statistics.
@@ -70,6 +103,16 @@ pub trait Group {
     /// # Safety
     /// Every thread of the group calls it together (it may hold barriers), once a row.
     unsafe fn merge<S: Stat>(seat: Seat, s: S) -> S;
+    /// [`Group::merge`] where its merges pair parts of as many elements at every step
+    /// ([`Seat::equal_parts`]): a statistic may then merge without its count
+    /// ([`Stat::merge_equal_lane`]).
+    ///
+    /// # Safety
+    /// As [`Group::merge`], where [`Seat::equal_parts`] holds.
+    #[inline(always)]
+    unsafe fn merge_equal<S: Stat>(seat: Seat, s: S) -> S {
+        Self::merge(seat, s)
+    }
     /// Whether a second merge costs about what the first did (a warp's shuffles, a block's
     /// one barrier more), so an op may spend one on a simpler statistic; not a cluster's,
     /// whose blocks wait on each other again.
@@ -136,6 +179,7 @@ impl Group for Warp {
         (row < rows).then(|| Seat {
             row,
             rank: 0,
+            blocks: 1,
             t: thread_idx_x() % 32,
             threads: 32,
             turn: 0,
@@ -152,14 +196,20 @@ pub struct Block;
 
 /// The statistic over the block, in every thread: each warp's in its lanes, lane 0 writes it
 /// to the warp's shared slot (`slots`, a warp's every `SLOT_WORDS`), one barrier, then every
-/// warp merges the slots.
+/// warp merges the slots. `EQUAL`: every thread's part is of as many elements and the warps
+/// are a power of two ([`Group::merge_equal`]); lane `l` then reads slot `l mod warps`, and
+/// the slots merge in the butterfly's steps below `warps`.
 ///
 /// # Safety
 /// Every thread of the block calls it; `slots` points into the block's shared memory, at 32
 /// slots, `S::WORDS` words of each free for this merge.
 #[inline(always)]
-unsafe fn block_merge<S: Stat>(s: S, slots: *mut u32) -> S {
-    let s = warp_merge(s);
+unsafe fn block_merge<S: Stat, const EQUAL: bool>(s: S, slots: *mut u32) -> S {
+    let s = if EQUAL {
+        warp_merge_equal(s, 32)
+    } else {
+        warp_merge(s)
+    };
     let (tid, warps) = (thread_idx_x(), block_dim_x() / 32);
     let (warp, lane) = (tid / 32, tid % 32);
     if lane == 0 {
@@ -169,7 +219,11 @@ unsafe fn block_merge<S: Stat>(s: S, slots: *mut u32) -> S {
         });
     }
     sync_threads();
-    warp_merge(slot_or_empty!(S, slots, lane, warps))
+    if EQUAL {
+        warp_merge_equal(slot_or_empty!(S, slots, lane & (warps - 1), warps), warps)
+    } else {
+        warp_merge(slot_or_empty!(S, slots, lane, warps))
+    }
 }
 
 impl Group for Block {
@@ -178,6 +232,7 @@ impl Group for Block {
         (block_idx_x() < rows).then(|| Seat {
             row: block_idx_x(),
             rank: 0,
+            blocks: 1,
             t: thread_idx_x(),
             threads: block_dim_x(),
             turn: 0,
@@ -185,13 +240,13 @@ impl Group for Block {
     }
     #[inline(always)]
     unsafe fn merge<S: Stat>(_seat: Seat, s: S) -> S {
-        block_merge(s, dynamic_shared::<u32>())
+        block_merge::<S, false>(s, dynamic_shared::<u32>())
     }
     /// In the words of each slot the first merge left free (the slots' last `S::WORDS`), so
     /// no warp waits for the others to have read the first merge's: its one barrier.
     #[inline(always)]
     unsafe fn merge_again<S: Stat>(_seat: Seat, s: S) -> S {
-        block_merge(
+        block_merge::<S, false>(
             s,
             dynamic_shared::<u32>().add(SLOT_WORDS as usize - S::WORDS),
         )
@@ -225,6 +280,45 @@ mod cluster_shared {
     }
 }
 
+/// Each block's statistic ([`block_merge`]), then thread `r` of each block sends it to block
+/// `r`'s slot by an asynchronous store that block `r`'s barrier counts; every thread waits for
+/// its block's barrier (every block's statistic there), and every warp merges the slots (lane
+/// `r` block `r`'s; `EQUAL` as [`block_merge`]'s, over the blocks). No cluster barrier, no
+/// fence: a block waits only for the words it needs. A turn's slots and barrier alternate with
+/// the next's, and a block cannot send a turn ahead before every block has read this one (it
+/// would need their next statistics first).
+///
+/// # Safety
+/// As [`Group::merge`] for [`Cluster`].
+#[cfg(not(feature = "nvvm"))]
+#[inline(always)]
+unsafe fn cluster_merge<S: Stat, const EQUAL: bool>(seat: Seat, s: S) -> S {
+    let s = block_merge::<S, EQUAL>(s, cluster_shared::warp_slots(seat.turn));
+    let (slots, arrived) = (
+        cluster_shared::block_slots(seat.turn),
+        cluster_shared::arrived(seat.turn),
+    );
+    let blocks = seat.blocks;
+    let tid = thread_idx_x();
+    if tid == 0 {
+        mbarrier_arrive_expect_tx(arrived, blocks * S::WORDS as u32 * 4);
+    }
+    if tid < blocks {
+        let w = s.words();
+        let mine = slots.add((seat.rank * SLOT_WORDS) as usize);
+        upto16!(S::WORDS, i, {
+            st_async_u32(mine.add(i), w[i], arrived, tid);
+        });
+    }
+    mbarrier_wait_parity(arrived, (seat.turn / 2) % 2);
+    let lane = tid % 32;
+    if EQUAL {
+        warp_merge_equal(slot_or_empty!(S, slots, lane & (blocks - 1), blocks), blocks)
+    } else {
+        warp_merge(slot_or_empty!(S, slots, lane, blocks))
+    }
+}
+
 #[cfg(not(feature = "nvvm"))]
 impl Group for Cluster {
     #[inline(always)]
@@ -232,6 +326,7 @@ impl Group for Cluster {
         (cluster_id_x() < rows).then(|| Seat {
             row: cluster_id_x(),
             rank: cluster_ctarank(),
+            blocks: cluster_nctarank(),
             t: thread_idx_x(),
             threads: block_dim_x(),
             turn: 0,
@@ -267,34 +362,13 @@ impl Group for Cluster {
         cluster_arrive_relaxed();
         cluster_wait();
     }
-    /// Each block's statistic ([`block_merge`]), then thread `r` of each block sends it to
-    /// block `r`'s slot by an asynchronous store that block `r`'s barrier counts; every
-    /// thread waits for its block's barrier (every block's statistic there), and every warp
-    /// merges the slots (lane r block r's). No cluster barrier, no fence: a block waits only
-    /// for the words it needs. A turn's slots and barrier alternate with the next's, and a
-    /// block cannot send a turn ahead before every block has read this one (it would need
-    /// their next statistics first).
     #[inline(always)]
     unsafe fn merge<S: Stat>(seat: Seat, s: S) -> S {
-        let s = block_merge(s, cluster_shared::warp_slots(seat.turn));
-        let (slots, arrived) = (
-            cluster_shared::block_slots(seat.turn),
-            cluster_shared::arrived(seat.turn),
-        );
-        let blocks = cluster_nctarank();
-        let tid = thread_idx_x();
-        if tid == 0 {
-            mbarrier_arrive_expect_tx(arrived, blocks * S::WORDS as u32 * 4);
-        }
-        if tid < blocks {
-            let w = s.words();
-            let mine = slots.add((seat.rank * SLOT_WORDS) as usize);
-            upto16!(S::WORDS, i, {
-                st_async_u32(mine.add(i), w[i], arrived, tid);
-            });
-        }
-        mbarrier_wait_parity(arrived, (seat.turn / 2) % 2);
-        warp_merge(slot_or_empty!(S, slots, tid % 32, blocks))
+        cluster_merge::<S, false>(seat, s)
+    }
+    #[inline(always)]
+    unsafe fn merge_equal<S: Stat>(seat: Seat, s: S) -> S {
+        cluster_merge::<S, true>(seat, s)
     }
     const MERGES_AGAIN_CHEAPLY: bool = false;
     const LOADS_IN_ONE_RUN: bool = true;

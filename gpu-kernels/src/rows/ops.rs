@@ -20,6 +20,16 @@ pub trait Stat: Copy {
     fn of_words(w: [u32; 3]) -> Self;
     /// How many of [`Stat::words`] it uses.
     const WORDS: usize;
+    /// The statistic of this thread's part and lane `lane ^ mask`'s where both hold as many
+    /// elements (a statistic that carries its count then needs neither its shuffle nor a
+    /// division by it): [`Stat::merge`] of [`Stat::shfl_xor`] unless it says otherwise.
+    ///
+    /// # Safety
+    /// As [`Stat::shfl_xor`].
+    #[inline(always)]
+    unsafe fn merge_equal_lane(self, mask: u32) -> Self {
+        self.merge(self.shfl_xor(mask))
+    }
 }
 
 /// `e^x` as `2^(x · log2 e)` on the SFU ([`ex2_approx_f32`]).
@@ -408,6 +418,21 @@ impl Stat for MeanVar {
             m2: f32::from_bits(shfl_xor(self.m2.to_bits(), mask)),
         }
     }
+    /// Of two parts of `n` elements each: the mean of the two means and `m2a + m2b + d² · n / 2`,
+    /// Chan's rule with its factor `n / 2n` a half: two shuffles (not the count's) and no
+    /// reciprocal on the chain. The mean as `fma(0.5, b, 0.5 · a)`, which rounds `a / 2 + b / 2`
+    /// once (each half exact unless subnormal), so both lanes of a pair hold the same bits.
+    #[inline(always)]
+    unsafe fn merge_equal_lane(self, mask: u32) -> Self {
+        let mean = f32::from_bits(shfl_xor(self.mean.to_bits(), mask));
+        let m2 = f32::from_bits(shfl_xor(self.m2.to_bits(), mask));
+        let d = mean - self.mean;
+        MeanVar {
+            n: self.n * 2.0,
+            mean: fma_f32(0.5, mean, 0.5 * self.mean),
+            m2: fma_f32(d * d, 0.5 * self.n, self.m2 + m2),
+        }
+    }
     #[inline(always)]
     fn words(self) -> [u32; 3] {
         [self.n.to_bits(), self.mean.to_bits(), self.m2.to_bits()]
@@ -497,6 +522,28 @@ impl Op for LayerNorm {
             return Self::row_of_each_held::<E, G, L>(seat, held, at, cols, eps);
         }
         let k = E::get(&held[0], 0);
+        if seat.equal_parts::<L>(at) {
+            // Every thread's part is `L` whole vectors and every merge step pairs two equal
+            // parts: no branch a vector, a count known at compile time (32 or 64: the
+            // division is a multiplication), and the group's merge of equal parts
+            // ([`Group::merge_equal`]).
+            let (mut s1, mut s2) = (0.0f32, 0.0f32);
+            upto16!(L, j, {
+                upto16!(E::PER_VEC as usize, e, {
+                    let d = E::get(&held[j], e as u32) - k;
+                    s1 += d;
+                    s2 = fma_f32(d, d, s2);
+                });
+            });
+            let n = (L as u32 * E::PER_VEC) as f32;
+            let shift = s1 / n;
+            let part = MeanVar {
+                n,
+                mean: k + shift,
+                m2: (s2 - s1 * shift).max(0.0),
+            };
+            return Self::row(G::merge_equal(seat, part), cols, eps);
+        }
         let (mut count, mut s1, mut s2) = (0u32, 0.0f32, 0.0f32);
         each::<E, L>(held, at, &mut |v| {
             let d = v - k;

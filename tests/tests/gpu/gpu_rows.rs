@@ -44,7 +44,15 @@ fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
         }
         Schedule::Cluster => {
             let per_block = catalog::rows::cluster_threads(d) * s.vectors() * v;
-            out.extend([(3, per_block), (3, per_block + v), (2, 5 * per_block + 3)]);
+            // Rows that fill their clusters (every thread's part whole): of 2 blocks (the
+            // merge of equal parts) and of 3 (not a power of two: the general merge).
+            out.extend([
+                (3, per_block),
+                (3, per_block + v),
+                (2, 5 * per_block + 3),
+                (2, 2 * per_block),
+                (2, 3 * per_block),
+            ]);
         }
     }
     out.retain(|&(_, c)| c as u64 <= s.max_cols(d));

@@ -298,7 +298,7 @@ unsafe fn cluster_merge<S: Stat, const EQUAL: bool>(seat: Seat, s: S) -> S {
         cluster_shared::block_slots(seat.turn),
         cluster_shared::arrived(seat.turn),
     );
-    let blocks = seat.blocks;
+    let blocks = cluster_nctarank();
     let tid = thread_idx_x();
     if tid == 0 {
         mbarrier_arrive_expect_tx(arrived, blocks * S::WORDS as u32 * 4);

@@ -22,6 +22,21 @@ macro_rules! slot_or_empty {
     }};
 }
 
+/// The statistic over the `$filled` slots of `$slots` (unsafe, as [`slot_or_empty!`]), in every
+/// lane of the warp: lane `l` reads slot `l` (past `$filled` the empty statistic) and the warp
+/// merges them; with `$equal` (the slots' parts of one count, `$filled` a power of two) lane `l`
+/// reads slot `l mod $filled` and the steps below `$filled` merge them ([`warp_merge_equal`]).
+macro_rules! merge_slots {
+    ($S:ty, $equal:expr, $slots:expr, $lane:expr, $filled:expr) => {{
+        let (lane, filled): (u32, u32) = ($lane, $filled);
+        if $equal {
+            warp_merge_equal(slot_or_empty!($S, $slots, lane & (filled - 1), filled), filled)
+        } else {
+            warp_merge(slot_or_empty!($S, $slots, lane, filled))
+        }
+    }};
+}
+
 /// The statistic over the warp, in every lane: five `shfl.sync.bfly` steps.
 ///
 /// # Safety
@@ -219,11 +234,7 @@ unsafe fn block_merge<S: Stat, const EQUAL: bool>(s: S, slots: *mut u32) -> S {
         });
     }
     sync_threads();
-    if EQUAL {
-        warp_merge_equal(slot_or_empty!(S, slots, lane & (warps - 1), warps), warps)
-    } else {
-        warp_merge(slot_or_empty!(S, slots, lane, warps))
-    }
+    merge_slots!(S, EQUAL, slots, lane, warps)
 }
 
 impl Group for Block {
@@ -311,12 +322,7 @@ unsafe fn cluster_merge<S: Stat, const EQUAL: bool>(seat: Seat, s: S) -> S {
         });
     }
     mbarrier_wait_parity(arrived, (seat.turn / 2) % 2);
-    let lane = tid % 32;
-    if EQUAL {
-        warp_merge_equal(slot_or_empty!(S, slots, lane & (blocks - 1), blocks), blocks)
-    } else {
-        warp_merge(slot_or_empty!(S, slots, lane, blocks))
-    }
+    merge_slots!(S, EQUAL, slots, tid % 32, blocks)
 }
 
 #[cfg(not(feature = "nvvm"))]

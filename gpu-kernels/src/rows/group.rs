@@ -30,7 +30,10 @@ macro_rules! merge_slots {
     ($S:ty, $equal:expr, $slots:expr, $lane:expr, $filled:expr) => {{
         let (lane, filled): (u32, u32) = ($lane, $filled);
         if $equal {
-            warp_merge_equal(slot_or_empty!($S, $slots, lane & (filled - 1), filled), filled)
+            warp_merge_equal(
+                slot_or_empty!($S, $slots, lane & (filled - 1), filled),
+                filled,
+            )
         } else {
             warp_merge(slot_or_empty!($S, $slots, lane, filled))
         }

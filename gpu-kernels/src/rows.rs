@@ -217,9 +217,8 @@ fn kept_b<O: Op, G: Group>() -> usize {
 /// where `b` is not kept ([`kept_b`]): the loads of the vectors after it are then in flight
 /// while it writes this one, instead of each waited for in turn after the merge. As many as
 /// the kernel can hold and stay within 64 registers (two blocks of 512 f32 threads or four of
-/// 256 bf16 ones an SM): 2 in f32 (62 registers; 64 since the merge of equal parts), 1 in
-/// BF16 (64; 2 also fit in 64 since the one-pass statistic, but were no faster:
-/// results/rows/25bd2da/experiments).
+/// 256 bf16 ones an SM): 2 in f32 (64 registers), 1 in BF16 (64; 2 also fit in 64, but were
+/// no faster: results/rows/25bd2da/experiments).
 #[inline(always)]
 fn b_ahead<E: Elem>() -> usize {
     if E::PER_VEC == 4 {

@@ -115,13 +115,36 @@ pub enum Schedule {
 }
 
 /// One launch of a row kernel: the grid's blocks (along x), threads per block, blocks per
-/// cluster (1 outside the cluster schedule) and dynamic shared memory.
+/// cluster (1 outside the cluster schedule), dynamic shared memory, and whether the driver
+/// places the clusters by its load-balancing policy ([`balances_clusters`]; written only when
+/// it does, so a launch without it, as every file from before it, is the default placement).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowLaunch {
     pub blocks: u32,
     pub threads: u32,
     pub cluster: u32,
     pub shared_bytes: u32,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub balanced: bool,
+}
+
+/// The most blocks of a portable cluster: past it, the function must allow the size first.
+pub const PORTABLE_CLUSTER: u32 = 8;
+
+/// Whether clusters of `cluster` blocks launch under the driver's load-balancing placement
+/// (`CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING`) rather than its default, spread: the sizes
+/// past the portable 8. Spread puts a cluster's blocks on separate SMs where it can; the H200's
+/// smallest GPC has 8 SMs, and spread leaves it without a cluster of more blocks, where load
+/// balancing stacks one there two or four blocks an SM. The driver's count at the lab's
+/// cluster launches of 16 blocks (`cuOccupancyMaxActiveClusters`): 14 clusters of 512 threads
+/// (f32; two an SM: 112 of 132 SMs) under spread, 15 balanced; 28 of 256 threads (bf16) and 30.
+/// At 256 x 262144 (the lab's bench, two rounds each, x copy) the balanced clusters read
+/// softmax f32 0.932 → 0.953 and bf16 0.907 → 0.952, RMSNorm 0.951 → 0.953 and 0.947 →
+/// 0.973, LayerNorm bf16 0.857 → 0.897, but LayerNorm f32 0.886 → 0.877. At 8 blocks (1024
+/// x 131072) balancing places more bf16 clusters too (66 against 62) but read 2–6 % slower,
+/// f32 level: there the default stays (results/rows/87ec3a1/experiments, call 34).
+pub const fn balances_clusters(cluster: u32) -> bool {
+    cluster > PORTABLE_CLUSTER
 }
 
 /// Elements of `dtype` in one 16-byte vector (4 f32, 8 bf16).
@@ -268,6 +291,7 @@ impl Schedule {
             threads,
             cluster,
             shared_bytes: self.shared_bytes(op, threads),
+            balanced: balances_clusters(cluster),
         })
     }
 }
@@ -460,6 +484,14 @@ mod tests {
             .launch(Op::Softmax, 256, 262144, Dtype::Bf16)
             .unwrap();
         assert_eq!((b.blocks, b.threads, b.cluster), (256 * 16, 256, 16));
+        // Clusters past the portable 8 blocks are placed by load balancing, the others and
+        // every other schedule by the driver's default.
+        assert!(c.balanced && b.balanced);
+        let eight = Schedule::Cluster
+            .launch(Op::Softmax, 1024, 131072, Dtype::Bf16)
+            .unwrap();
+        assert_eq!((eight.cluster, eight.balanced), (8, false));
+        assert!(!tiny.balanced && !w.balanced);
         for op in Op::ALL {
             let b = Schedule::Block.launch(op, 16384, 4096, Dtype::F32).unwrap();
             assert_eq!(b.shared_bytes, SHARED_BYTES);
@@ -473,6 +505,29 @@ mod tests {
         assert_eq!(
             2 * Schedule::Narrow.max_cols(Dtype::Bf16),
             Schedule::Warp.max_cols(Dtype::Bf16)
+        );
+    }
+
+    #[test]
+    fn a_launch_recorded_before_the_placement_policy_reads_as_the_default() {
+        let old = r#"{"blocks": 224, "threads": 512, "cluster": 16, "shared_bytes": 91664}"#;
+        let l: RowLaunch = serde_json::from_str(old).unwrap();
+        assert_eq!((l.cluster, l.balanced), (16, false));
+        let new = serde_json::to_value(
+            Schedule::Cluster
+                .launch(Op::LayerNorm, 256, 262144, Dtype::F32)
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(new["balanced"], true);
+        let default = Schedule::Cluster
+            .launch(Op::LayerNorm, 1024, 131072, Dtype::F32)
+            .unwrap();
+        assert!(
+            serde_json::to_value(default)
+                .unwrap()
+                .get("balanced")
+                .is_none()
         );
     }
 

@@ -19,6 +19,8 @@ import os
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
 CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
+CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5
+CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING = 2
 CU_JIT_GENERATE_LINE_INFO = 13
 # Dynamic shared memory a kernel may ask without opting in first.
 DEFAULT_SHARED_BYTES = 48 * 1024
@@ -36,7 +38,7 @@ class _ClusterDim(ctypes.Structure):
 
 
 class _AttrValue(ctypes.Union):
-    _fields_ = [("cluster", _ClusterDim), ("pad", ctypes.c_char * 64)]
+    _fields_ = [("cluster", _ClusterDim), ("policy", ctypes.c_uint), ("pad", ctypes.c_char * 64)]
 
 
 class _LaunchAttribute(ctypes.Structure):
@@ -52,6 +54,25 @@ class _LaunchConfig(ctypes.Structure):
         ("attrs", ctypes.POINTER(_LaunchAttribute)),
         ("num_attrs", ctypes.c_uint),
     ]
+
+
+def launch_attributes(launch):
+    """The launch attributes the lab sets for `launch` (its record): for the cluster schedule
+    (clusters of 2 blocks or more) the cluster's size, and the load-balancing placement where
+    the record says `balanced` (a record written before it: the default placement); none for
+    the other schedules, which the lab launches plainly."""
+    if launch["cluster"] <= 1:
+        return []
+    size = _LaunchAttribute()
+    size.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    size.value.cluster = _ClusterDim(launch["cluster"], 1, 1)
+    attrs = [size]
+    if launch.get("balanced", False):
+        policy = _LaunchAttribute()
+        policy.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
+        policy.value.policy = CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING
+        attrs.append(policy)
+    return attrs
 
 
 def chosen_launches(lab_json_text):
@@ -113,10 +134,8 @@ class Driver:
         self.check(self.cu.cuFuncSetAttribute(f, ctypes.c_int(attribute), ctypes.c_int(value)), what)
 
     def launch(self, f, launch, stream, params):
-        """One launch of f: `launch` is the lab's (blocks, threads, cluster, shared_bytes)."""
-        attr = _LaunchAttribute()
-        attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-        attr.value.cluster = _ClusterDim(launch["cluster"], 1, 1)
+        """One launch of f: `launch` is the lab's (blocks, threads, cluster, shared_bytes,
+        balanced)."""
         config = _LaunchConfig()
         config.grid[:] = (launch["blocks"], 1, 1)
         config.block[:] = (launch["threads"], 1, 1)
@@ -124,11 +143,13 @@ class Driver:
         config.stream = stream
         # The lab launches its cluster schedule through the cluster launch whatever its size,
         # and every other one as a plain launch (no attribute): so does this.
-        config.attrs = ctypes.pointer(attr) if launch["cluster"] > 1 else None
-        config.num_attrs = 1 if launch["cluster"] > 1 else 0
+        attrs = launch_attributes(launch)
+        array = (_LaunchAttribute * len(attrs))(*attrs) if attrs else None
+        config.attrs = ctypes.cast(array, ctypes.POINTER(_LaunchAttribute)) if attrs else None
+        config.num_attrs = len(attrs)
         # kernelParams: the address of each argument's value (params keeps them alive).
-        array = (ctypes.c_void_p * len(params))(*[ctypes.addressof(p) for p in params])
-        self.check(self.cu.cuLaunchKernelEx(ctypes.byref(config), f, array, None), "cuLaunchKernelEx")
+        values = (ctypes.c_void_p * len(params))(*[ctypes.addressof(p) for p in params])
+        self.check(self.cu.cuLaunchKernelEx(ctypes.byref(config), f, values, None), "cuLaunchKernelEx")
 
 
 def ptx_paths(lab_json_text, ptx_dir=None):

@@ -278,6 +278,24 @@ class Lab(unittest.TestCase):
         with self.assertRaisesRegex(lab_kernels.LabError, "no chosen row with its launch"):
             lab_kernels.chosen_launches(json.dumps({"rows": [without]}))
 
+    def test_a_cluster_launch_sets_the_lab_s_size_and_placement(self):
+        import lab_kernels
+
+        self.assertEqual(lab_kernels.launch_attributes(self.RECORD["launch"]), [])
+        cluster = {"blocks": 224, "threads": 512, "cluster": 16, "shared_bytes": 91664}
+        # A record from before the placement policy: the size alone (the default placement).
+        (size,) = lab_kernels.launch_attributes(cluster)
+        self.assertEqual((size.id, size.value.cluster.x), (lab_kernels.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, 16))
+        size, policy = lab_kernels.launch_attributes({**cluster, "balanced": True})
+        self.assertEqual(
+            (policy.id, policy.value.policy),
+            (
+                lab_kernels.CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE,
+                lab_kernels.CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING,
+            ),
+        )
+        self.assertEqual(len(lab_kernels.launch_attributes({**cluster, "balanced": False})), 1)
+
     def test_the_ptx_is_the_one_the_lab_loaded_unless_a_folder_is_given(self):
         import lab_kernels
 

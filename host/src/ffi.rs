@@ -6,6 +6,7 @@
 //! [`max_active_clusters`].
 
 use crate::error::{HostError, Result};
+use catalog::rows::PORTABLE_CLUSTER;
 use cust::stream::Stream;
 use cust::sys as cu;
 
@@ -31,8 +32,6 @@ pub fn allow_dynamic_shared(f: &cust::function::Function, bytes: u32) -> Result<
 /// The most blocks a cluster may have on sm_90 (past 8, the portable size, only once the
 /// function allows it: [`launch_clusters`] does).
 pub const MAX_CLUSTER: u32 = 16;
-/// The largest portable cluster.
-const PORTABLE_CLUSTER: u32 = 8;
 
 /// `CUlaunchAttributeValue` (cuda.h, CUDA 12): a 64-byte union, 8-byte aligned; its
 /// `clusterDim` member is three `unsigned int`s at its start.
@@ -60,6 +59,10 @@ struct LaunchConfig {
 
 /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`.
 const LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: u32 = 4;
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE`, and its value
+/// `CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING`.
+const LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY: u32 = 5;
+const CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING: u32 = 2;
 /// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` (not in cust's CUDA 11.4 enum).
 const FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: i32 = 14;
 
@@ -85,8 +88,10 @@ unsafe extern "C" {
 
 /// A 1-D launch of `f` in clusters of `cluster` blocks along x: `blocks` blocks of `threads`,
 /// `shared_bytes` of dynamic shared memory, on `stream`, with `args` (pointers to each
-/// parameter's value, in order). Refuses a cluster of 0 or more than [`MAX_CLUSTER`] blocks,
-/// or a grid it does not divide; a cluster past 8 blocks is allowed on `f` first.
+/// parameter's value, in order); placed by the driver's load-balancing policy where
+/// `balanced`, else by its default (spread). Refuses a cluster of 0 or more than
+/// [`MAX_CLUSTER`] blocks, or a grid it does not divide; a cluster past 8 blocks is allowed
+/// on `f` first.
 ///
 /// # Safety
 /// `args` must match `f`'s parameters in number, order and type, and what they point to must
@@ -96,6 +101,7 @@ pub unsafe fn launch_clusters(
     f: &cust::function::Function,
     (blocks, threads, cluster): (u32, u32, u32),
     shared_bytes: u32,
+    balanced: bool,
     stream: &Stream,
     args: &[*mut std::ffi::c_void],
 ) -> Result<()> {
@@ -109,14 +115,14 @@ pub unsafe fn launch_clusters(
         });
     }
     allow_cluster(f, cluster)?;
-    let mut attr = cluster_attribute(cluster);
+    let mut attrs = cluster_attributes(cluster, balanced);
     let config = LaunchConfig {
         grid: [blocks, 1, 1],
         block: [threads, 1, 1],
         shared_mem_bytes: shared_bytes,
         stream: stream.as_inner(),
-        attrs: &mut attr,
-        num_attrs: 1,
+        attrs: attrs.as_mut_ptr(),
+        num_attrs: attrs.len() as u32,
     };
     let mut params: Vec<*mut std::ffi::c_void> = args.to_vec();
     // SAFETY: `config` and `attr` are live for the call and laid out as cuda.h's structs;
@@ -133,12 +139,14 @@ pub unsafe fn launch_clusters(
 }
 
 /// How many clusters of `cluster` blocks of `threads` threads, with `shared_bytes` of dynamic
-/// shared memory each, `f` can have on the GPU at once (the driver's count, which knows how
-/// the SMs group into GPCs); refused as [`launch_clusters`] refuses.
+/// shared memory each, `f` can have on the GPU at once, placed as [`launch_clusters`] places
+/// them (`balanced`) (the driver's count, which knows how the SMs group into GPCs); refused
+/// as [`launch_clusters`] refuses.
 pub fn max_active_clusters(
     f: &cust::function::Function,
     (threads, cluster): (u32, u32),
     shared_bytes: u32,
+    balanced: bool,
 ) -> Result<u32> {
     if cluster == 0 || cluster > MAX_CLUSTER {
         return Err(HostError::Invalid {
@@ -147,14 +155,14 @@ pub fn max_active_clusters(
         });
     }
     allow_cluster(f, cluster)?;
-    let mut attr = cluster_attribute(cluster);
+    let mut attrs = cluster_attributes(cluster, balanced);
     let config = LaunchConfig {
         grid: [cluster, 1, 1],
         block: [threads, 1, 1],
         shared_mem_bytes: shared_bytes,
         stream: std::ptr::null_mut(),
-        attrs: &mut attr,
-        num_attrs: 1,
+        attrs: attrs.as_mut_ptr(),
+        num_attrs: attrs.len() as u32,
     };
     let mut n = 0i32;
     // SAFETY: `config` and `attr` are live for the call and laid out as cuda.h's structs;
@@ -192,15 +200,29 @@ fn allow_cluster(f: &cust::function::Function, cluster: u32) -> Result<()> {
     )
 }
 
-/// The launch attribute that sets clusters of `cluster` blocks along x.
-fn cluster_attribute(cluster: u32) -> LaunchAttribute {
-    let mut dims = [0u32; 16];
-    dims[..3].copy_from_slice(&[cluster, 1, 1]);
-    LaunchAttribute {
-        id: LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-        pad: [0; 4],
-        value: LaunchAttributeValue(dims),
+/// The launch attributes that set clusters of `cluster` blocks along x, and where `balanced`
+/// the load-balancing placement.
+fn cluster_attributes(cluster: u32, balanced: bool) -> Vec<LaunchAttribute> {
+    let attribute = |id, first: [u32; 3]| {
+        let mut value = [0u32; 16];
+        value[..3].copy_from_slice(&first);
+        LaunchAttribute {
+            id,
+            pad: [0; 4],
+            value: LaunchAttributeValue(value),
+        }
+    };
+    let mut attrs = vec![attribute(
+        LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        [cluster, 1, 1],
+    )];
+    if balanced {
+        attrs.push(attribute(
+            LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY,
+            [CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING, 0, 0],
+        ));
     }
+    attrs
 }
 
 fn check(r: cu::CUresult, op: &str, what: &'static str) -> Result<()> {

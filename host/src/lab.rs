@@ -13,6 +13,10 @@ use std::sync::Mutex;
 
 pub use catalog::records::DeviceInfo;
 
+/// A cluster launch as the driver's occupancy count sees it: the backend's entry, threads per
+/// block, blocks per cluster, and whether load balancing places them.
+type ClusterShape = (Backend, String, u32, u32, bool);
+
 pub struct Lab {
     /// One per backend, indexed by `Backend as usize`.
     modules: Vec<Module>,
@@ -22,7 +26,7 @@ pub struct Lab {
     device: Device,
     /// Clusters that fit on the GPU at once, by (backend, entry, threads, blocks per cluster):
     /// asked of the driver once, not between a launch's timing events.
-    clusters_at_once: Mutex<HashMap<(Backend, String, u32, u32), u32>>,
+    clusters_at_once: Mutex<HashMap<ClusterShape, u32>>,
     // Dropped last: everything above lives in this context.
     _context: Context,
 }
@@ -61,15 +65,17 @@ impl Lab {
     }
 
     /// How many clusters of `cluster` blocks of `threads` threads `entry` can have on the GPU
-    /// at once (asked of the driver once per combination).
+    /// at once, placed by the load-balancing policy where `balanced` (asked of the driver once
+    /// per combination).
     pub fn clusters_at_once(
         &self,
         backend: Backend,
         entry: &str,
         (threads, cluster): (u32, u32),
         shared_bytes: u32,
+        balanced: bool,
     ) -> Result<u32> {
-        let key = (backend, entry.to_string(), threads, cluster);
+        let key = (backend, entry.to_string(), threads, cluster, balanced);
         let mut known = self
             .clusters_at_once
             .lock()
@@ -78,7 +84,7 @@ impl Lab {
             return Ok(n);
         }
         let f = self.function(backend, entry)?;
-        let n = crate::ffi::max_active_clusters(&f, (threads, cluster), shared_bytes)?;
+        let n = crate::ffi::max_active_clusters(&f, (threads, cluster), shared_bytes, balanced)?;
         known.insert(key, n);
         Ok(n)
     }

@@ -176,7 +176,7 @@ pub struct RowCase<'a, T: RowElem> {
     backend: Backend,
     kernel: &'static Kernel,
     op: Op,
-    config: LaunchConfig,
+    launch: RowLaunch,
     x: DeviceSlice<T>,
     w: DeviceSlice<T>,
     b: DeviceSlice<T>,
@@ -206,12 +206,7 @@ impl<'a, T: RowElem> RowCase<'a, T> {
             backend,
             kernel,
             op,
-            config: LaunchConfig {
-                grid: (l.blocks, 1),
-                block: (l.threads, 1),
-                shared_bytes: l.shared_bytes,
-                cluster: l.cluster,
-            },
+            launch: l,
             x,
             w,
             b,
@@ -225,12 +220,7 @@ impl<'a, T: RowElem> RowCase<'a, T> {
 
     /// The launch, as the lab makes it on this GPU.
     pub fn row_launch(&self) -> RowLaunch {
-        RowLaunch {
-            blocks: self.config.grid.0,
-            threads: self.config.block.0,
-            cluster: self.config.cluster,
-            shared_bytes: self.config.shared_bytes,
-        }
+        self.launch
     }
 
     fn args(&self) -> RowArgs<'_, T> {
@@ -265,7 +255,13 @@ impl<'a, T: RowElem> RowCase<'a, T> {
 
 impl<T: RowElem> Case for RowCase<'_, T> {
     fn config(&self) -> Option<LaunchConfig> {
-        Some(self.config)
+        let l = self.launch;
+        Some(LaunchConfig {
+            grid: (l.blocks, 1),
+            block: (l.threads, 1),
+            shared_bytes: l.shared_bytes,
+            cluster: l.cluster,
+        })
     }
 
     fn reset(&self) -> Result<()> {

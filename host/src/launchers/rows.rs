@@ -201,6 +201,7 @@ impl Lab {
                 &kernel.entry(dtype),
                 (l.threads, l.cluster),
                 l.shared_bytes,
+                l.balanced,
             )?;
             l.blocks = l.blocks.min(fit * l.cluster);
         }
@@ -249,6 +250,7 @@ impl Lab {
                     &f,
                     (cfg.blocks, cfg.threads, cfg.cluster),
                     cfg.shared_bytes,
+                    cfg.balanced,
                     stream,
                     &args,
                 )

@@ -201,6 +201,7 @@ mod tests {
                 threads: 256,
                 cluster: 16,
                 shared_bytes: 60_000,
+                balanced: true,
             }),
             Row::new(
                 Family::Rows,
@@ -231,6 +232,7 @@ mod tests {
         assert_eq!(recs[0].launch, None);
         let json = serde_json::to_value(&recs[2]).unwrap();
         assert_eq!(json["launch"]["cluster"], 16, "{json}");
+        assert_eq!(json["launch"]["balanced"], true, "{json}");
         for field in [
             "op",
             "rows",

@@ -133,16 +133,16 @@ pub const PORTABLE_CLUSTER: u32 = 8;
 
 /// Whether clusters of `cluster` blocks launch under the driver's load-balancing placement
 /// (`CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING`) rather than its default, spread: the sizes
-/// past the portable 8. Spread puts a cluster's blocks on separate SMs where it can; the H200's
-/// smallest GPC has 8 SMs, and spread leaves it without a cluster of more blocks, where load
-/// balancing stacks one there two or four blocks an SM. The driver's count at the lab's
-/// cluster launches of 16 blocks (`cuOccupancyMaxActiveClusters`): 14 clusters of 512 threads
-/// (f32; two an SM: 112 of 132 SMs) under spread, 15 balanced; 28 of 256 threads (bf16) and 30.
+/// past the portable 8. A cluster's blocks share one GPC; by the driver's count
+/// (`cuOccupancyMaxActiveClusters`) the H200 holds 7 clusters of 16 blocks one block an SM
+/// (112 SMs) and 15 of 8, and the lab's clusters of 16 blocks fill the same 112 SMs under
+/// spread (14 of 512 threads, f32, two an SM; 28 of 256, bf16, four an SM), where load
+/// balancing, which stacks a cluster's blocks on fewer SMs, places 15 and 30.
 /// At 256 x 262144 (the lab's bench, two rounds each, x copy) the balanced clusters read
 /// softmax f32 0.932 → 0.953 and bf16 0.907 → 0.952, RMSNorm 0.951 → 0.953 and 0.947 →
 /// 0.973, LayerNorm bf16 0.857 → 0.897, but LayerNorm f32 0.886 → 0.877. At 8 blocks (1024
 /// x 131072) balancing places more bf16 clusters too (66 against 62) but read 2–6 % slower,
-/// f32 level: there the default stays (results/rows/87ec3a1/experiments, call 34).
+/// f32 level: there the default stays (results/rows/e8c249d/experiments, section 3).
 pub const fn balances_clusters(cluster: u32) -> bool {
     cluster > PORTABLE_CLUSTER
 }

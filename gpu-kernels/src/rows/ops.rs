@@ -365,7 +365,7 @@ impl Op for RmsNorm {
     /// and 4th after the 1st had landed); by FMA it issues all four first, as in rust-cuda's
     /// kernel. At 32768 x 1024 f32 under ncu: DRAM 79.7 → 82.0 % busy, 63.3 → 61.4 µs; in the
     /// peers' rotation 1.023–1.032 → 1.007–1.014 x the best peer's time
-    /// (results/rows/87ec3a1/experiments, calls 33 and 34).
+    /// (results/rows/e8c249d/experiments, section 1).
     #[inline(always)]
     fn local(each: impl Fn(&mut dyn FnMut(f32))) -> Sum {
         let mut ss = 0.0;

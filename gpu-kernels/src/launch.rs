@@ -177,7 +177,8 @@ pub mod rows {
     /// past their `CLUSTER_VECTORS` of `w` (the host asks for `threads · 16` bytes a kept
     /// vector). `w`, 3 vectors of `b` and the merges' slots take 181 KiB of the SM's 256 for
     /// two blocks of 512, the L1 the rest (with 4, 197 KiB, past the 196 KiB carveout: slower
-    /// on the H200 than none, results/rows/b9aa4d6).
+    /// on the H200 than none, results/rows/b9aa4d6; with 5, 216 KiB, the L1 28 KiB: 5–13 %
+    /// slower in f32 and 10–12 % in bf16, results/rows/e8c249d/experiments).
     pub const CLUSTER_KEPT_B_VECTORS: u32 = 3;
 }
 

@@ -125,7 +125,7 @@ pub unsafe fn launch_clusters(
         num_attrs: attrs.len() as u32,
     };
     let mut params: Vec<*mut std::ffi::c_void> = args.to_vec();
-    // SAFETY: `config` and `attr` are live for the call and laid out as cuda.h's structs;
+    // SAFETY: `config` and `attrs` are live for the call and laid out as cuda.h's structs;
     // `params` points to the caller's argument values (the caller's contract).
     let r = unsafe {
         cuLaunchKernelEx(
@@ -165,7 +165,7 @@ pub fn max_active_clusters(
         num_attrs: attrs.len() as u32,
     };
     let mut n = 0i32;
-    // SAFETY: `config` and `attr` are live for the call and laid out as cuda.h's structs;
+    // SAFETY: `config` and `attrs` are live for the call and laid out as cuda.h's structs;
     // `f` is a live function; the call only writes `n`.
     let r = unsafe { cuOccupancyMaxActiveClusters(&mut n, f.to_raw(), &config) };
     check(r, "cuOccupancyMaxActiveClusters", "cluster occupancy")?;

@@ -24,8 +24,8 @@ pub struct Lab {
     pub stream: Stream,
     pub info: DeviceInfo,
     device: Device,
-    /// Clusters that fit on the GPU at once, by (backend, entry, threads, blocks per cluster):
-    /// asked of the driver once, not between a launch's timing events.
+    /// Clusters that fit on the GPU at once, by [`ClusterShape`]: asked of the driver once,
+    /// not between a launch's timing events.
     clusters_at_once: Mutex<HashMap<ClusterShape, u32>>,
     // Dropped last: everything above lives in this context.
     _context: Context,

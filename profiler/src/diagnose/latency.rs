@@ -357,8 +357,11 @@ pub(super) fn undersized(c: &dyn Counters) -> Outcome {
             )
             .with_fix(
                 "a cluster shape the GPCs hold whole: fewer blocks per cluster, or more blocks \
-                 per SM (fewer registers or threads a block); a larger grid places no more \
-                 clusters at once",
+                 per SM (fewer registers or threads a block); or the load-balancing placement \
+                 (cudaClusterSchedulingPolicyLoadBalancing), which stacks a cluster's blocks on \
+                 fewer SMs so that more clusters fit (measure both: on the H200 it was faster \
+                 at 16 blocks a cluster and slower at 8, docs/part2.md); a larger grid places \
+                 no more clusters at once",
             ),
         );
     }

@@ -115,14 +115,14 @@ pub unsafe fn launch_clusters(
         });
     }
     allow_cluster(f, cluster)?;
-    let mut attrs = cluster_attributes(cluster, balanced);
+    let (mut attrs, num_attrs) = cluster_attributes(cluster, balanced);
     let config = LaunchConfig {
         grid: [blocks, 1, 1],
         block: [threads, 1, 1],
         shared_mem_bytes: shared_bytes,
         stream: stream.as_inner(),
         attrs: attrs.as_mut_ptr(),
-        num_attrs: attrs.len() as u32,
+        num_attrs,
     };
     let mut params: Vec<*mut std::ffi::c_void> = args.to_vec();
     // SAFETY: `config` and `attrs` are live for the call and laid out as cuda.h's structs;
@@ -155,14 +155,14 @@ pub fn max_active_clusters(
         });
     }
     allow_cluster(f, cluster)?;
-    let mut attrs = cluster_attributes(cluster, balanced);
+    let (mut attrs, num_attrs) = cluster_attributes(cluster, balanced);
     let config = LaunchConfig {
         grid: [cluster, 1, 1],
         block: [threads, 1, 1],
         shared_mem_bytes: shared_bytes,
         stream: std::ptr::null_mut(),
         attrs: attrs.as_mut_ptr(),
-        num_attrs: attrs.len() as u32,
+        num_attrs,
     };
     let mut n = 0i32;
     // SAFETY: `config` and `attrs` are live for the call and laid out as cuda.h's structs;
@@ -201,8 +201,8 @@ fn allow_cluster(f: &cust::function::Function, cluster: u32) -> Result<()> {
 }
 
 /// The launch attributes that set clusters of `cluster` blocks along x, and where `balanced`
-/// the load-balancing placement.
-fn cluster_attributes(cluster: u32, balanced: bool) -> Vec<LaunchAttribute> {
+/// the load-balancing placement: the array and how many of it the launch passes.
+fn cluster_attributes(cluster: u32, balanced: bool) -> ([LaunchAttribute; 2], u32) {
     let attribute = |id, first: [u32; 3]| {
         let mut value = [0u32; 16];
         value[..3].copy_from_slice(&first);
@@ -212,17 +212,14 @@ fn cluster_attributes(cluster: u32, balanced: bool) -> Vec<LaunchAttribute> {
             value: LaunchAttributeValue(value),
         }
     };
-    let mut attrs = vec![attribute(
-        LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-        [cluster, 1, 1],
-    )];
-    if balanced {
-        attrs.push(attribute(
+    let attrs = [
+        attribute(LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, [cluster, 1, 1]),
+        attribute(
             LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY,
             [CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING, 0, 0],
-        ));
-    }
-    attrs
+        ),
+    ];
+    (attrs, 1 + balanced as u32)
 }
 
 fn check(r: cu::CUresult, op: &str, what: &'static str) -> Result<()> {
@@ -322,5 +319,21 @@ mod tests {
         assert_eq!(std::mem::offset_of!(LaunchConfig, stream), 32);
         assert_eq!(std::mem::offset_of!(LaunchConfig, attrs), 40);
         assert_eq!(std::mem::offset_of!(LaunchConfig, num_attrs), 48);
+    }
+
+    /// A cluster launch passes its size, and the load-balancing placement only where asked.
+    #[test]
+    fn a_cluster_launch_asks_its_placement_only_where_balanced() {
+        let (attrs, n) = cluster_attributes(16, true);
+        assert_eq!(n, 2);
+        assert_eq!(attrs[0].id, LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+        assert_eq!(attrs[0].value.0[..3], [16, 1, 1]);
+        assert_eq!(attrs[1].id, LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY);
+        assert_eq!(
+            attrs[1].value.0[0],
+            CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING
+        );
+        let (attrs, n) = cluster_attributes(8, false);
+        assert_eq!((n, attrs[0].value.0[0]), (1, 8));
     }
 }

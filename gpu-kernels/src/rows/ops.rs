@@ -360,10 +360,10 @@ impl Op for RmsNorm {
     type Row = f32;
     const WEIGHTS: u32 = 1;
     /// The squares summed by FMA, as rust-cuda's compiler contracts `ss + v · v` by itself and
-    /// rustc may not: with a multiplication and an addition an element, ptxas issued rustc's
-    /// `rmsnorm_block_f32` loads one DRAM round trip after another at 32 registers (the 3rd
-    /// and 4th after the 1st had landed); by FMA it issues all four first, as in rust-cuda's
-    /// kernel. At 32768 x 1024 f32 under ncu: DRAM 79.7 → 82.0 % busy, 63.3 → 61.4 µs; in the
+    /// rustc does not: with a multiplication and an addition an element, ptxas keeps rustc's
+    /// `rmsnorm_block_f32` to 32 registers by issuing its 3rd and 4th row loads only after the
+    /// 1st lands (a DRAM round trip more a row); by FMA it issues all four first, as in
+    /// rust-cuda's kernel. At 32768 x 1024 f32 under ncu: DRAM 79.7 → 82.0 % busy, 63.3 → 61.4 µs; in the
     /// peers' rotation 1.023–1.032 → 1.007–1.014 x the best peer's time
     /// (results/rows/e8c249d/experiments, section 1).
     #[inline(always)]

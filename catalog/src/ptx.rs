@@ -38,9 +38,50 @@ pub fn entries(ptx: &str) -> Vec<&str> {
         .collect()
 }
 
+/// `ptx` with launch bounds on the entries `bounds` gives them for (the most threads a block,
+/// the fewest blocks an SM): `.maxntid T, 1, 1` and `.minnctapersm K` between the entry's
+/// parameter list and its body, as nvcc writes `__launch_bounds__(T, K)`. ptxas then fits
+/// the entry's registers to K blocks of T threads an SM.
+pub fn with_launch_bounds(ptx: &str, bounds: impl Fn(&str) -> Option<(u32, u32)>) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    let mut pending = None;
+    for line in ptx.split_inclusive('\n') {
+        if let Some(rest) = line.trim_start().strip_prefix(".visible .entry ") {
+            let name = rest.split('(').next().unwrap_or(rest).trim();
+            pending = bounds(name);
+        }
+        out.push_str(line);
+        // The parameter list's `)`, on the entry's line or the last of its parameters'.
+        if pending.is_some() && line.contains(')') {
+            let (threads, blocks) = pending.take().unwrap();
+            out.push_str(&format!(
+                ".maxntid {threads}, 1, 1\n.minnctapersm {blocks}\n"
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only the entries given bounds get them, after their parameter list and before `{`.
+    #[test]
+    fn launch_bounds_go_between_the_parameters_and_the_body() {
+        let ptx = ".visible .entry a(\n\t.param .u32 a_param_0\n)  // @a\n{\n\tret;\n}\n\
+                   .visible .entry b(\n\t.param .u32 b_param_0\n)\n{\n\tret;\n}\n\
+                   .visible .entry c()\n{\n\tret;\n}\n";
+        let bounded = with_launch_bounds(ptx, |e| (e != "a").then_some((512, 2)));
+        let want = ptx
+            .replace(
+                "b_param_0\n)\n{",
+                "b_param_0\n)\n.maxntid 512, 1, 1\n.minnctapersm 2\n{",
+            )
+            .replace("c()\n{", "c()\n.maxntid 512, 1, 1\n.minnctapersm 2\n{");
+        assert_eq!(bounded, want);
+        assert_eq!(with_launch_bounds(ptx, |_| None), ptx);
+    }
 
     #[test]
     fn entries_are_read_off_the_entry_lines() {

@@ -8,8 +8,8 @@ use crate::Dtype;
 pub use crate::launch::rows::SHARED_BYTES;
 use crate::launch::rows::{
     BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_B_VECTORS, CLUSTER_MAX, CLUSTER_MIN,
-    CLUSTER_THREADS, CLUSTER_THREADS_BF16, CLUSTER_VECTORS, NARROW_VECTORS, WARP_ROWS_PER_BLOCK,
-    WARP_VECTORS, WIDE_MAX_THREADS, WIDE_VECTORS,
+    CLUSTER_SM_THREADS, CLUSTER_THREADS, CLUSTER_THREADS_BF16, CLUSTER_VECTORS, NARROW_VECTORS,
+    WARP_ROWS_PER_BLOCK, WARP_VECTORS, WIDE_MAX_THREADS, WIDE_VECTORS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -159,6 +159,17 @@ pub const fn cluster_threads(dtype: Dtype) -> u32 {
         Dtype::Bf16 => CLUSTER_THREADS_BF16,
         _ => CLUSTER_THREADS,
     }
+}
+
+/// The launch bounds rustc's PTX of a kernel of `schedule` over `dtype` carries (`cargo xtask
+/// ptx` writes them, rustc having no attribute for them): the most threads a block, and the
+/// fewest blocks an SM ptxas must fit. A cluster's blocks, `CLUSTER_SM_THREADS` of their
+/// threads an SM (64 registers a thread); the other schedules none (ptxas's choice).
+pub fn launch_bounds(schedule: Schedule, dtype: Dtype) -> Option<(u32, u32)> {
+    (schedule == Schedule::Cluster).then(|| {
+        let threads = cluster_threads(dtype);
+        (threads, CLUSTER_SM_THREADS / threads)
+    })
 }
 
 /// The largest grid x dimension.

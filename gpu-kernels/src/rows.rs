@@ -214,17 +214,21 @@ fn kept_b<O: Op, G: Group>() -> usize {
 }
 
 /// How many vectors ahead of the one it writes a thread of LayerNorm's cluster loads `b`,
-/// where `b` is not kept ([`kept_b`]): the loads of the vectors after it are then in flight
-/// while it writes this one, instead of each waited for in turn after the merge. As many as
-/// the kernel can hold and stay within 64 registers (two blocks of 512 f32 threads or four of
-/// 256 bf16 ones an SM): 2 in f32 (64 registers), 1 in BF16 (64; 2 also fit in 64, but were
-/// no faster: results/rows/25bd2da/experiments).
+/// where `b` is not kept ([`kept_b`]): the load of vector `n` is issued while vector
+/// `n − b_ahead` is written, and those of the vectors below `b_ahead` before the first is,
+/// so the first loads leave as soon as the row's constants are known and the kept vectors'
+/// outputs cover their L2 round trip. As many as fit the 64 registers the PTX's launch bounds
+/// hold the kernel to (two blocks of 512 f32 threads or four of 256 bf16 ones an SM,
+/// `CLUSTER_SM_THREADS`): 4 in f32, 3 in BF16 (5 and 4 spilled). Against 2 and 1 (the first
+/// load after the first output; on the H200, two rounds each, x copy): f32 at 4096 x 32768
+/// 0.952–0.953 → 0.981–0.983, BF16 at 1024 x 131072 0.918–0.919 → 0.929 and at 256 x 262144
+/// 0.897–0.898 → 0.908–0.909, the other cluster shapes level (results/rows/f8b7c99/experiments).
 #[inline(always)]
 fn b_ahead<E: Elem>() -> usize {
     if E::PER_VEC == 4 {
-        2
+        4
     } else {
-        1
+        3
     }
 }
 
@@ -337,16 +341,27 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
     // outside the vectors' branches, so the loads of the next vectors are in flight while
     // this one is written. (Waited for in turn, each after its branch, they were 51 % of the
     // kernel's long-scoreboard stalls at 256 x 262144 f32, results/rows/b6b55b8; an L1
-    // prefetch of them during the merge had taken back part of that.) Its first index goes
-    // through `opaque_u32`: computed ahead of the merge and held across it, the indices took
-    // the kernels to 70–71 registers.
+    // prefetch of them during the merge had taken back part of that.) Its index goes through
+    // `opaque_u32`: computed ahead of the merge and held across it, the indices took the
+    // kernels to 70–71 registers. Not allocated in L1, which the row's next lines pass through
+    // before the next row needs these again.
     let b_ahead_run = O::WEIGHTS >= 2 && keeps_w::<O, G>();
     let mut b_ahead_of = [[0u32; 4]; L];
+    let b_vector = |n: usize| {
+        let i = (opaque_u32(at.first) + n as u32 * at.stride).min(last) as usize;
+        load4_nc_with((b as *const Vec4<u32>).add(i), policy).0
+    };
+    if b_ahead_run {
+        upto16!(L, n, {
+            if n >= kept_b::<O, G>() && n < b_ahead::<E>() {
+                b_ahead_of[n] = b_vector(n);
+            }
+        });
+    }
     upto16!(L, j, {
         let n = j + b_ahead::<E>();
         if b_ahead_run && n >= kept_b::<O, G>() && n < L {
-            let i = (opaque_u32(at.first) + n as u32 * at.stride).min(last) as usize;
-            b_ahead_of[n] = load4_ro_with((b as *const Vec4<u32>).add(i), policy).0;
+            b_ahead_of[n] = b_vector(n);
         }
         let i = at.vector(j);
         let at_i = if one_run { i.min(last) } else { i };

@@ -153,6 +153,17 @@ pub unsafe fn load4_ro_with<T: Copy>(p: *const Vec4<T>, policy: u64) -> Vec4<T> 
     load4_nc_with!(p, "", policy)
 }
 
+/// [`load4_nc`] under an L2 cache policy: `ld.global.nc.L1::no_allocate.L2::cache_hint.v4.b32`,
+/// for data the L2 keeps and the L1 cannot (read once a row, with the row's own lines
+/// passing through the L1 in between).
+///
+/// # Safety
+/// As [`load4_nc`].
+#[inline(always)]
+pub unsafe fn load4_nc_with<T: Copy>(p: *const Vec4<T>, policy: u64) -> Vec4<T> {
+    load4_nc_with!(p, ".L1::no_allocate", policy)
+}
+
 /// `redux.sync.add.s32` over the full warp (sm_80+): every lane gets the wrapping sum of all
 /// 32 lanes' `v`, in one instruction instead of five shuffle-and-add steps.
 ///

@@ -40,12 +40,28 @@ pub fn variable_latency(opcode: &str) -> bool {
     )
 }
 
-/// Instructions queued to the memory pipe, which reads their registers in issue order: a later
-/// one's result cannot land before an earlier one has read its operands.
+/// Instructions queued to the memory pipe (the LSU, global, local and shared memory alike),
+/// which reads their registers in issue order: a later one's result cannot land before an
+/// earlier one has read its operands (ptxas lets a shared load overwrite the data registers
+/// of a global store issued before it, not yet read: `rmsnorm_cluster_bf16` on llvm).
 fn memory_queue(opcode: &str) -> bool {
     matches!(
         opcode.split('.').next().unwrap_or(""),
-        "LDG" | "LDGSTS" | "STG" | "LDL" | "STL" | "LD" | "ST" | "ATOM" | "ATOMG" | "RED" | "REDG"
+        "LDG"
+            | "LDGSTS"
+            | "STG"
+            | "LDL"
+            | "STL"
+            | "LD"
+            | "ST"
+            | "ATOM"
+            | "ATOMG"
+            | "RED"
+            | "REDG"
+            | "LDS"
+            | "LDSM"
+            | "STS"
+            | "ATOMS"
     )
 }
 

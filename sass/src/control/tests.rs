@@ -167,6 +167,37 @@ fn a_wait_names_its_loads_and_a_missing_wait_is_a_hazard() {
     assert_eq!(stall_cycles(&f), 17);
 }
 
+/// A store's data registers, not yet read, may be overwritten by a load queued behind it in
+/// the memory pipe, shared or global, but not by an arithmetic instruction.
+#[test]
+fn a_load_queued_behind_a_store_may_overwrite_its_unread_data() {
+    const NONE: u64 = 7;
+    let f = function(&[
+        ("STG.E.128 desc[UR24][R16.64], R12", ctl(1, NONE, 1, 0)),
+        ("LDS.128 R12, [R18+0x610]", ctl(1, 2, NONE, 0)),
+        (
+            "STG.E.128 desc[UR24][R16.64+0x10], R12",
+            ctl(1, NONE, 1, 0b100),
+        ),
+        ("MOV R15, 0x1", ctl(4, NONE, NONE, 0)),
+        ("EXIT", ctl(5, NONE, NONE, 0)),
+    ]);
+    let s = schedule(&f).unwrap();
+    // Only the MOV, of R15, which both stores may not yet have read.
+    let hazards: Vec<_> = s
+        .hazards
+        .iter()
+        .map(|h| (h.addr, h.reg, h.producer.addr, h.barrier))
+        .collect();
+    assert_eq!(
+        hazards,
+        [
+            (0x30, Reg::R(15), 0x0, Some(1)),
+            (0x30, Reg::R(15), 0x20, Some(1))
+        ]
+    );
+}
+
 #[test]
 fn loop_carried_and_branched_waits() {
     const NONE: u64 = 7;

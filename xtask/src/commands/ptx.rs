@@ -113,6 +113,7 @@ fn build_llvm(root: &Path, canaries: bool) -> Result<PathBuf> {
     // without optimisation (like nvcc -G). Line tables alone are nvcc's -lineinfo: keep the
     // `.loc` lines, drop the `debug` flag.
     let ptx = ptx.replacen(".target sm_90, debug", ".target sm_90", 1);
+    let ptx = catalog::ptx::with_launch_bounds(&ptx, catalog::kernels::launch_bounds);
     let dest = ptx_path(root, set);
     std::fs::create_dir_all(dest.parent().unwrap())?;
     std::fs::write(&dest, ptx).with_context(|| format!("writing {}", dest.display()))?;
@@ -132,6 +133,31 @@ mod tests {
             .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
             .map(|rest| rest.split('(').next().unwrap_or(rest).trim().to_string())
             .collect()
+    }
+
+    /// Each of rustc's entries the catalogue bounds carries its bounds, and no other entry
+    /// any (`catalog::rows::launch_bounds`: the cluster kernels').
+    #[test]
+    fn rustc_entries_carry_the_catalogues_launch_bounds() {
+        let path = ptx_path(&util::root(), "llvm");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}: run cargo xtask ptx", path.display()));
+        let mut bounded = 0;
+        for (entry, body) in text.split(".visible .entry ").skip(1).map(|s| {
+            let name = s.split('(').next().unwrap_or(s).trim();
+            (name, &s[..s.find('{').unwrap_or(s.len())])
+        }) {
+            let want = catalog::kernels::launch_bounds(entry)
+                .map(|(t, k)| format!(".maxntid {t}, 1, 1\n.minnctapersm {k}\n"));
+            assert_eq!(
+                want.as_deref().filter(|w| body.ends_with(w)),
+                want.as_deref(),
+                "{entry}: {body}"
+            );
+            assert_eq!(body.contains(".maxntid"), want.is_some(), "{entry}");
+            bounded += want.is_some() as usize;
+        }
+        assert_eq!(bounded, 6, "the three cluster kernels, f32 and bf16");
     }
 
     /// The canary PTX holds the four canaries and nothing else; no backend's PTX holds any.

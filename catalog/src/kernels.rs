@@ -234,11 +234,11 @@ pub fn find(name: &str) -> Option<&'static Kernel> {
 /// threads a block and the fewest blocks an SM, or None.
 pub fn launch_bounds(entry: &str) -> Option<(u32, u32)> {
     KERNELS.iter().find_map(|k| match k.shape {
-        Shape::Rows { schedule, .. } => k
+        Shape::Rows { op, schedule } => k
             .dtypes
             .iter()
             .find(|&&d| k.entry(d) == entry)
-            .and_then(|&d| crate::rows::launch_bounds(schedule, d)),
+            .and_then(|&d| crate::rows::launch_bounds(op, schedule, d)),
         _ => None,
     })
 }

@@ -161,12 +161,17 @@ pub const fn cluster_threads(dtype: Dtype) -> u32 {
     }
 }
 
-/// The launch bounds rustc's PTX of a kernel of `schedule` over `dtype` carries (`cargo xtask
-/// ptx` writes them, rustc having no attribute for them): the most threads a block, and the
-/// fewest blocks an SM ptxas must fit. A cluster's blocks, `CLUSTER_SM_THREADS` of their
-/// threads an SM (64 registers a thread); the other schedules none (ptxas's choice).
-pub fn launch_bounds(schedule: Schedule, dtype: Dtype) -> Option<(u32, u32)> {
-    (schedule == Schedule::Cluster).then(|| {
+/// The launch bounds rustc's PTX of `op`'s kernel of `schedule` over `dtype` carries (`cargo
+/// xtask ptx` writes them, rustc having no attribute for them): the most threads a block, and
+/// the fewest blocks an SM ptxas must fit. LayerNorm's cluster: `CLUSTER_SM_THREADS` of its
+/// threads an SM, so 64 registers a thread, where its loads of `b` ahead (`rows.rs`'s
+/// `b_ahead`) took ptxas to 70 (f32) and 68 (BF16) without them: one block an SM, not two
+/// or four. The other kernels none: they fit their blocks by ptxas's own choice (the other
+/// clusters 55–64 registers), and bounded, ptxas took softmax's clusters from 55–56 to 62–64
+/// registers, which read 0.4–0.9 % slower in three of the four cases the catalogue chooses
+/// them for, level in the fourth (results/rows/f8b7c99/experiments).
+pub fn launch_bounds(op: Op, schedule: Schedule, dtype: Dtype) -> Option<(u32, u32)> {
+    (op == Op::LayerNorm && schedule == Schedule::Cluster).then(|| {
         let threads = cluster_threads(dtype);
         (threads, CLUSTER_SM_THREADS / threads)
     })

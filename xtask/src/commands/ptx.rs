@@ -136,7 +136,7 @@ mod tests {
     }
 
     /// Each of rustc's entries the catalogue bounds carries its bounds, and no other entry
-    /// any (`catalog::rows::launch_bounds`: the cluster kernels').
+    /// any (`catalog::rows::launch_bounds`: LayerNorm's cluster kernels').
     #[test]
     fn rustc_entries_carry_the_catalogues_launch_bounds() {
         let path = ptx_path(&util::root(), "llvm");
@@ -157,7 +157,7 @@ mod tests {
             assert_eq!(body.contains(".maxntid"), want.is_some(), "{entry}");
             bounded += want.is_some() as usize;
         }
-        assert_eq!(bounded, 6, "the three cluster kernels, f32 and bf16");
+        assert_eq!(bounded, 2, "LayerNorm's cluster, f32 and bf16");
     }
 
     /// The canary PTX holds the four canaries and nothing else; no backend's PTX holds any.

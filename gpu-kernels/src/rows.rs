@@ -32,9 +32,10 @@
 //! Each thread reduces its own elements to a partial statistic ([`Stat`]: the softmax's running
 //! max and sum, the sum of squares, or LayerNorm's count, mean and squared deviations), the
 //! group merges them, and each thread writes its elements from its registers. (In a warp or a
-//! block, where a second merge is cheap, LayerNorm merges twice, a sum each, and f32 softmax
-//! merges the max, then the sum of the exponentials it keeps in place of the elements:
-//! [`Op::row_of`], [`Op::row_of_held`].)
+//! block, where a second merge is cheap, f32 softmax merges the max, then the sum of the
+//! exponentials it keeps in place of the elements, and LayerNorm, where its threads' parts
+//! are unequal, a sum, then the squared deviations from the mean: [`Op::row_of`],
+//! [`Op::row_of_held`].)
 //!
 //! # Parameters (every entry point)
 //! - `x`: the input, `rows · cols` elements; `y`: the output, the same shape (`x` itself, in

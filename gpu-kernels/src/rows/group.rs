@@ -207,6 +207,10 @@ impl Group for Warp {
     unsafe fn merge<S: Stat>(_seat: Seat, s: S) -> S {
         warp_merge(s)
     }
+    #[inline(always)]
+    unsafe fn merge_equal<S: Stat>(_seat: Seat, s: S) -> S {
+        warp_merge_equal(s, 32)
+    }
 }
 
 /// A block per row.
@@ -255,6 +259,10 @@ impl Group for Block {
     #[inline(always)]
     unsafe fn merge<S: Stat>(_seat: Seat, s: S) -> S {
         block_merge::<S, false>(s, dynamic_shared::<u32>())
+    }
+    #[inline(always)]
+    unsafe fn merge_equal<S: Stat>(_seat: Seat, s: S) -> S {
+        block_merge::<S, true>(s, dynamic_shared::<u32>())
     }
     /// In the words of each slot the first merge left free (the slots' last `S::WORDS`), so
     /// no warp waits for the others to have read the first merge's: its one barrier.

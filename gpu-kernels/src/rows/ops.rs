@@ -506,16 +506,30 @@ impl Op for LayerNorm {
             fma_f32(fma_f32(x, rstd, -mean * rstd), w, b)
         }
     }
-    /// Where the group merges once (a cluster), the thread's statistic in one pass over its
-    /// held elements, each less the thread's first, `k`: `n`, `s1 = Σ (x − k)` and
-    /// `s2 = Σ (x − k)²`, then `mean = k + s1 / n` and `m2 = s2 − s1² / n`: three
-    /// instructions an element and, in BF16, one unpacking, where [`Op::local`]'s two passes
-    /// take three and two unpackings. On top of the merge's reciprocal ([`MeanVar::merge`]),
-    /// the BF16 kernel went from 0.87 to 0.90 x copy at 1024 x 131072 and from 0.79 to 0.83
-    /// at 256 x 262144, f32 unchanged (results/rows/5b88863/experiments).
+    /// In a cluster, and in any group where every thread's part is as long as every other's
+    /// ([`Seat::equal_parts`]): the thread's statistic in one pass over its held elements,
+    /// each less the thread's first, `k`: `n`, `s1 = Σ (x − k)` and `s2 = Σ (x − k)²`, then
+    /// `mean = k + s1 / n` and `m2 = s2 − s1² / n`, and one merge of it: three instructions an
+    /// element and, in BF16, one unpacking, where [`Op::local`]'s two passes take three and
+    /// two unpackings. On top of the merge's reciprocal ([`MeanVar::merge`]), the BF16 cluster
+    /// went from 0.87 to 0.90 x copy at 1024 x 131072 and from 0.79 to 0.83 at 256 x 262144,
+    /// f32 unchanged (results/rows/5b88863/experiments).
     /// `k` is one of the elements, so `(k − mean)² ≤ n · var`: the subtraction cancels at most
     /// the bits of `n` (at most 64 elements a thread), never those of the data's offset
     /// `|mean| / σ`, as `E[x²] − E[x]²` would.
+    ///
+    /// In a warp or a block with equal parts the one merge is of equal parts (two shuffles a
+    /// step, no reciprocal: [`MeanVar::merge_equal_lane`]), where two merges of a sum each
+    /// ([`Op::row_of`]) take as many shuffles, a second pass over the held elements and, in a
+    /// block, a second barrier. In the lab's bench on the H200 (two rounds, both compilers, x
+    /// copy) every LayerNorm warp and block case the catalogue chooses moved by −0.4 to +1.6 %:
+    /// the blocks at 32768 x 1024 f32 0.977–0.983 → 0.986–0.989, at 8192 x 8192 f32
+    /// 0.994–0.997 → 0.995–1.019, at 16384 x 4096 bf16 0.980–0.988 → 0.991–1.002, the warp at
+    /// 65536 x 512 f32 0.982–0.986 → 0.991–0.996; the wide block, not chosen there, 0.72–0.74 →
+    /// 0.86–0.87 at 4096 x 32768 f32 (results/rows/89cf827/experiments). With unequal parts
+    /// every merge step divides by its count: there a warp or a block merges twice, as the
+    /// same one merge read 2–5 % slower (the warp kernel at 65536 x 512 bf16, rust-cuda's
+    /// wide one at 32768 x 1024 bf16).
     #[inline(always)]
     unsafe fn row_of_held<E: Elem, G: Group, const L: usize>(
         seat: Seat,
@@ -525,11 +539,12 @@ impl Op for LayerNorm {
         eps: f32,
     ) -> (f32, f32) {
         let held = &*held;
-        if G::MERGES_AGAIN_CHEAPLY {
+        let equal = seat.equal_parts::<L>(at);
+        if G::MERGES_AGAIN_CHEAPLY && !equal {
             return Self::row_of_each_held::<E, G, L>(seat, held, at, cols, eps);
         }
         let k = E::get(&held[0], 0);
-        if seat.equal_parts::<L>(at) {
+        if equal {
             // Every thread's part is `L` whole vectors and every merge step pairs two equal
             // parts: no branch a vector, a count known at compile time (32 or 64: the
             // division is a multiplication), and the group's merge of equal parts
@@ -571,7 +586,8 @@ impl Op for LayerNorm {
         };
         Self::row(G::merge(seat, part), cols, eps)
     }
-    /// Where the group merges again cheaply (a warp, a block), the exact two-pass variance:
+    /// Where the group merges again cheaply (a warp, a block) and the parts are unequal
+    /// (else [`Op::row_of_held`]'s one merge), the exact two-pass variance:
     /// the group's `Σ x` gives the mean, then its `Σ (x − mean)²` over the held elements the
     /// variance. Two merges of one word each (five shuffle-adds per warp) instead of one of
     /// [`MeanVar`]'s three, whose every step divides: a shorter chain between the last load

@@ -10,7 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Results that arrive after a variable time, so that the consumer must wait on a scoreboard:
 /// loads from every memory, special registers, shuffles and warp reductions, the
-/// transcendental unit and the float/integer conversions that share it on sm_90, the fence
+/// transcendental unit and the float/integer conversions that share it on sm_90, the
+/// population count (ptxas gives `POPC` a write barrier on sm_90: `layernorm_wide_f32`), the fence
 /// that closes a group of asynchronous copies, the proxy fence before an mbarrier's
 /// initialisation (`FENCE.VIEW.ASYNC`) and the mbarrier operations (`SYNCS.*`: exchange,
 /// arrive, phase check).
@@ -32,6 +33,7 @@ pub fn variable_latency(opcode: &str) -> bool {
             | "REDUX"
             | "MATCH"
             | "MUFU"
+            | "POPC"
             | "F2I"
             | "I2F"
             | "LDGDEPBAR"

@@ -221,9 +221,9 @@ fn kept_b<O: Op, G: Group>() -> usize {
 /// outputs cover their L2 round trip. As many as fit the 64 registers the PTX's launch bounds
 /// hold the kernel to (two blocks of 512 f32 threads or four of 256 bf16 ones an SM,
 /// `CLUSTER_SM_THREADS`): 4 in f32, 3 in BF16 (5 and 4 spilled). Against 2 and 1 (the first
-/// load after the first output; on the H200, two rounds each, x copy): f32 at 4096 x 32768
-/// 0.952–0.953 → 0.981–0.983, BF16 at 1024 x 131072 0.918–0.919 → 0.929 and at 256 x 262144
-/// 0.897–0.898 → 0.908–0.909, the other cluster shapes level (results/rows/f8b7c99/experiments).
+/// load after the first output; on the H200, two calls of two rounds each, x copy): f32 at
+/// 4096 x 32768 0.951–0.954 → 0.977–0.983, BF16 at 256 x 262144 0.893–0.898 → 0.903–0.909,
+/// the other four cluster cases −1.1 to +1.1 % (results/rows/827b5c3/experiments).
 #[inline(always)]
 fn b_ahead<E: Elem>() -> usize {
     if E::PER_VEC == 4 {

@@ -522,11 +522,11 @@ impl Op for LayerNorm {
     /// step, no reciprocal: [`MeanVar::merge_equal_lane`]), where two merges of a sum each
     /// ([`Op::row_of`]) take as many shuffles, a second pass over the held elements and, in a
     /// block, a second barrier. In the lab's bench on the H200 (two rounds, both compilers, x
-    /// copy) every LayerNorm warp and block case the catalogue chooses moved by −0.4 to +1.6 %:
-    /// the blocks at 32768 x 1024 f32 0.977–0.983 → 0.986–0.989, at 8192 x 8192 f32
-    /// 0.994–0.997 → 0.995–1.019, at 16384 x 4096 bf16 0.980–0.988 → 0.991–1.002, the warp at
-    /// 65536 x 512 f32 0.982–0.986 → 0.991–0.996; the wide block, not chosen there, 0.72–0.74 →
-    /// 0.86–0.87 at 4096 x 32768 f32 (results/rows/89cf827/experiments). With unequal parts
+    /// copy) the LayerNorm warp and block cases the catalogue chooses moved by −0.2 to +1.2 %
+    /// but rust-cuda's narrow BF16 kernel at 65536 x 512 (−1.9 %): the blocks at 32768 x 1024
+    /// f32 0.979–0.986 → 0.986–0.992, at 16384 x 4096 bf16 0.981–0.994 → 0.992–1.004, the warp
+    /// at 65536 x 512 f32 0.985–1.000 → 0.990–0.995; the wide block, not chosen there, 0.72–0.74
+    /// → 0.87 at 4096 x 32768 f32 (results/rows/827b5c3/experiments). With unequal parts
     /// every merge step divides by its count: there a warp or a block merges twice, as the
     /// same one merge read 2–5 % slower (the warp kernel at 65536 x 512 bf16, rust-cuda's
     /// wide one at 32768 x 1024 bf16).

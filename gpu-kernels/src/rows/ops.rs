@@ -363,8 +363,8 @@ impl Op for RmsNorm {
     /// rustc does not: with a multiplication and an addition an element, ptxas keeps rustc's
     /// `rmsnorm_block_f32` to 32 registers by issuing its 3rd and 4th row loads only after the
     /// 1st lands (a DRAM round trip more a row); by FMA it issues all four first, as in
-    /// rust-cuda's kernel. At 32768 x 1024 f32 under ncu: DRAM 79.7 → 82.0 % busy, 63.3 → 61.4 µs; in the
-    /// peers' rotation 1.023–1.032 → 1.007–1.014 x the best peer's time
+    /// rust-cuda's kernel. At 32768 x 1024 f32 under ncu: DRAM 79.7 → 82.0 % busy, 63.3 →
+    /// 61.4 µs; in the peers' rotation 1.023–1.032 → 1.007–1.014 x the best peer's time
     /// (results/rows/e8c249d/experiments, section 1).
     #[inline(always)]
     fn local(each: impl Fn(&mut dyn FnMut(f32))) -> Sum {

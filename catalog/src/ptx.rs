@@ -30,12 +30,16 @@ pub fn dist_path(set: &str) -> String {
 /// binaries take the `ptx/` beside it as theirs.
 pub const DIST_MANIFEST: &str = "MANIFEST.txt";
 
-/// The kernel entry points a PTX module declares (`.visible .entry reduce_v3_f32(`).
+/// The entry point a PTX line declares, if it declares one (`.visible .entry reduce_v3_f32(`
+/// → `reduce_v3_f32`).
+pub fn entry_name(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix(".visible .entry ")?;
+    Some(rest.split('(').next().unwrap_or(rest).trim())
+}
+
+/// The kernel entry points a PTX module declares.
 pub fn entries(ptx: &str) -> Vec<&str> {
-    ptx.lines()
-        .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
-        .map(|rest| rest.split('(').next().unwrap_or(rest).trim())
-        .collect()
+    ptx.lines().filter_map(entry_name).collect()
 }
 
 /// `ptx` with launch bounds on the entries `bounds` gives them for (the most threads a block,
@@ -46,8 +50,7 @@ pub fn with_launch_bounds(ptx: &str, bounds: impl Fn(&str) -> Option<(u32, u32)>
     let mut out = String::with_capacity(ptx.len());
     let mut pending = None;
     for line in ptx.split_inclusive('\n') {
-        if let Some(rest) = line.trim_start().strip_prefix(".visible .entry ") {
-            let name = rest.split('(').next().unwrap_or(rest).trim();
+        if let Some(name) = entry_name(line) {
             pending = bounds(name);
         }
         out.push_str(line);

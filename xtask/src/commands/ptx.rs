@@ -125,13 +125,17 @@ mod tests {
     use super::*;
     use studies::sanitize::CANARIES;
 
-    fn entries(set: &str) -> Vec<String> {
+    fn ptx_text(set: &str) -> String {
         let path = ptx_path(&util::root(), set);
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}: run cargo xtask ptx", path.display()));
-        text.lines()
-            .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
-            .map(|rest| rest.split('(').next().unwrap_or(rest).trim().to_string())
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}: run cargo xtask ptx", path.display()))
+    }
+
+    fn entries(set: &str) -> Vec<String> {
+        let text = ptx_text(set);
+        catalog::ptx::entries(&text)
+            .into_iter()
+            .map(str::to_string)
             .collect()
     }
 
@@ -139,9 +143,7 @@ mod tests {
     /// any (`catalog::rows::launch_bounds`: LayerNorm's cluster kernels').
     #[test]
     fn rustc_entries_carry_the_catalogues_launch_bounds() {
-        let path = ptx_path(&util::root(), "llvm");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}: run cargo xtask ptx", path.display()));
+        let text = ptx_text("llvm");
         let mut bounded = 0;
         for (entry, body) in text.split(".visible .entry ").skip(1).map(|s| {
             let name = s.split('(').next().unwrap_or(s).trim();

@@ -140,9 +140,11 @@ pub const PORTABLE_CLUSTER: u32 = 8;
 /// balancing, which stacks a cluster's blocks on fewer SMs, places 15 and 30.
 /// At 256 x 262144 (the lab's bench, two rounds each, x copy) the balanced clusters read
 /// softmax f32 0.932 → 0.953 and bf16 0.907 → 0.952, RMSNorm 0.951 → 0.953 and 0.947 →
-/// 0.973, LayerNorm bf16 0.857 → 0.897, but LayerNorm f32 0.886 → 0.877. At 8 blocks (1024
-/// x 131072) balancing places more bf16 clusters too (66 against 62) but read 2–6 % slower,
-/// f32 level: there the default stays (results/rows/e8c249d/experiments, section 3).
+/// 0.973, LayerNorm bf16 0.857 → 0.897, but LayerNorm f32 0.886 → 0.877; with 2cb137a's
+/// kernels (three rounds) LayerNorm f32 too, 0.861–0.862 → 0.870–0.873
+/// (results/rows/2cb137a/experiments, section 4). At 8 blocks (1024 x 131072) balancing
+/// places more bf16 clusters too (66 against 62) but read 2–6 % slower, f32 level: there the
+/// default stays (results/rows/e8c249d/experiments, section 3).
 pub const fn balances_clusters(cluster: u32) -> bool {
     cluster > PORTABLE_CLUSTER
 }

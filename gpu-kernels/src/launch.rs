@@ -184,7 +184,9 @@ pub mod rows {
     /// vector). `w`, 3 vectors of `b` and the merges' slots take 181 KiB of the SM's 256 for
     /// two blocks of 512, the L1 the rest (with 4, 197 KiB, past the 196 KiB carveout: slower
     /// on the H200 than none, results/rows/b9aa4d6; with 5, 216 KiB, the L1 28 KiB: 5–13 %
-    /// slower in f32 and 10–12 % in bf16, results/rows/e8c249d/experiments).
+    /// slower in f32 and 10–12 % in bf16, results/rows/e8c249d/experiments; with 2, 1 or none,
+    /// an L1 of 60, 92 or 92 KiB, slower or level at every cluster shape,
+    /// results/rows/2cb137a/experiments).
     pub const CLUSTER_KEPT_B_VECTORS: u32 = 3;
 }
 

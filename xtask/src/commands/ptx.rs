@@ -145,18 +145,19 @@ mod tests {
     fn rustc_entries_carry_the_catalogues_launch_bounds() {
         let text = ptx_text("llvm");
         let mut bounded = 0;
-        for (entry, body) in text.split(".visible .entry ").skip(1).map(|s| {
-            let name = s.split('(').next().unwrap_or(s).trim();
-            (name, &s[..s.find('{').unwrap_or(s.len())])
-        }) {
+        for (at, _) in text.match_indices(".visible .entry ") {
+            // The entry's declaration up to its body's `{`.
+            let head = &text[at..];
+            let head = &head[..head.find('{').unwrap_or(head.len())];
+            let entry = catalog::ptx::entry_name(head.lines().next().unwrap()).unwrap();
             let want = catalog::kernels::launch_bounds(entry)
                 .map(|(t, k)| format!(".maxntid {t}, 1, 1\n.minnctapersm {k}\n"));
             assert_eq!(
-                want.as_deref().filter(|w| body.ends_with(w)),
+                want.as_deref().filter(|w| head.ends_with(w)),
                 want.as_deref(),
-                "{entry}: {body}"
+                "{entry}: {head}"
             );
-            assert_eq!(body.contains(".maxntid"), want.is_some(), "{entry}");
+            assert_eq!(head.contains(".maxntid"), want.is_some(), "{entry}");
             bounded += want.is_some() as usize;
         }
         assert_eq!(bounded, 2, "LayerNorm's cluster, f32 and bf16");

@@ -24,7 +24,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub enum Backend {
     /// rustc's built-in NVPTX backend (LLVM), sm_90
     Llvm = 0,
-    /// rust-cuda's rustc_codegen_nvvm (libnvvm 11.8), sm_80 PTX JIT-compiled for the GPU
+    /// rust-cuda's rustc_codegen_nvvm (libnvvm 11.8), its sm_80 PTX raised to sm_90
     Nvvm = 1,
     /// nvcc 13 -O3 -arch=sm_90 on the CUDA C++ twins (gpu-kernels/cuda/kernels.cu)
     Nvcc = 2,

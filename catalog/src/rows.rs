@@ -171,7 +171,9 @@ pub const fn cluster_threads(dtype: Dtype) -> u32 {
 /// or four. The other kernels none: they fit their blocks by ptxas's own choice (the other
 /// clusters 55–64 registers), and bounded, ptxas took softmax's clusters from 55–56 to 62–64
 /// registers, which read 0.4–0.9 % slower in three of the four cases the catalogue chooses
-/// them for, level in the fourth (results/rows/827b5c3/experiments).
+/// them for, level in the fourth (results/rows/827b5c3/experiments). rust-cuda's PTX carries
+/// none: its LayerNorm clusters fit without them (62 registers in f32, 64 in BF16), and
+/// bounded, ptxas spilled 4 bytes of its f32 one.
 pub fn launch_bounds(op: Op, schedule: Schedule, dtype: Dtype) -> Option<(u32, u32)> {
     (op == Op::LayerNorm && schedule == Schedule::Cluster).then(|| {
         let threads = cluster_threads(dtype);

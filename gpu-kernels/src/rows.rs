@@ -19,10 +19,9 @@
 //! - [`Block`]: a block per row, warp shuffles → one shared slot per warp → one barrier →
 //!   shuffles again (the *wide* block: the same group, twice the vectors a thread, so two
 //!   blocks of 512 hold what one block of 1024 does, or one of 1024 a row twice as long);
-//! - [`Cluster`] (rustc's backend only): the row split over the blocks of a thread-block
-//!   cluster, each block's statistic sent into every block's shared memory by `st.async` and
-//!   counted by an mbarrier; the grid holds only the clusters that fit at once, each walking
-//!   rows.
+//! - [`Cluster`]: the row split over the blocks of a thread-block cluster, each block's
+//!   statistic sent into every block's shared memory by `st.async` and counted by an
+//!   mbarrier; the grid holds only the clusters that fit at once, each walking rows.
 //!
 //! A thread of rank `r` (its block's in the cluster, else 0) and index `t` among the `T`
 //! threads of its block's share holds the row's vectors `r·T·L + t + j·T`, `j < L`: each of
@@ -544,7 +543,6 @@ row_entries! {
     layernorm_wide_bf16 = LayerNorm, Block, Bf16, WIDE_VECTORS;
 }
 
-#[cfg(not(feature = "nvvm"))]
 row_entries! {
     softmax_cluster_f32 = Softmax, Cluster, f32, CLUSTER_VECTORS;
     softmax_cluster_bf16 = Softmax, Cluster, Bf16, CLUSTER_VECTORS;

@@ -205,7 +205,8 @@ class LabKernels:
 
     def runs(self, impl, key):
         """Whether the lab ran impl's chosen kernel for key = (op, rows, cols, dtype): where it
-        did not (rust-nvvm has no cluster schedule), the implementation is left out of the case."""
+        did not (a rows file from before rust-nvvm built the cluster schedule), the implementation
+        is left out of the case."""
         return (*key, impl) in self.plans
 
     def function(self, impl, key, eps):

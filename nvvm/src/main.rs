@@ -27,8 +27,8 @@ fn main() {
         }
     }
     let target_dir = target_dir.to_string_lossy().into_owned();
-    // libnvvm 11.8 (through nvvm 0.1.1) knows architectures up to compute_80: the PTX targets
-    // sm_80 and the driver JIT-compiles it for newer GPUs (sm_90 on the H200).
+    // nvvm 0.1.1 names architectures up to compute_80: the PTX targets sm_80, and `cargo xtask
+    // ptx` raises it to sm_90 for the cluster schedule (catalog::ptx::raised_to_sm90).
     let result = CudaBuilder::new(krate)
         .arch(NvvmArch::Compute80)
         .build_args(&[

@@ -17,8 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::LazyLock;
 
-/// The architecture every PTX is assembled for (the nvvm PTX targets sm_80 and is
-/// assembled for sm_90 like the driver's JIT would on an H200).
+/// The architecture every PTX is assembled for, as the driver's JIT does on an H200.
 pub const ARCH: &str = "sm_90";
 
 /// One kernel's SASS.

@@ -13,18 +13,23 @@ use std::process::Command;
 /// The toolchain rustc_codegen_nvvm 0.3.0 is written against.
 const TOOLCHAIN: &str = "nightly-2021-12-04";
 
-/// Builds `gpu-kernels` with rustc_codegen_nvvm; returns `target/ptx/nvvm/gpu_kernels.ptx`.
+/// Builds `gpu-kernels` with rustc_codegen_nvvm; returns `target/ptx/nvvm/gpu_kernels.ptx`:
+/// libnvvm's PTX raised to sm_90 PTX 8.1 (`catalog::ptx::raised_to_sm90`, for the cluster
+/// schedule). Without the launch bounds rustc's PTX carries (`catalog::rows::launch_bounds`
+/// says why).
 pub fn build(root: &Path) -> Result<PathBuf> {
     let tools = root.join(".tools/nvvm");
     check_setup(root, &tools)?;
 
-    let out = root.join("target/ptx/nvvm/gpu_kernels.ptx");
+    // libnvvm's own PTX, kept apart: the host's set is written only once raised.
+    let built = root.join("target/nvvm/gpu_kernels.libnvvm.ptx");
+    let out = root.join(catalog::ptx::path(catalog::Backend::Nvvm));
     let mut cmd = Command::new("cargo");
     cmd.current_dir(root.join("nvvm"))
         .args(["run", "--release", "--locked", "--"])
         .arg(root.join("gpu-kernels"))
         .arg(root.join("target/nvvm/kernels"))
-        .arg(&out);
+        .arg(&built);
     // Nothing of the modern build may leak into the 2021 one.
     for var in [
         "RUSTFLAGS",
@@ -53,12 +58,22 @@ pub fn build(root: &Path) -> Result<PathBuf> {
         .env("CXXFLAGS", "-w");
     eprintln!("rust-cuda (rustc_codegen_nvvm, {TOOLCHAIN}): gpu-kernels --features nvvm");
     studies::process::run(&mut cmd)?;
-    if !out.is_file() {
-        bail!(
-            "the nvvm build reported success but wrote no '{}'",
-            out.display()
-        );
-    }
+    let ptx = std::fs::read_to_string(&built).with_context(|| {
+        format!(
+            "the nvvm build reported success but wrote no readable '{}'",
+            built.display()
+        )
+    })?;
+    let ptx = catalog::ptx::raised_to_sm90(&ptx).map_err(|line| {
+        anyhow::anyhow!(
+            "'{}' lacks the header line '{line}' libnvvm 11.8 writes: run scripts/setup.sh",
+            built.display()
+        )
+    })?;
+    std::fs::create_dir_all(out.parent().unwrap())?;
+    let tmp = out.with_extension("ptx.tmp");
+    std::fs::write(&tmp, ptx).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, &out).with_context(|| format!("writing {}", out.display()))?;
     Ok(out)
 }
 

@@ -15,11 +15,6 @@ const BOTH_TYPES: &[Dtype] = &[Dtype::F32, Dtype::I32];
 const F32: &[Dtype] = &[Dtype::F32];
 const I32: &[Dtype] = &[Dtype::I32];
 const ROW_TYPES: &[Dtype] = &crate::rows::DTYPES;
-/// The cluster schedule's instructions need `.target sm_90` PTX, which rust-cuda's compiler
-/// (sm_80) does not write (docs/part2.md).
-const LLVM_ONLY: &[Backend] = &[Backend::Llvm];
-/// The cluster softmax: rustc's backend and its CUDA C++ twin.
-const LLVM_AND_NVCC: &[Backend] = &[Backend::Llvm, Backend::Nvcc];
 
 const RB: u32 = reduce::BLOCK;
 const RB64: u64 = reduce::BLOCK as u64;
@@ -992,7 +987,7 @@ pub const KERNELS: &[Kernel] = &[
     row_kernel(
         "softmax_cluster",
         (Op::Softmax, Schedule::Cluster),
-        LLVM_AND_NVCC,
+        ALL_COMPILERS,
         "softmax, a cluster per row: each block's statistic through distributed shared memory",
     ),
     row_kernel(
@@ -1022,7 +1017,7 @@ pub const KERNELS: &[Kernel] = &[
     row_kernel(
         "rmsnorm_cluster",
         (Op::RmsNorm, Schedule::Cluster),
-        LLVM_ONLY,
+        RUST_ONLY,
         "RMSNorm, a cluster per row through distributed shared memory",
     ),
     row_kernel(
@@ -1052,7 +1047,7 @@ pub const KERNELS: &[Kernel] = &[
     row_kernel(
         "layernorm_cluster",
         (Op::LayerNorm, Schedule::Cluster),
-        LLVM_ONLY,
+        RUST_ONLY,
         "LayerNorm, a cluster per row through distributed shared memory",
     ),
 ];

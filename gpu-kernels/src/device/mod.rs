@@ -34,8 +34,8 @@
 //! - `cluster_ctarank`, `cluster_nctarank`, `cluster_id_x`, `cluster_count_x`,
 //!   `cluster_arrive_relaxed`, `cluster_wait`, `mbarrier_init_for_cluster`,
 //!   `mbarrier_arrive_expect_tx`, `mbarrier_wait_parity`, `st_async_u32` — thread-block
-//!   clusters and their asynchronous stores (sm_90, PTX 8.1): `llvm.rs` only, since rust-cuda's
-//!   PTX targets sm_80.
+//!   clusters and their asynchronous stores (sm_90, PTX 8.1; rust-cuda's PTX is raised to
+//!   them after its build); the two barriers are each compiler's, the rest in `common.rs`.
 //! - `opaque_u32` — `v` through a move the compiler cannot see through: loop-invariant work
 //!   derived from it stays in the loop (fewer registers held across it).
 //! - `ld_shared_volatile_u32`, `st_shared_volatile_u32` — one `ld`/`st.volatile.shared.u32`

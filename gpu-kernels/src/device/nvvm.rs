@@ -89,3 +89,29 @@ macro_rules! kernel {
         pub unsafe fn $name($($arg: $ty),*) $body
     };
 }
+
+// ---- The cluster barriers (the rest of the clusters' instructions: `common.rs`). ----
+
+/// `barrier.cluster.wait`: waits until every thread of the cluster has arrived (acquire
+/// semantics: what a releasing arrival wrote before it is then visible). Not the `.aligned`
+/// form, for [`sync_threads`]'s reason: libnvvm may duplicate the call into both arms of a
+/// branch before it, and an aligned barrier must be one instruction for a warp's lanes.
+///
+/// # Safety
+/// As [`cluster_arrive_relaxed`], after this thread's own arrival.
+#[inline(always)]
+pub unsafe fn cluster_wait() {
+    asm!("barrier.cluster.wait;", options(nostack));
+}
+
+/// `barrier.cluster.arrive.relaxed`: this thread has arrived, with no memory ordering. For a
+/// barrier that orders no memory, or whose ordering a fence before it already made
+/// (`fence.mbarrier_init`). Not `.aligned`, as [`cluster_wait`].
+///
+/// # Safety
+/// Every thread of every block of the cluster must arrive, then wait ([`cluster_wait`]), the
+/// same number of times.
+#[inline(always)]
+pub unsafe fn cluster_arrive_relaxed() {
+    asm!("barrier.cluster.arrive.relaxed;", options(nostack));
+}

@@ -275,14 +275,12 @@ impl Group for Block {
     }
 }
 
-/// A thread-block cluster per row (sm_90, rustc's backend only).
-#[cfg(not(feature = "nvvm"))]
+/// A thread-block cluster per row (sm_90).
 pub struct Cluster;
 
 /// The cluster's shared memory, past the block's 32 slots: a second set of 32 (rows of odd
 /// turn), then the blocks' statistics of even and odd turns (`CLUSTER_MAX` slots each), then
 /// the two barriers that count them.
-#[cfg(not(feature = "nvvm"))]
 mod cluster_shared {
     use super::*;
     /// The 32 warp slots of a turn's block merge.
@@ -312,7 +310,6 @@ mod cluster_shared {
 ///
 /// # Safety
 /// As [`Group::merge`] for [`Cluster`].
-#[cfg(not(feature = "nvvm"))]
 #[inline(always)]
 unsafe fn cluster_merge<S: Stat, const EQUAL: bool>(seat: Seat, s: S) -> S {
     let s = block_merge::<S, EQUAL>(s, cluster_shared::warp_slots(seat.turn));
@@ -336,7 +333,6 @@ unsafe fn cluster_merge<S: Stat, const EQUAL: bool>(seat: Seat, s: S) -> S {
     merge_slots!(S, EQUAL, slots, tid % 32, blocks)
 }
 
-#[cfg(not(feature = "nvvm"))]
 impl Group for Cluster {
     #[inline(always)]
     fn seat(rows: u32) -> Option<Seat> {

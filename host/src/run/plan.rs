@@ -208,8 +208,8 @@ pub fn plan(kernels: &[RunKernel], which: Which, sizes: Sizes) -> Result<Plan> {
         }
         notes.extend(refused.into_iter().map(|r| format!("not run: {r}")));
     }
-    // The Rust-only kernels (no CUDA C++ twin), then those some Rust compiler lacks too (the
-    // cluster schedule: rustc's backend only, docs/part2.md), each with where they do run.
+    // The Rust-only kernels (no CUDA C++ twin), then any some Rust compiler lacks too, each
+    // with where they do run.
     let (twinless, others): (Vec<_>, Vec<_>) = skipped
         .into_iter()
         .partition(|(_, missing)| *missing == [Backend::Nvcc]);

@@ -2,12 +2,10 @@
 
 use catalog::Backend;
 
-/// The `.target` each compiler's PTX must declare: rust-cuda's libnvvm 11.8 stops at sm_80.
-pub fn target(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Llvm | Backend::Nvcc => "sm_90",
-        Backend::Nvvm => "sm_80",
-    }
+/// The `.target` each compiler's PTX must declare: sm_90 for all three (rust-cuda's libnvvm
+/// 11.8 stops at sm_80, and `cargo xtask ptx` raises its PTX: `catalog::ptx::raised_to_sm90`).
+pub fn target(_backend: Backend) -> &'static str {
+    "sm_90"
 }
 
 /// Which compiler wrote `ptx`. nvcc and rust-cuda's libnvvm both sign as the "NVIDIA NVVM

@@ -9,7 +9,8 @@ pub use crate::launch::rows::SHARED_BYTES;
 use crate::launch::rows::{
     BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_B_VECTORS, CLUSTER_MAX, CLUSTER_MIN,
     CLUSTER_SM_THREADS, CLUSTER_THREADS, CLUSTER_THREADS_BF16, CLUSTER_VECTORS, NARROW_VECTORS,
-    WARP_ROWS_PER_BLOCK, WARP_VECTORS, WIDE_MAX_THREADS, WIDE_VECTORS,
+    STREAMED_THREADS, STREAMED_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS, WIDE_MAX_THREADS,
+    WIDE_VECTORS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -112,6 +113,9 @@ pub enum Schedule {
     /// A thread-block cluster per row, its blocks exchanging their statistics through
     /// distributed shared memory: rows one block should not hold alone.
     Cluster,
+    /// A block per row holding none of it: each pass over the row loads it again, the first
+    /// from DRAM, the others from the L2 while the rows in flight fit there. Any row length.
+    Streamed,
 }
 
 /// One launch of a row kernel: the grid's blocks (along x), threads per block, blocks per
@@ -185,15 +189,17 @@ pub fn launch_bounds(op: Op, schedule: Schedule, dtype: Dtype) -> Option<(u32, u
 const MAX_GRID_X: u64 = (1 << 31) - 1;
 
 impl Schedule {
-    pub const ALL: [Schedule; 5] = [
+    pub const ALL: [Schedule; 6] = [
         Schedule::Narrow,
         Schedule::Warp,
         Schedule::Block,
         Schedule::Wide,
         Schedule::Cluster,
+        Schedule::Streamed,
     ];
 
-    /// `narrow`, `warp`, `block`, `wide`, `cluster`: the kernels' names end with it.
+    /// `narrow`, `warp`, `block`, `wide`, `cluster`, `streamed`: the kernels' names end with
+    /// it.
     pub fn name(self) -> &'static str {
         match self {
             Schedule::Narrow => "narrow",
@@ -201,10 +207,11 @@ impl Schedule {
             Schedule::Block => "block",
             Schedule::Wide => "wide",
             Schedule::Cluster => "cluster",
+            Schedule::Streamed => "streamed",
         }
     }
 
-    /// 16-byte vectors each thread holds.
+    /// 16-byte vectors each thread holds (the streamed schedule: loads at once, each pass).
     pub fn vectors(self) -> u32 {
         match self {
             Schedule::Narrow => NARROW_VECTORS,
@@ -212,6 +219,7 @@ impl Schedule {
             Schedule::Block => BLOCK_VECTORS,
             Schedule::Wide => WIDE_VECTORS,
             Schedule::Cluster => CLUSTER_VECTORS,
+            Schedule::Streamed => STREAMED_VECTORS,
         }
     }
 
@@ -222,12 +230,17 @@ impl Schedule {
             Schedule::Block => BLOCK_MAX_THREADS as u64,
             Schedule::Wide => WIDE_MAX_THREADS as u64,
             Schedule::Cluster => cluster_threads(dtype) as u64 * CLUSTER_MAX as u64,
+            Schedule::Streamed => STREAMED_THREADS as u64,
         }
     }
 
-    /// The longest row it holds, in elements of `dtype`.
+    /// The longest row it holds, in elements of `dtype` (the streamed schedule: what the
+    /// kernels' `u32` parameters can say).
     pub fn max_cols(self, dtype: Dtype) -> u64 {
-        self.max_threads(dtype) * self.vectors() as u64 * per_vector(dtype)
+        match self {
+            Schedule::Streamed => u32::MAX as u64,
+            _ => self.max_threads(dtype) * self.vectors() as u64 * per_vector(dtype),
+        }
     }
 
     /// Dynamic shared memory of a launch of `op` in this schedule with blocks of `threads`:
@@ -291,6 +304,7 @@ impl Schedule {
                 let threads = vectors.div_ceil(per_thread).div_ceil(32) * 32;
                 (rows, threads as u32, 1)
             }
+            Schedule::Streamed => (rows, STREAMED_THREADS, 1),
             Schedule::Cluster => {
                 let threads = cluster_threads(dtype);
                 let c = vectors
@@ -330,15 +344,16 @@ impl Schedule {
 ///   4096 × 32768 f32 on the H200 the wide block read softmax at 0.97 × copy against the
 ///   cluster's 0.94, RMSNorm 0.93–0.95 against 0.94, LayerNorm 0.71–0.72 against 0.92
 ///   (results/rows/b9aa4d6);
-/// - else a cluster; None past what any holds.
+/// - else a cluster; past what a cluster holds, the streamed block (the row read again from
+///   the L2); None past what the kernels' parameters say.
 pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
-    let threads = |s: Schedule| match s {
-        Schedule::Block | Schedule::Wide => largest_block(op, s, dtype) as u64,
-        _ => s.max_threads(dtype),
+    let longest = |s: Schedule| match s {
+        Schedule::Block | Schedule::Wide => {
+            largest_block(op, s, dtype) as u64 * s.vectors() as u64 * per_vector(dtype)
+        }
+        _ => s.max_cols(dtype),
     };
-    Schedule::ALL
-        .into_iter()
-        .find(|&s| cols <= threads(s) * s.vectors() as u64 * per_vector(dtype))
+    Schedule::ALL.into_iter().find(|&s| cols <= longest(s))
 }
 
 /// The largest block the lab launches `op`'s kernel of `schedule` in, for rows of `dtype`
@@ -355,6 +370,7 @@ pub fn largest_block(op: Op, schedule: Schedule, dtype: Dtype) -> u32 {
         Schedule::Wide if op.weights() > 0 => half,
         Schedule::Wide => WIDE_MAX_THREADS,
         Schedule::Cluster => cluster_threads(dtype),
+        Schedule::Streamed => STREAMED_THREADS,
     }
 }
 

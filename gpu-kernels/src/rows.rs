@@ -21,7 +21,9 @@
 //!   blocks of 512 hold what one block of 1024 does, or one of 1024 a row twice as long);
 //! - [`Cluster`]: the row split over the blocks of a thread-block cluster, each block's
 //!   statistic sent into every block's shared memory by `st.async` and counted by an
-//!   mbarrier; the grid holds only the clusters that fit at once, each walking rows.
+//!   mbarrier; the grid holds only the clusters that fit at once, each walking rows;
+//! - [`Streamed`]: a block per row that holds none of it, each pass over the row loading it
+//!   again (the first from DRAM, the others from the L2: [`row_streamed`]), for any length.
 //!
 //! A thread of rank `r` (its block's in the cluster, else 0) and index `t` among the `T`
 //! threads of its block's share holds the row's vectors `r·T·L + t + j·T`, `j < L`: each of
@@ -56,6 +58,7 @@
 //! - block: `rows` blocks of `T` threads (a multiple of 32, at most `BLOCK_MAX_THREADS`),
 //!   `cols ≤ T · BLOCK_VECTORS · V`; the wide block (`<op>_wide_*`, the [`Block`] group) the
 //!   same with `WIDE_VECTORS` in at most `WIDE_MAX_THREADS`;
+//! - streamed: `rows` blocks of `STREAMED_THREADS`, any `cols`;
 //! - cluster: clusters of `C` blocks of `T` threads (`CLUSTER_THREADS`, in BF16
 //!   `CLUSTER_THREADS_BF16`; `CLUSTER_MIN ≤ C ≤ CLUSTER_MAX`), cluster dimension `(C, 1, 1)`,
 //!   `cols ≤ C · T · CLUSTER_VECTORS · V`; as many clusters as rows, or fewer (the host
@@ -101,6 +104,7 @@ const _: () = assert!(
         && BLOCK_VECTORS <= 16
         && WIDE_VECTORS <= 16
         && CLUSTER_VECTORS <= 16
+        && STREAMED_VECTORS <= 16
 );
 const _: () = assert!(SLOT_WORDS >= 3);
 
@@ -400,6 +404,90 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
     });
 }
 
+/// One row read in passes, none of it held ([`Streamed`]): each pass over the thread's
+/// vectors (`t`, `t + threads`, …) loads them again, `L` at once, each load a coalesced run of
+/// the block's threads. The statistic's passes load under `evict_last`, so the L2 keeps the
+/// row for the next pass (the first reads it from DRAM, the others from the L2 while the rows
+/// in flight fit there), the output pass under `evict_first`, its weights under `evict_last`:
+/// torch.compile's looped reduction for RMSNorm f32 at 4096 x 32768 reads its rows so. Any
+/// row length; softmax and LayerNorm pass over the row twice before their output, RMSNorm
+/// once.
+///
+/// # Safety
+/// As [`row_in_registers`].
+#[inline(always)]
+unsafe fn row_streamed<E: Elem, O: Op, G: Group, const L: usize>(
+    seat: Seat,
+    x: *const E,
+    (w, b): (*const E, *const E),
+    y: *mut E,
+    cols: u32,
+    eps: f32,
+) {
+    let start = seat.row as u64 * cols as u64;
+    let x = x.add(start as usize) as *const Vec4<u32>;
+    let y = y.add(start as usize) as *mut Vec4<u32>;
+    let (w, b) = (w as *const Vec4<u32>, b as *const Vec4<u32>);
+    let vectors = cols / E::PER_VEC;
+    let step = seat.threads * L as u32;
+    let keep = l2_evict_last();
+    let pass = |f: &mut dyn FnMut(f32)| {
+        let mut first = seat.t;
+        while first < vectors {
+            let mut v = [[0u32; 4]; L];
+            upto16!(L, j, {
+                let i = first + j as u32 * seat.threads;
+                if i < vectors {
+                    v[j] = load4_ro_with(x.add(i as usize), keep).0;
+                }
+            });
+            upto16!(L, j, {
+                if first + j as u32 * seat.threads < vectors {
+                    upto16!(E::PER_VEC as usize, k, {
+                        f(E::get(&v[j], k as u32));
+                    });
+                }
+            });
+            first += step;
+        }
+    };
+    let r = O::row_of::<G, _>(seat, pass, cols, eps);
+    let last_read = l2_evict_first();
+    let mut first = seat.t;
+    while first < vectors {
+        let (mut v, mut wv, mut bv) = ([[0u32; 4]; L], [[0u32; 4]; L], [[0u32; 4]; L]);
+        upto16!(L, j, {
+            let i = (first + j as u32 * seat.threads) as usize;
+            if i < vectors as usize {
+                v[j] = load4_ro_with(x.add(i), last_read).0;
+                if O::WEIGHTS >= 1 {
+                    wv[j] = load4_ro_with(w.add(i), keep).0;
+                }
+                if O::WEIGHTS >= 2 {
+                    bv[j] = load4_ro_with(b.add(i), keep).0;
+                }
+            }
+        });
+        upto16!(L, j, {
+            let i = (first + j as u32 * seat.threads) as usize;
+            if i < vectors as usize {
+                let mut out = [0.0f32; 8];
+                upto16!(E::PER_VEC as usize, k, {
+                    let k32 = k as u32;
+                    out[k] = O::out(
+                        r,
+                        E::get(&v[j], k32),
+                        E::get(&wv[j], k32),
+                        E::get(&bv[j], k32),
+                    );
+                });
+                store4(y.add(i), Vec4(E::pack(&out)));
+            }
+        });
+        first += step;
+    }
+}
+
 /// One row element by element, for a misaligned pointer or `cols` not a multiple of
 /// `E::PER_VEC`: the same threads and statistic, but each pass loads the thread's elements
 /// again (nothing held: this path adds no registers to the kernel's fast path).
@@ -423,7 +511,11 @@ unsafe fn row_by_element<E: Elem, O: Op, G: Group, const L: usize>(
     // inside the row.
     let chunk = seat.rank * seat.threads * L as u32;
     let vectors = cols / E::PER_VEC + (cols % E::PER_VEC != 0) as u32;
-    let end = (chunk + seat.threads * L as u32).min(vectors);
+    let end = if G::HOLDS_ROW {
+        (chunk + seat.threads * L as u32).min(vectors)
+    } else {
+        vectors
+    };
     let each_element = |f: &mut dyn FnMut(u64)| {
         let mut v = chunk + seat.t;
         while v < end {
@@ -483,7 +575,9 @@ pub unsafe fn row_kernel<E: Elem, O: Op, G: Group, const L: usize>(
         keep_weights::<E, L>(seat, (w, b), kept_b::<O, G>(), cols);
     }
     loop {
-        if vectors {
+        if vectors && !G::HOLDS_ROW {
+            row_streamed::<E, O, G, L>(seat, x, (w, b), y, cols, eps)
+        } else if vectors {
             row_in_registers::<E, O, G, L>(seat, x, (w, b), y, cols, eps)
         } else {
             row_by_element::<E, O, G, L>(seat, x, (w, b), y, cols, eps)
@@ -541,6 +635,12 @@ row_entries! {
     rmsnorm_wide_bf16 = RmsNorm, Block, Bf16, WIDE_VECTORS;
     layernorm_wide_f32 = LayerNorm, Block, f32, WIDE_VECTORS;
     layernorm_wide_bf16 = LayerNorm, Block, Bf16, WIDE_VECTORS;
+    softmax_streamed_f32 = Softmax, Streamed, f32, STREAMED_VECTORS;
+    softmax_streamed_bf16 = Softmax, Streamed, Bf16, STREAMED_VECTORS;
+    rmsnorm_streamed_f32 = RmsNorm, Streamed, f32, STREAMED_VECTORS;
+    rmsnorm_streamed_bf16 = RmsNorm, Streamed, Bf16, STREAMED_VECTORS;
+    layernorm_streamed_f32 = LayerNorm, Streamed, f32, STREAMED_VECTORS;
+    layernorm_streamed_bf16 = LayerNorm, Streamed, Bf16, STREAMED_VECTORS;
 }
 
 row_entries! {

@@ -222,6 +222,7 @@ const fn row_kernel(
         Schedule::Block => rows::BLOCK_MAX_THREADS,
         Schedule::Wide => rows::WIDE_MAX_THREADS,
         Schedule::Cluster => rows::CLUSTER_THREADS,
+        Schedule::Streamed => rows::STREAMED_THREADS,
     };
     Kernel {
         name,
@@ -991,6 +992,12 @@ pub const KERNELS: &[Kernel] = &[
         "softmax, a cluster per row: each block's statistic through distributed shared memory",
     ),
     row_kernel(
+        "softmax_streamed",
+        (Op::Softmax, Schedule::Streamed),
+        RUST_ONLY,
+        "softmax, a block per row holding none of it: three passes, the last two from the L2; any row length",
+    ),
+    row_kernel(
         "rmsnorm_narrow",
         (Op::RmsNorm, Schedule::Narrow),
         RUST_ONLY,
@@ -1021,6 +1028,12 @@ pub const KERNELS: &[Kernel] = &[
         "RMSNorm, a cluster per row through distributed shared memory",
     ),
     row_kernel(
+        "rmsnorm_streamed",
+        (Op::RmsNorm, Schedule::Streamed),
+        RUST_ONLY,
+        "RMSNorm, a block per row holding none of it: two passes, the second from the L2, as torch.compile's looped reduction; any row length",
+    ),
+    row_kernel(
         "layernorm_narrow",
         (Op::LayerNorm, Schedule::Narrow),
         RUST_ONLY,
@@ -1049,5 +1062,11 @@ pub const KERNELS: &[Kernel] = &[
         (Op::LayerNorm, Schedule::Cluster),
         RUST_ONLY,
         "LayerNorm, a cluster per row through distributed shared memory",
+    ),
+    row_kernel(
+        "layernorm_streamed",
+        (Op::LayerNorm, Schedule::Streamed),
+        RUST_ONLY,
+        "LayerNorm, a block per row holding none of it: three passes, the last two from the L2; any row length",
     ),
 ];

@@ -74,6 +74,11 @@ fn launches_cover_the_row_with_their_threads() {
                 let held = l.threads as u64 * l.cluster as u64 * s.vectors() as u64 * per_vector(d);
                 let per_row = match s {
                     Schedule::Narrow | Schedule::Warp => 32 * s.vectors() as u64 * per_vector(d),
+                    // A block of its threads passes over any row.
+                    Schedule::Streamed => {
+                        assert_eq!((l.blocks, l.threads), (5, STREAMED_THREADS), "{cols}");
+                        max
+                    }
                     _ => held,
                 };
                 assert!(per_row >= cols, "{s:?} {d} cols {cols}: {l:?}");
@@ -186,7 +191,8 @@ fn hostile_shapes_are_refused_in_one_line() {
         .launch(Op::Softmax, 8, 513, Dtype::F32)
         .unwrap_err();
     assert!(
-        e.contains("at most 512 f32") && e.contains("the block, wide or cluster schedule"),
+        e.contains("at most 512 f32")
+            && e.contains("the block, wide, cluster or streamed schedule"),
         "{e}"
     );
     let e = Schedule::Cluster
@@ -197,7 +203,11 @@ fn hostile_shapes_are_refused_in_one_line() {
             Dtype::F32,
         )
         .unwrap_err();
-    assert!(e.contains("no schedule holds"), "{e}");
+    assert!(e.contains("use the streamed schedule"), "{e}");
+    let e = Schedule::Streamed
+        .launch(Op::Softmax, 8, 1 << 32, Dtype::F32)
+        .unwrap_err();
+    assert!(e.contains("u32"), "{e}");
     assert!(
         Schedule::Block
             .launch(Op::Softmax, 0, 8, Dtype::F32)
@@ -226,14 +236,16 @@ fn hostile_shapes_are_refused_in_one_line() {
     ] {
         assert_eq!(e.lines().count(), 1, "{e}");
     }
+    // Past what a cluster holds, the streamed block; past the kernels' u32, nothing.
     assert_eq!(
         chosen(
             Op::Softmax,
             Schedule::Cluster.max_cols(Dtype::Bf16) + 1,
             Dtype::Bf16
         ),
-        None
+        Some(Schedule::Streamed)
     );
+    assert_eq!(chosen(Op::Softmax, 1 << 32, Dtype::Bf16), None);
 }
 
 #[test]

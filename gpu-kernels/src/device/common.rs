@@ -143,6 +143,13 @@ pub fn l2_evict_normal() -> u64 {
     l2_policy!("evict_normal")
 }
 
+/// The L2 cache policy under which the lines an access brings in are evicted before the L2's
+/// other lines (`evict_first`): for a last read of data an earlier read kept.
+#[inline(always)]
+pub fn l2_evict_first() -> u64 {
+    l2_policy!("evict_first")
+}
+
 /// [`load4_ro`] under an L2 cache policy from [`l2_evict_last`] or [`l2_evict_normal`]:
 /// `ld.global.nc.L2::cache_hint.v4.b32`.
 ///

@@ -135,6 +135,9 @@ pub trait Group {
     /// one barrier more), so an op may spend one on a simpler statistic; not a cluster's,
     /// whose blocks wait on each other again.
     const MERGES_AGAIN_CHEAPLY: bool = true;
+    /// Whether the group holds its row in registers from its load to its store; if not
+    /// ([`Streamed`]), each pass over the row loads it again ([`row_streamed`]).
+    const HOLDS_ROW: bool = true;
     /// Whether the row's loads are one straight run ([`load`]): where the kernel has the
     /// registers for their clamped addresses.
     const LOADS_IN_ONE_RUN: bool = false;
@@ -273,6 +276,30 @@ impl Group for Block {
             dynamic_shared::<u32>().add(SLOT_WORDS as usize - S::WORDS),
         )
     }
+}
+
+/// A block per row that holds none of it: each pass loads the row again ([`row_streamed`]),
+/// the first from DRAM, the others from the L2; seated and merged as [`Block`].
+pub struct Streamed;
+
+impl Group for Streamed {
+    #[inline(always)]
+    fn seat(rows: u32) -> Option<Seat> {
+        Block::seat(rows)
+    }
+    #[inline(always)]
+    unsafe fn merge<S: Stat>(seat: Seat, s: S) -> S {
+        Block::merge(seat, s)
+    }
+    #[inline(always)]
+    unsafe fn merge_equal<S: Stat>(seat: Seat, s: S) -> S {
+        Block::merge_equal(seat, s)
+    }
+    #[inline(always)]
+    unsafe fn merge_again<S: Stat>(seat: Seat, s: S) -> S {
+        Block::merge_again(seat, s)
+    }
+    const HOLDS_ROW: bool = false;
 }
 
 /// A thread-block cluster per row (sm_90).

@@ -19,7 +19,7 @@ use host::{Backend, Kernel, Lab};
 
 /// The shapes every schedule must get right, and its own boundaries: the longest row it holds,
 /// that less one vector, and one vector past the threads one warp (block, cluster block)
-/// covers.
+/// covers; the streamed schedule, which holds any row, around its passes' steps instead.
 fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
     let v = per_vector(d) as u32;
     let max = s.max_cols(d) as u32;
@@ -32,10 +32,10 @@ fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
         (4, 100),
         (3, 129),
         (5, 1000),
-        (2, max),
-        (2, max - v),
-        (2, max - 1),
     ];
+    if s != Schedule::Streamed {
+        out.extend([(2, max), (2, max - v), (2, max - 1)]);
+    }
     match s {
         // 1001 rows: the last block's warps partly past the last row.
         Schedule::Narrow | Schedule::Warp => out.extend([(1001, 64), (9, per_warp - v)]),
@@ -52,6 +52,18 @@ fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
                 (2, 5 * per_block + 3),
                 (2, 2 * per_block),
                 (2, 3 * per_block),
+            ]);
+        }
+        Schedule::Streamed => {
+            // A pass's step: the block's threads' loads at once.
+            let step = catalog::rows::largest_block(Op::Softmax, s, d) * s.vectors() * v;
+            let longest_held = Schedule::Cluster.max_cols(d) as u32;
+            out.extend([
+                (3, step - v),
+                (3, step),
+                (3, step + v),
+                (2, 3 * step + 5),
+                (2, longest_held + v),
             ]);
         }
     }

@@ -59,11 +59,11 @@ pub fn row_loads_under_policy(backend: Backend, module: &ptx::Module) -> Check {
 
 /// The blocks an SM must hold of a row kernel's largest launch ([`largest_block`]), and that
 /// launch's threads: two blocks of 1024 of the block schedule's lean kernels
-/// ([`Op::block_is_lean`]), 1024 threads of every other block, wide and cluster kernel (two
-/// blocks of 512, one of 1024, four of 256), and of the narrow warp's (blocks of 64: what it
-/// is for, `launch::rows::NARROW_VECTORS`) every warp an SM holds, but for LayerNorm's, whose
-/// two weights ride in registers beside the row (`Group::WEIGHTS_WITH_ROW`: 40 registers)
-/// and leave 50 (25 blocks of 64). The warp
+/// ([`Op::block_is_lean`]), 1024 threads of every other block, wide, cluster and streamed
+/// kernel (two blocks of 512, one of 1024, four of 256), and of the narrow warp's (blocks of
+/// 64: what it is for, `launch::rows::NARROW_VECTORS`) every warp an SM holds, but for
+/// LayerNorm's, whose two weights ride in registers beside the row
+/// (`Group::WEIGHTS_WITH_ROW`: 40 registers) and leave 50 (25 blocks of 64). The warp
 /// schedule has no such budget (LayerNorm's warp kernels take 64 registers, half the SM's
 /// warps: measured faster than 34–44 with the weights loaded after the merge, docs/part2.md).
 fn occupancy_wanted(op: Op, schedule: Schedule, dtype: Dtype) -> Option<(u32, u32)> {

@@ -75,18 +75,22 @@ def launch_attributes(launch):
     return attrs
 
 
-def chosen_launches(lab_json_text):
+def chosen_launches(lab_json_text, schedule=None):
     """(op, rows, cols, dtype, implementation) -> (entry, launch) for every verified row of a
-    lab rows file whose schedule the catalogue chooses and that records its launch."""
+    lab rows file whose schedule the catalogue chooses, or with `schedule` the rows of that
+    schedule (`streamed`, …: the bench runs every schedule that holds a shape), that records
+    its launch."""
     doc = json.loads(lab_json_text)
     plans = {}
     for r in doc.get("rows", []):
-        if r.get("chosen") and r.get("launch") and r.get("implementation") in IMPLEMENTATIONS:
+        taken = r.get("schedule") == schedule if schedule else r.get("chosen")
+        if taken and r.get("launch") and r.get("implementation") in IMPLEMENTATIONS:
             key = (r["op"], r["rows"], r["cols"], r["dtype"], r["implementation"])
             plans[key] = (r["entry"], r["launch"])
     if not plans:
+        which = f"row of the {schedule} schedule" if schedule else "chosen row"
         raise LabError(
-            "the lab's rows file has no chosen row with its launch: pass the rows-<stem>.json "
+            f"the lab's rows file has no {which} with its launch: pass the rows-<stem>.json "
             "that `lab bench --kernel rows` wrote in this run"
         )
     return plans
@@ -163,13 +167,14 @@ def ptx_paths(lab_json_text, ptx_dir=None):
 
 
 class LabKernels:
-    """The lab's chosen row kernels of one run: `function(impl, key, eps)` gives a
-    (x, w, b) -> y that launches the kernel on PyTorch's current stream."""
+    """The lab's chosen row kernels of one run, or those of one schedule
+    ([`chosen_launches`]): `function(impl, key, eps)` gives a (x, w, b) -> y that launches the
+    kernel on PyTorch's current stream."""
 
-    def __init__(self, lab_json_path, ptx_dir=None):
+    def __init__(self, lab_json_path, ptx_dir=None, schedule=None):
         with open(lab_json_path) as f:
             text = f.read()
-        self.plans = chosen_launches(text)
+        self.plans = chosen_launches(text, schedule)
         self.ptx = ptx_paths(text, ptx_dir)
         self.driver = None
         self.modules = {}
@@ -204,19 +209,19 @@ class LabKernels:
         return f
 
     def runs(self, impl, key):
-        """Whether the lab ran impl's chosen kernel for key = (op, rows, cols, dtype): where it
+        """Whether the lab ran impl's kernel for key = (op, rows, cols, dtype): where it
         did not (a rows file from before rust-nvvm built the cluster schedule), the implementation
         is left out of the case."""
         return (*key, impl) in self.plans
 
     def function(self, impl, key, eps):
-        """The kernel the lab chose for key = (op, rows, cols, dtype) on impl (`rust-llvm`,
+        """The lab's kernel for key = (op, rows, cols, dtype) on impl (`rust-llvm`,
         `rust-nvvm`), as a (x, w, b) -> y; LabError where the lab did not run it."""
         import torch
 
         plan = self.plans.get((*key, impl))
         if plan is None:
-            raise LabError(f"the lab's rows file has no chosen {impl} row for {key[0]} {key[1]}x{key[2]} {key[3]}")
+            raise LabError(f"the lab's rows file has no {impl} row taken for {key[0]} {key[1]}x{key[2]} {key[3]}")
         if self.driver is None:
             torch.cuda.init()
             torch.zeros(1, device="cuda")  # makes PyTorch's context current on this thread

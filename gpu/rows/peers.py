@@ -172,6 +172,12 @@ def parser():
         "as the lab launched it, from the PTX under --ptx",
     )
     p.add_argument(
+        "--lab-schedule",
+        metavar="NAME",
+        help="with --lab, time the lab's kernels of this schedule (streamed, cluster, …: the "
+        "bench runs every schedule that holds a shape) instead of the chosen ones",
+    )
+    p.add_argument(
         "--ptx",
         help="the lab's PTX folder for --lab, laid out as dist/ptx (default: the PTX the lab's run "
         "loaded, as its rows file records it)",
@@ -208,6 +214,8 @@ def options(argv):
         if not os.path.isfile(args.lab):
             p.error(f"--lab {args.lab}: no such file (the rows-<stem>.json `lab bench --kernel rows` wrote)")
         args.impls = (*report.LAB, *args.impls)
+    elif args.lab_schedule:
+        p.error("--lab-schedule goes with --lab")
     if args.reps < MIN_REPS or args.warmup < MIN_WARMUP:
         p.error(f"--reps must be >= {MIN_REPS} and --warmup >= {MIN_WARMUP} (median of >= 20 runs)")
     return args
@@ -272,7 +280,10 @@ def main(argv=None):
         sys.exit(f"error: {e}: run peers.py where torch and triton are installed (the GPU machine)")
     try:
         backend = torch_peers.Backend(
-            args.device, args.seed, lab=args.lab and (args.lab, args.ptx), l2=args.l2
+            args.device,
+            args.seed,
+            lab=args.lab and (args.lab, args.ptx, args.lab_schedule),
+            l2=args.l2,
         )
     except (torch_peers.NoDevice, torch_peers.LabError) as e:
         sys.exit(f"error: {e}")

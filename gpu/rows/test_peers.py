@@ -221,6 +221,7 @@ class Options(unittest.TestCase):
             ["--impls", "cub"],
             ["--dtypes", "f16"],
             ["--l2", "cold"],
+            ["--lab-schedule", "streamed"],
         ):
             with self.subTest(argv=argv):
                 self.parse_fails(argv)
@@ -273,6 +274,11 @@ class Lab(unittest.TestCase):
         self.assertEqual(
             plans, {("softmax", 8192, 8192, "f32", "rust-llvm"): ("softmax_block_f32", self.RECORD["launch"])}
         )
+        # Or those of one schedule, chosen or not.
+        plans = lab_kernels.chosen_launches(json.dumps({"rows": [self.RECORD, other, nvcc]}), "wide")
+        self.assertEqual(plans, {("softmax", 8192, 8192, "f32", "rust-llvm"): ("softmax_wide_f32", other["launch"])})
+        with self.assertRaisesRegex(lab_kernels.LabError, "no row of the streamed schedule"):
+            lab_kernels.chosen_launches(json.dumps({"rows": [self.RECORD]}), "streamed")
         # A file written before the launch was recorded: refused in one line.
         without = {k: v for k, v in self.RECORD.items() if k != "launch"}
         with self.assertRaisesRegex(lab_kernels.LabError, "no chosen row with its launch"):

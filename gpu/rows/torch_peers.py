@@ -112,7 +112,8 @@ L2_STATES = {
 
 class Backend:
     def __init__(self, device, seed, lab=None, l2="dirty"):
-        """lab: (the lab's rows-<stem>.json, its PTX folder), to time the lab's kernels too.
+        """lab: (the lab's rows-<stem>.json, its PTX folder, a schedule or None for the chosen
+        ones), to time the lab's kernels too.
         l2: a key of L2_STATES."""
         if device == "cuda" and not torch.cuda.is_available():
             raise NoDevice("no CUDA device: run peers.py on the GPU machine (gpu/rows/README.md)")

@@ -285,8 +285,8 @@ fn misaligned_pointers_and_in_place_runs_match() {
     assert_no_failures(&failures);
 }
 
-/// Shapes no schedule can take, buffers too short and overlapping ones are refused before
-/// any launch, each in one line.
+/// Shapes a schedule cannot take (saying which can), buffers too short and overlapping ones
+/// are refused before any launch, each in one line.
 #[test]
 fn hostile_shapes_are_refused_in_one_line() {
     let Some(lab) = lab_or_skip("hostile_shapes_are_refused_in_one_line") else {
@@ -341,7 +341,7 @@ fn hostile_shapes_are_refused_in_one_line() {
         assert_eq!(e.lines().count(), 1, "{e}");
     };
     expect("at most 512 f32");
-    expect("no schedule holds");
+    expect("use the streamed schedule");
     expect("needs 5120");
     expect("overlap");
     expect("rows × cols");

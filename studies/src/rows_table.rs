@@ -57,6 +57,10 @@ pub struct Case {
     /// What the L2 held at the peers' timed launches (`peers.py --l2`: `dirty`, `clean`), where
     /// a peers file gave this case cells.
     pub peers_l2: Option<String>,
+    /// The Rust kernels' schedule where the table was asked for one (`--schedule`), not the
+    /// one the catalogue chooses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
 }
 
 impl Case {
@@ -103,6 +107,8 @@ struct LabRow {
     cols: u64,
     dtype: String,
     implementation: String,
+    #[serde(default)]
+    schedule: String,
     chosen: bool,
     median_us: f64,
     gbps: f64,
@@ -142,9 +148,13 @@ struct PeerRow {
     ok: bool,
 }
 
-/// The cases of a lab rows file (the chosen schedules only) and a peers file, in the lab's
-/// order.
-pub fn build(lab_json: &str, peers_json: Option<&str>) -> Result<Vec<Case>> {
+/// The cases of a lab rows file (the chosen schedules only, or with `schedule` that
+/// schedule's rows wherever the bench ran it) and a peers file, in the lab's order.
+pub fn build(
+    lab_json: &str,
+    peers_json: Option<&str>,
+    schedule: Option<&str>,
+) -> Result<Vec<Case>> {
     let lab: LabFile = serde_json::from_str(lab_json)
         .context("not a `lab bench --kernel rows` record file (rows-<stem>.json)")?;
     let mut cases: Vec<Case> = Vec::new();
@@ -164,14 +174,17 @@ pub fn build(lab_json: &str, peers_json: Option<&str>) -> Result<Vec<Case>> {
                     best_peer: None,
                     rust_over_best_peer: None,
                     peers_l2: None,
+                    schedule: None,
                 });
                 cases.len() - 1
             }
         }
     }
-    for r in lab.rows.iter().filter(|r| r.chosen) {
+    let taken = |r: &LabRow| schedule.map_or(r.chosen, |s| r.schedule == s);
+    for r in lab.rows.iter().filter(|r| taken(r)) {
         let Some(x) = r.x_copy else { continue };
         let i = at(&mut cases, &r.op, r.rows, r.cols, &r.dtype);
+        cases[i].schedule = schedule.map(str::to_string);
         cases[i].cells.insert(
             r.implementation.clone(),
             Cell {
@@ -216,7 +229,10 @@ pub fn build(lab_json: &str, peers_json: Option<&str>) -> Result<Vec<Case>> {
         c.rust_over_best_peer = c.rust_and_best_peer().map(|(rust, peer)| rust / peer - 1.0);
     }
     if cases.is_empty() {
-        bail!("the rows file holds no verified row of a chosen schedule");
+        match schedule {
+            Some(s) => bail!("the rows file holds no verified row of the {s} schedule"),
+            None => bail!("the rows file holds no verified row of a chosen schedule"),
+        }
     }
     Ok(cases)
 }
@@ -293,12 +309,18 @@ pub fn text(cases: &[Case]) -> String {
     if cases.iter().any(|c| c.peers_l2.as_deref() == Some("clean")) {
         method += "; the peers timed with the L2 clean at each launch (peers.py --l2 clean)";
     }
+    let schedule = cases
+        .iter()
+        .find_map(|c| c.schedule.as_deref())
+        .map_or("the schedule the catalogue chooses".to_string(), |s| {
+            format!("the {s} schedule")
+        });
     format!(
         "each cell: GB/s (one read and one write of the matrix) and x the D2D copy of the same \
-         matrix in its own run; Rust: the slower of the two compilers, the schedule the \
-         catalogue chooses; Rust >= best peer: the verdict, and by how much Rust's x copy is \
-         above (+) or below (-) the best peer's{method}\n{}\nRust at >= 0.90 x copy: {roof} \
-         of {n}; at least as fast as the best peer: {peer} of {m}{widest}\n",
+         matrix in its own run; Rust: the slower of the two compilers, {schedule}; Rust >= \
+         best peer: the verdict, and by how much Rust's x copy is above (+) or below (-) the \
+         best peer's{method}\n{}\nRust at >= 0.90 x copy: {roof} of {n}; at least as fast as \
+         the best peer: {peer} of {m}{widest}\n",
         profiler::table::render_aligned(&headers, &rows, &(3..headers.len()).collect::<Vec<_>>())
     )
 }
@@ -443,7 +465,7 @@ mod tests {
             {"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32", "implementation": "liger",
              "median_us": null, "gbps": null, "x_copy": null, "ok": false}
         ]}"#;
-        let cases = build(lab, Some(peers)).unwrap();
+        let cases = build(lab, Some(peers), None).unwrap();
         assert_eq!(cases.len(), 1);
         let c = &cases[0];
         // The chosen schedule only, the slower compiler, the best peer that ran.
@@ -456,7 +478,18 @@ mod tests {
             "{t}"
         );
         assert_eq!(charts(&cases)[0].series.len(), 3);
-        assert!(build("[]", None).is_err());
+        assert!(t.contains("the schedule the catalogue chooses"), "{t}");
+        assert!(build("[]", None, None).is_err());
+        // Another schedule's rows, chosen or not, where asked; one the bench did not run: none.
+        let block = build(lab, Some(peers), Some("block")).unwrap();
+        assert_eq!(block[0].cells["rust-llvm"].x_copy, 0.25);
+        assert!(!block[0].cells.contains_key("rust-nvvm"));
+        assert!(text(&block).contains("Rust: the slower of the two compilers, the block schedule"));
+        let e = build(lab, None, Some("streamed")).unwrap_err().to_string();
+        assert!(
+            e.contains("no verified row of the streamed schedule"),
+            "{e}"
+        );
     }
 
     /// A lab rows file of one chosen rust-llvm row (softmax 8 x 512 f32, 0.95 x copy).
@@ -478,7 +511,7 @@ mod tests {
             )
         };
         // The lab's own run puts Rust behind (0.95 < 0.96); the peers' run, one method, ahead.
-        let cases = build(ONE_RUST_ROW, Some(&peers(0.97))).unwrap();
+        let cases = build(ONE_RUST_ROW, Some(&peers(0.97)), None).unwrap();
         let c = &cases[0];
         assert_eq!(c.cells["rust-llvm"].x_copy, 0.95, "the lab's cell is kept");
         assert_eq!(c.rust_in_rotation(), Some(0.97));
@@ -496,7 +529,7 @@ mod tests {
         assert_eq!(series.last().unwrap().name, "rust in peers' run");
         assert_eq!(series.last().unwrap().values, vec![Some(0.97)]);
         // And behind where the peers' run says so.
-        let cases = build(ONE_RUST_ROW, Some(&peers(0.95))).unwrap();
+        let cases = build(ONE_RUST_ROW, Some(&peers(0.95)), None).unwrap();
         assert_eq!(cases[0].rust_at_least_best_peer(), Some(false));
         let t = text(&cases);
         assert!(t.contains("NO -1.0 %"), "{t}");
@@ -505,7 +538,7 @@ mod tests {
             "{t}"
         );
         // Without the peers' run of Rust, the lab's own cell decides.
-        let alone = build(ONE_RUST_ROW, None).unwrap();
+        let alone = build(ONE_RUST_ROW, None, None).unwrap();
         assert_eq!(alone[0].rust_at_least_best_peer(), None);
         assert_eq!(alone[0].rust_over_best_peer, None);
     }
@@ -520,7 +553,12 @@ mod tests {
             ]}}"#
             )
         };
-        let clean = build(ONE_RUST_ROW, Some(&peers(r#""config": {"l2": "clean"},"#))).unwrap();
+        let clean = build(
+            ONE_RUST_ROW,
+            Some(&peers(r#""config": {"l2": "clean"},"#)),
+            None,
+        )
+        .unwrap();
         assert_eq!(clean[0].peers_l2.as_deref(), Some("clean"));
         assert!(text(&clean).contains("L2 clean"), "{}", text(&clean));
         // A file from before `--l2` was timed dirty, as one that says so.
@@ -529,10 +567,10 @@ mod tests {
             r#""config": {"reps": 30},"#,
             r#""config": {"l2": "dirty"},"#,
         ] {
-            let dirty = build(ONE_RUST_ROW, Some(&peers(config))).unwrap();
+            let dirty = build(ONE_RUST_ROW, Some(&peers(config)), None).unwrap();
             assert_eq!(dirty[0].peers_l2.as_deref(), Some("dirty"), "{config}");
             assert!(!text(&dirty).contains("L2 clean"));
         }
-        assert_eq!(build(ONE_RUST_ROW, None).unwrap()[0].peers_l2, None);
+        assert_eq!(build(ONE_RUST_ROW, None, None).unwrap()[0].peers_l2, None);
     }
 }

@@ -233,7 +233,8 @@ fn peers(file: &Path, root: &Path, plot_dir: Option<&Path>) -> Result<()> {
     studies::process::run(&mut cmd)?;
     let read =
         |p: &Path| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()));
-    let cases = studies::rows_table::build(&read(&rows)?, Some(&read(&dir.join("peers.json"))?))?;
+    let cases =
+        studies::rows_table::build(&read(&rows)?, Some(&read(&dir.join("peers.json"))?), None)?;
     let text = studies::rows_table::render(&cases, catalog::Format::Table)?;
     let json = studies::rows_table::render(&cases, catalog::Format::Json)?;
     for (ext, body) in [("txt", &text), ("json", &json)] {

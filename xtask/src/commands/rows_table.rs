@@ -4,6 +4,7 @@
 
 use anyhow::{Context, Result};
 use catalog::Format;
+use catalog::rows::Schedule;
 use std::path::PathBuf;
 use studies::rows_table;
 
@@ -18,8 +19,22 @@ pub struct Args {
     /// Draw one chart per op and dtype into DIR (`rows-<op>-<dtype>.svg`)
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
+    /// The Rust kernels of this schedule (`streamed`, `cluster`, …: the end of their names)
+    /// wherever the bench ran it, instead of the schedule the catalogue chooses
+    #[arg(long, value_name = "NAME", value_parser = schedule_name)]
+    schedule: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+}
+
+/// A schedule's name as the kernels' names end with it (`catalog::rows::Schedule::name`).
+fn schedule_name(name: &str) -> Result<String, String> {
+    let names: Vec<&str> = Schedule::ALL.iter().map(|s| s.name()).collect();
+    if names.contains(&name) {
+        Ok(name.to_string())
+    } else {
+        Err(format!("not a schedule: use one of {}", names.join(", ")))
+    }
 }
 
 pub fn run(args: &Args) -> Result<()> {
@@ -28,7 +43,7 @@ pub fn run(args: &Args) -> Result<()> {
     };
     let lab = read(&args.rows)?;
     let peers = args.peers.as_ref().map(read).transpose()?;
-    let cases = rows_table::build(&lab, peers.as_deref())?;
+    let cases = rows_table::build(&lab, peers.as_deref(), args.schedule.as_deref())?;
     print!("{}", rows_table::render(&cases, args.format)?);
     if let Some(dir) = &args.plot {
         let drawn = rows_table::plot(&cases, dir)?;

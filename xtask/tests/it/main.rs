@@ -15,6 +15,7 @@ mod model_check_cli;
 mod no_gpu;
 mod nsys_cli;
 mod profile_cli;
+mod rows_table_cli;
 mod sanitize_cli;
 mod source_cli;
 

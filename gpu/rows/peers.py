@@ -238,6 +238,8 @@ def run(args, backend, command, log=sys.stderr):
         "l2": args.l2,
         "eps": EPS,
         "rtol": RTOL,
+        # The lab's kernels of one schedule, not the chosen ones (--lab-schedule).
+        **({"lab_schedule": args.lab_schedule} if args.lab_schedule else {}),
         **facts.pop("config", {}),
     }
     rows = []

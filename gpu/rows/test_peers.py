@@ -256,6 +256,15 @@ class Lab(unittest.TestCase):
         self.assertTrue(row.endswith("0.90 liger"), row)
         self.assertEqual(row.count("*"), 1)
 
+    def test_the_schedule_of_the_rust_kernels_is_recorded_where_not_the_chosen_one(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            lab = self.lab_file(tmp, [self.RECORD])
+            argv = ["--ops", "softmax", "--dtypes", "f32", "--shapes", "8192x8192", "--lab", lab]
+            doc, _ = run([*argv, "--lab-schedule", "block"], FakeBackend())
+            self.assertEqual(doc["config"]["lab_schedule"], "block")
+            doc, _ = run(argv, FakeBackend())
+            self.assertNotIn("lab_schedule", doc["config"])
+
     def test_a_rust_kernel_the_lab_did_not_run_is_left_out_not_an_error(self):
         with tempfile.TemporaryDirectory() as tmp:
             lab = self.lab_file(tmp, [self.RECORD])

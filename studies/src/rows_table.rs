@@ -122,16 +122,21 @@ struct PeersFile {
     config: PeersConfig,
 }
 
-/// A field a file lacks takes its default: files from before `--l2` were timed as `dirty` is.
+/// A field a file lacks takes its default: files from before `--l2` were timed as `dirty` is,
+/// and a file without `lab_schedule` timed the lab's chosen kernels.
 #[derive(serde::Deserialize)]
 #[serde(default)]
 struct PeersConfig {
     l2: String,
+    lab_schedule: Option<String>,
 }
 
 impl Default for PeersConfig {
     fn default() -> Self {
-        PeersConfig { l2: "dirty".into() }
+        PeersConfig {
+            l2: "dirty".into(),
+            lab_schedule: None,
+        }
     }
 }
 
@@ -197,6 +202,22 @@ pub fn build(
     if let Some(peers) = peers_json {
         let peers: PeersFile =
             serde_json::from_str(peers).context("not a `gpu/rows/peers.py` file (peers.json)")?;
+        // Its Rust kernels in the rotation must be the table's.
+        let timed = peers.config.lab_schedule.as_deref();
+        if timed != schedule
+            && peers
+                .rows
+                .iter()
+                .any(|r| r.implementation.starts_with("rust-"))
+        {
+            let what = |s: Option<&str>| s.map_or("the chosen".into(), |s| format!("the {s}"));
+            bail!(
+                "the peers file timed {} schedule's Rust kernels, the table asks for {}: pass \
+                 --schedule as peers.py's --lab-schedule was",
+                what(timed),
+                what(schedule)
+            );
+        }
         for r in peers
             .rows
             .iter()
@@ -536,6 +557,27 @@ mod tests {
         assert!(
             t.contains("the widest gap behind: 1.0 %, softmax 8 x 512 f32"),
             "{t}"
+        );
+        // A peers file whose Rust kernels were another schedule's (peers.py --lab-schedule)
+        // goes only with the table of that schedule.
+        let streamed = peers(0.97).replacen(
+            r#"{"rows""#,
+            r#"{"config": {"lab_schedule": "streamed"}, "rows""#,
+            1,
+        );
+        let e = build(ONE_RUST_ROW, Some(&streamed), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("timed the streamed schedule's Rust kernels, the table asks for the chosen"),
+            "{e}"
+        );
+        let e = build(ONE_RUST_ROW, Some(&peers(0.97)), Some("warp"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("pass --schedule as peers.py's --lab-schedule was"),
+            "{e}"
         );
         // Without the peers' run of Rust, the lab's own cell decides.
         let alone = build(ONE_RUST_ROW, None, None).unwrap();

@@ -178,7 +178,9 @@ pub mod rows {
     /// torch.compile's looped reduction for RMSNorm f32 at 4096 x 32768 runs (ncu on the H200:
     /// blocks of 1024, 54 registers, one an SM, 539 MB read from DRAM for the 537 MB matrix,
     /// results/rows/1bb9ff0/experiments/peer-kernels-launch-ncu.txt): 132 rows of 128 KiB in
-    /// flight, 17 MB of the L2's 60; 64 bytes a thread in flight, 64 KiB an SM.
+    /// flight, 17 MB of the L2's 60; 64 bytes a thread in flight, 64 KiB an SM. 8 vectors took
+    /// ptxas to 72–80 registers in RMSNorm and 126–128 in LayerNorm (the output pass holds `x`,
+    /// `w` and `b` of each): past the 64 a block of 1024 may have.
     pub const STREAMED_THREADS: u32 = 1024;
     pub const STREAMED_VECTORS: u32 = 4;
     /// Shared words per partial statistic (one slot per warp, and one for the block): 4 words,

@@ -288,7 +288,8 @@ impl Schedule {
                 Some((last, rest)) => format!("use the {} or {last} schedule", rest.join(", ")),
             };
             return Err(format!(
-                "cols = {cols}: the {} schedule holds rows of at most {max} {dtype} elements; {instead}",
+                "cols = {cols}: the {} schedule holds rows of at most {max} {dtype} elements; \
+                 {instead}",
                 self.name()
             ));
         }

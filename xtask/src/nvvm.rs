@@ -71,9 +71,7 @@ pub fn build(root: &Path) -> Result<PathBuf> {
         )
     })?;
     std::fs::create_dir_all(out.parent().unwrap())?;
-    let tmp = out.with_extension("ptx.tmp");
-    std::fs::write(&tmp, ptx).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &out).with_context(|| format!("writing {}", out.display()))?;
+    files::write_atomic(&out, ptx.as_bytes())?;
     Ok(out)
 }
 

@@ -1,12 +1,6 @@
-//! Which of the lab's compilers wrote a PTX, and the `.target` each must declare.
+//! Which of the lab's compilers wrote a PTX.
 
 use catalog::Backend;
-
-/// The `.target` each compiler's PTX must declare: sm_90 for all three (rust-cuda's libnvvm
-/// 11.8 stops at sm_80, and `cargo xtask ptx` raises its PTX: `catalog::ptx::raised_to_sm90`).
-pub fn target(_backend: Backend) -> &'static str {
-    "sm_90"
-}
 
 /// Which compiler wrote `ptx`. nvcc and rust-cuda's libnvvm both sign as the "NVIDIA NVVM
 /// Compiler" with a "Cuda compilation tools, release X.Y" line; nvcc's file names a `.cu`

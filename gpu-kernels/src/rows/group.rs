@@ -136,7 +136,7 @@ pub trait Group {
     /// whose blocks wait on each other again.
     const MERGES_AGAIN_CHEAPLY: bool = true;
     /// Whether the group holds its row in registers from its load to its store; if not
-    /// ([`Streamed`]), each pass over the row loads it again ([`row_streamed`]).
+    /// ([`Streamed`]), each pass over the row loads it again (`passes.rs`).
     const HOLDS_ROW: bool = true;
     /// Whether the row's loads are one straight run ([`load`]): where the kernel has the
     /// registers for their clamped addresses.
@@ -278,7 +278,7 @@ impl Group for Block {
     }
 }
 
-/// A block per row that holds none of it: each pass loads the row again ([`row_streamed`]),
+/// A block per row that holds none of it: each pass loads the row again (`passes.rs`),
 /// the first from DRAM, the others from the L2; seated and merged as [`Block`].
 pub struct Streamed;
 

@@ -180,7 +180,8 @@ pub mod rows {
     /// results/rows/1bb9ff0/experiments/peer-kernels-launch-ncu.txt): 132 rows of 128 KiB in
     /// flight, 17 MB of the L2's 60; 64 bytes a thread in flight, 64 KiB an SM. 8 vectors took
     /// ptxas to 72–80 registers in RMSNorm and 126–128 in LayerNorm (the output pass holds `x`,
-    /// `w` and `b` of each): past the 64 a block of 1024 may have.
+    /// `w` and `b` of each): past the 64 a block of 1024 may have
+    /// (results/asm/streamed-77e1ae0.txt).
     pub const STREAMED_THREADS: u32 = 1024;
     pub const STREAMED_VECTORS: u32 = 4;
     /// Shared words per partial statistic (one slot per warp, and one for the block): 4 words,

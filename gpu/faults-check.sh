@@ -10,27 +10,8 @@ set -uo pipefail
 out=${1:-${OUT:-results/faults}}
 mkdir -p "$out"
 log=$out/faults-check.log
-start=$SECONDS
-{
-    echo "# fault catalogue check: $(head -2 dist/MANIFEST.txt 2>/dev/null | tr '\n' ' ')"
-    echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
-        --format=csv,noheader 2>&1 | sed 's/^/# gpu: /'
-    dist/lab info
-} 2>&1 | tee "$log"
-
-status=0
-# Runs one step with a time limit, its output into the log and its own file.
-step() {
-    local name=$1 limit=$2
-    shift 2
-    echo "== $name: $* (limit ${limit}s)" | tee -a "$log"
-    local t0=$SECONDS
-    timeout "$limit" "$@" 2>&1 | tee "$out/$name.txt" | tee -a "$log"
-    local rc=${PIPESTATUS[0]}
-    echo "== $name: exit $rc after $((SECONDS - t0)) s" | tee -a "$log"
-    [[ $rc -eq 0 ]] || status=1
-}
+source "$(dirname "$0")/steps.sh"
+batch_header "fault catalogue check"
 
 # This machine must have a GPU: "no CUDA device" fails the GPU tests instead of skipping them.
 export LAB_REQUIRE_GPU=1
@@ -45,6 +26,4 @@ done
 step lab-run 50 dist/lab run --kernel faults --backend both --manifest "$out/faults-run.json"
 step lab-bench 75 dist/lab bench --kernel faults --backend llvm,nvvm --reps 20 --out "$out"
 
-echo "faults check: $([[ $status -eq 0 ]] && echo PASSED || echo FAILED) in $((SECONDS - start)) s" \
-    | tee -a "$log"
-exit $status
+batch_end "faults check"

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub use profiler::process::{run_tee, show};
+pub use sass::tools::{Captured, capture};
 
 /// A child that failed after starting: it has printed why, so `main` ends with its exit code
 /// and adds no line of its own (unless a caller gave the failure context).
@@ -97,36 +98,6 @@ pub fn run_keeping_stderr(cmd: &mut Command) -> Result<String> {
         .into());
     }
     Ok(String::from_utf8_lossy(&kept).into_owned())
-}
-
-/// What a finished child process printed.
-pub struct Captured {
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// Runs `cmd`, echoing it to stderr first, and returns its output; fails with the command
-/// line, the exit status and the tail of its stderr.
-pub fn capture(cmd: &mut Command) -> Result<Captured> {
-    eprintln!("+ {}", show(cmd));
-    let out = cmd
-        .output()
-        .with_context(|| format!("could not start '{}'", show(cmd)))?;
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    if !out.status.success() {
-        let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        bail!(
-            "'{}' failed ({})\n{}",
-            show(cmd),
-            out.status,
-            tail.join("\n")
-        );
-    }
-    Ok(Captured {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr,
-    })
 }
 
 /// Runs `cmd` quietly and returns its stdout; on failure, an error with its stderr.

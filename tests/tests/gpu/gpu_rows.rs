@@ -366,3 +366,114 @@ fn the_bench_shapes_launch_in_their_chosen_schedule() {
     });
     assert_no_failures(&failures);
 }
+
+/// Past 2^31 elements (8 GiB of f32, 4 GiB of bf16), every kernel at a row length its schedule
+/// holds: a row's offset is 64-bit. The first row and the last two (which start past element
+/// 2^31, and past byte 2^32 in f32) hold random values and are checked against the reference,
+/// the output poisoned first: an offset that wrapped would leave them NaN or write over the
+/// first. Skipped where the GPU lacks the memory.
+#[test]
+fn every_row_kernel_past_2_pow_31_elements() {
+    let Some(lab) = lab_or_skip("every_row_kernel_past_2_pow_31_elements") else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for d in catalog::rows::DTYPES {
+        match d {
+            Dtype::Bf16 => failures.extend(past_2_pow_31::<Bf16>(&lab)),
+            _ => failures.extend(past_2_pow_31::<f32>(&lab)),
+        }
+    }
+    assert_no_failures(&failures);
+}
+
+/// The shape each schedule runs past 2^31 elements: its longest row (the streamed schedule,
+/// which holds any, a few of its steps and a ragged end), and rows enough that the last two
+/// start past element 2^31.
+fn past_2_pow_31_shape(s: Schedule, d: Dtype) -> (u32, u32) {
+    let v = per_vector(d) as u32;
+    let cols = match s {
+        Schedule::Streamed => {
+            3 * catalog::rows::largest_block(Op::Softmax, s, d) * s.vectors() * v + 5
+        }
+        _ => s.max_cols(d) as u32,
+    };
+    ((1u64 << 31).div_ceil(cols as u64) as u32 + 2, cols)
+}
+
+fn past_2_pow_31<T: RowElem>(lab: &Lab) -> Vec<String> {
+    use cust::memory::{CopyDestination, DeviceBuffer};
+    let shapes: Vec<(Schedule, (u32, u32))> = Schedule::ALL
+        .iter()
+        .map(|&s| (s, past_2_pow_31_shape(s, T::DTYPE)))
+        .collect();
+    let n = shapes
+        .iter()
+        .map(|(_, (r, c))| *r as usize * *c as usize)
+        .max()
+        .unwrap();
+    let cols_max = shapes.iter().map(|(_, (_, c))| *c as usize).max().unwrap();
+    let bytes = (2 * n + 2 * cols_max) * size_of::<T>();
+    let (free, _) = lab.memory().unwrap();
+    if free < bytes as u64 + (1 << 30) {
+        println!("skipped: {} past 2^31 elements needs {bytes} bytes, {free} free", T::DTYPE);
+        return Vec::new();
+    }
+    let alloc = |len: usize| DeviceBuffer::<T>::zeroed(len).unwrap();
+    let (x, y, w, b) = (alloc(n), alloc(n), alloc(cols_max), alloc(cols_max));
+    let mut failures = Vec::new();
+    for (s, (rows, cols)) in shapes {
+        let (r, c) = (rows as usize, cols as usize);
+        // Rows 0, rows − 2 and rows − 1, random; the weights of this length.
+        let host = Inputs::<T>::random(3, c, seed() ^ cols as u64);
+        let checked = [0, r - 2, r - 1];
+        for (k, &row) in checked.iter().enumerate() {
+            x.index(row * c..(row + 1) * c)
+                .copy_from(&host.x[k * c..(k + 1) * c])
+                .unwrap();
+        }
+        w.index(..c).copy_from(&host.w[..]).unwrap();
+        b.index(..c).copy_from(&host.b[..]).unwrap();
+        for backend in lab.backends() {
+            for k in row_kernels().filter(|k| k.carried_by(backend)) {
+                let (op, schedule) = op_schedule(k).unwrap();
+                if schedule != s {
+                    continue;
+                }
+                let case = format!("{} [{backend}] {rows}x{cols}", k.entry(T::DTYPE));
+                let verdict = (|| -> Result<String, String> {
+                    let e = |e: host::HostError| e.to_string();
+                    let run = RowCase::new(
+                        lab,
+                        backend,
+                        k,
+                        (x.index(..r * c), w.index(..c), b.index(..c)),
+                        y.index(..r * c),
+                        rows,
+                        cols,
+                    )
+                    .map_err(e)?;
+                    run.reset().map_err(e)?;
+                    run.launch().map_err(e)?;
+                    lab.sync().map_err(e)?;
+                    let mut got = vec![T::default(); 3 * c];
+                    for (k, &row) in checked.iter().enumerate() {
+                        y.index(row * c..(row + 1) * c)
+                            .copy_to(&mut got[k * c..(k + 1) * c])
+                            .map_err(|e| e.to_string())?;
+                    }
+                    let tol = tolerance(T::DTYPE);
+                    compare(&got, &host.reference(op, c), c, tol).verdict(tol)
+                })();
+                match verdict {
+                    Ok(note) => println!("ok      {case} rows 0, {}, {}: {note}", r - 2, r - 1),
+                    Err(why) => {
+                        println!("FAILED  {case}: {why}");
+                        failures.push(format!("{case}: {why}"));
+                    }
+                }
+            }
+        }
+    }
+    failures
+}

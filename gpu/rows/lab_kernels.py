@@ -75,11 +75,11 @@ def launch_attributes(launch):
     return attrs
 
 
-def chosen_launches(lab_json_text, schedule=None):
-    """(op, rows, cols, dtype, implementation) -> (entry, launch) for every verified row of a
-    lab rows file whose schedule the catalogue chooses, or with `schedule` the rows of that
-    schedule (`streamed`, …: the bench runs every schedule that holds a shape), that records
-    its launch."""
+def recorded_launches(lab_json_text, schedule=None):
+    """(op, rows, cols, dtype, implementation) -> (entry, launch) for the verified rows of a
+    lab rows file that record their launch: those of the schedule the catalogue chooses, or
+    with `schedule` those of that schedule (`streamed`, …: the bench runs every schedule that
+    holds a shape)."""
     doc = json.loads(lab_json_text)
     plans = {}
     for r in doc.get("rows", []):
@@ -168,13 +168,13 @@ def ptx_paths(lab_json_text, ptx_dir=None):
 
 class LabKernels:
     """The lab's chosen row kernels of one run, or those of one schedule
-    ([`chosen_launches`]): `function(impl, key, eps)` gives a (x, w, b) -> y that launches the
+    ([`recorded_launches`]): `function(impl, key, eps)` gives a (x, w, b) -> y that launches the
     kernel on PyTorch's current stream."""
 
     def __init__(self, lab_json_path, ptx_dir=None, schedule=None):
         with open(lab_json_path) as f:
             text = f.read()
-        self.plans = chosen_launches(text, schedule)
+        self.plans = recorded_launches(text, schedule)
         self.ptx = ptx_paths(text, ptx_dir)
         self.driver = None
         self.modules = {}

@@ -279,19 +279,19 @@ class Lab(unittest.TestCase):
 
         other = {**self.RECORD, "entry": "softmax_wide_f32", "schedule": "wide", "chosen": False}
         nvcc = {**self.RECORD, "implementation": "nvcc"}
-        plans = lab_kernels.chosen_launches(json.dumps({"rows": [self.RECORD, other, nvcc]}))
+        plans = lab_kernels.recorded_launches(json.dumps({"rows": [self.RECORD, other, nvcc]}))
         self.assertEqual(
             plans, {("softmax", 8192, 8192, "f32", "rust-llvm"): ("softmax_block_f32", self.RECORD["launch"])}
         )
         # Or those of one schedule, chosen or not.
-        plans = lab_kernels.chosen_launches(json.dumps({"rows": [self.RECORD, other, nvcc]}), "wide")
+        plans = lab_kernels.recorded_launches(json.dumps({"rows": [self.RECORD, other, nvcc]}), "wide")
         self.assertEqual(plans, {("softmax", 8192, 8192, "f32", "rust-llvm"): ("softmax_wide_f32", other["launch"])})
         with self.assertRaisesRegex(lab_kernels.LabError, "no row of the streamed schedule"):
-            lab_kernels.chosen_launches(json.dumps({"rows": [self.RECORD]}), "streamed")
+            lab_kernels.recorded_launches(json.dumps({"rows": [self.RECORD]}), "streamed")
         # A file written before the launch was recorded: refused in one line.
         without = {k: v for k, v in self.RECORD.items() if k != "launch"}
         with self.assertRaisesRegex(lab_kernels.LabError, "no chosen row with its launch"):
-            lab_kernels.chosen_launches(json.dumps({"rows": [without]}))
+            lab_kernels.recorded_launches(json.dumps({"rows": [without]}))
 
     def test_a_cluster_launch_sets_the_lab_s_size_and_placement(self):
         import lab_kernels

@@ -1,4 +1,4 @@
-//! One PTX file as SASS: assembled for sm_90, disassembled with source lines, control bits and
+//! One PTX file as SASS: assembled for sm_90 (sm_90a where its target says so), disassembled with source lines, control bits and
 //! live registers, each instruction's inline chain checked against the PTX's own records.
 
 use crate::disasm::{self, Function, Resources};
@@ -21,7 +21,8 @@ impl Sass {
     /// chains, each frame's file checked against the PTX's, see [`CallSites::repair`]) where
     /// the PTX had line info, and the registers live at each instruction.
     pub fn build(tools: &Tools, ptx: &Path, module: &ptx::Module, cubin: &Path) -> Result<Sass> {
-        let (cubin, resources) = disasm::assemble(tools, ptx, cubin)?;
+        let arch = disasm::arch(&module.target);
+        let (cubin, resources) = disasm::assemble(tools, ptx, arch, cubin)?;
         // Two nvdisasm runs on the same cubin (one for lines, one for life ranges).
         let (functions, live) = std::thread::scope(|s| {
             let live = s.spawn(|| disasm::life_ranges(tools, &cubin));

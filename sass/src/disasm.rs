@@ -20,6 +20,18 @@ use std::sync::LazyLock;
 /// The architecture every PTX is assembled for, as the driver's JIT does on an H200.
 pub const ARCH: &str = "sm_90";
 
+/// The architecture a PTX module of `target` (its `.target` fields) is assembled for: [`ARCH`],
+/// or `sm_90a` for PTX that names it (Triton's and CUTLASS's Hopper kernels: `wgmma`,
+/// `setmaxnreg`), which ptxas assembles for that architecture alone; the same SM, so the same
+/// SASS for what both accept.
+pub fn arch(target: &[String]) -> &'static str {
+    if target.iter().any(|t| t == "sm_90a") {
+        "sm_90a"
+    } else {
+        ARCH
+    }
+}
+
 /// One kernel's SASS.
 #[derive(Debug, Clone)]
 pub struct Function {
@@ -78,15 +90,17 @@ pub struct Resources {
     pub spill_loads: u32,
 }
 
-/// `ptxas -arch=sm_90 -lineinfo -v -o <cubin> <ptx>`; returns the cubin and the `-v` report.
+/// `ptxas -arch=<arch> -lineinfo -v -o <cubin> <ptx>` (`arch`: [`arch`] of the PTX's target);
+/// returns the cubin and the `-v` report.
 pub fn assemble(
     tools: &Tools,
     ptx: &Path,
+    arch: &str,
     cubin: &Path,
 ) -> Result<(PathBuf, BTreeMap<String, Resources>)> {
     std::fs::create_dir_all(cubin.parent().expect("cubin has a parent"))?;
     let mut cmd = Command::new(&tools.ptxas);
-    cmd.arg(format!("-arch={ARCH}"))
+    cmd.arg(format!("-arch={arch}"))
         .args(["-lineinfo", "-v", "-o"])
         .arg(cubin)
         .arg(ptx);
@@ -122,17 +136,29 @@ pub fn life_ranges(tools: &Tools, cubin: &Path) -> Result<BTreeMap<String, BTree
     Ok(ranges)
 }
 
-/// Reads `nvdisasm --life-range-mode count`: each instruction line ends with
-/// `// |  GPR  |  PRED  |  UGPR  |  UPRED  |`, a blank count meaning none.
+/// Reads `nvdisasm --life-range-mode count`: each instruction line ends with a count per
+/// register kind, `// |  GPR  |  PRED  |  UGPR  |  UPRED  |`, a blank count meaning none. The
+/// kinds are those the header row above the listing names: nvdisasm leaves out a kind no
+/// kernel of the cubin uses (a cubin without predicates has no `PRED` column).
 pub fn parse_life_ranges(text: &str) -> BTreeMap<String, BTreeMap<u32, Live>> {
     static HEADER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\.text\.(\S+):").unwrap());
-    static ROW: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^\s*/\*([0-9a-f]+)\*/[^;]*;\s*//\s*\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|")
-            .unwrap()
+    static KINDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*//\s*\|((?:\s*(?:GPR|PRED|UGPR|UPRED)\s*\|)+)\s*$").unwrap()
     });
+    static ROW: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^\s*/\*([0-9a-f]+)\*/[^;]*;\s*//\s*\|(.*)\|\s*$").unwrap());
     let mut map: BTreeMap<String, BTreeMap<u32, Live>> = BTreeMap::new();
     let mut current: Option<String> = None;
+    let mut kinds: Vec<String> = ["GPR", "PRED", "UGPR", "UPRED"].map(String::from).to_vec();
     for raw in text.lines() {
+        if let Some(c) = KINDS.captures(raw) {
+            kinds = c[1]
+                .split('|')
+                .map(|k| k.trim().to_string())
+                .filter(|k| !k.is_empty())
+                .collect();
+            continue;
+        }
         if let Some(c) = HEADER.captures(raw.trim()) {
             current = Some(c[1].to_string());
             continue;
@@ -140,16 +166,19 @@ pub fn parse_life_ranges(text: &str) -> BTreeMap<String, BTreeMap<u32, Live>> {
         let (Some(name), Some(c)) = (current.as_ref(), ROW.captures(raw)) else {
             continue;
         };
-        let n = |i: usize| c[i].trim().parse::<u32>().unwrap_or(0);
-        map.entry(name.clone()).or_default().insert(
-            u32::from_str_radix(&c[1], 16).unwrap_or(0),
-            Live {
-                gpr: n(2),
-                pred: n(3),
-                ugpr: n(4),
-                upred: n(5),
-            },
-        );
+        let mut live = Live::default();
+        for (kind, count) in kinds.iter().zip(c[2].split('|')) {
+            let n = count.trim().parse::<u32>().unwrap_or(0);
+            match kind.as_str() {
+                "GPR" => live.gpr = n,
+                "PRED" => live.pred = n,
+                "UGPR" => live.ugpr = n,
+                _ => live.upred = n,
+            }
+        }
+        map.entry(name.clone())
+            .or_default()
+            .insert(u32::from_str_radix(&c[1], 16).unwrap_or(0), live);
     }
     map
 }

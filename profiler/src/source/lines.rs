@@ -71,11 +71,11 @@ fn one_line<T: Serialize + ?Sized>(v: &T) -> String {
     serde_json::to_string(v).expect("serializes")
 }
 
-/// `made_by` of a line map assembled from the PTX shown as `ptx`.
-pub fn made_by(ptx: &str) -> String {
+/// `made_by` of a line map assembled from the PTX shown as `ptx`, whose `.target` is `target`.
+pub fn made_by(ptx: &str, target: &[String]) -> String {
     format!(
         "ptxas -arch={} -lineinfo, nvdisasm -c -gi: {ptx}",
-        disasm::ARCH
+        disasm::arch(target)
     )
 }
 
@@ -119,7 +119,7 @@ pub fn build(tools: &sass::Tools, ptx: &Path, cubin: &Path, functions: &[&str]) 
     Ok(from_listing(
         &listing,
         module.has_line_info(),
-        made_by(&ptx.display().to_string()),
+        made_by(&ptx.display().to_string(), &module.target),
         functions,
     ))
 }

@@ -143,6 +143,32 @@ const LIFE: &str = "
     /*0000*/                   LDC R1, c[0x0][0x28] ;                                         // |   3   |        |        |         |
 ";
 
+/// The same of a cubin no kernel of which uses a predicate: nvdisasm prints the kinds used.
+const LIFE_WITHOUT_PREDICATES: &str = "
+                                                                                            // | GPR   | UGPR   |
+                                                                                            // |   #   |   #    |
+.text.bump:                                                                                 // |       |        |
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                                   // |   1   |        |
+        /*0030*/                   ULDC.64 UR4, c[0x0][0x208] ;                             // |   4   |   2    |
+        /*0050*/                   EXIT ;                                                   // |   1   |        |
+";
+
+#[test]
+fn reads_life_ranges_by_the_kinds_the_header_names() {
+    let r = parse_life_ranges(LIFE_WITHOUT_PREDICATES);
+    let bump = &r["bump"];
+    assert_eq!(bump.len(), 3);
+    assert_eq!(
+        bump[&0x30],
+        Live {
+            gpr: 4,
+            pred: 0,
+            ugpr: 2,
+            upred: 0
+        }
+    );
+}
+
 #[test]
 fn reads_life_ranges_and_the_peak() {
     let r = parse_life_ranges(LIFE);
@@ -261,4 +287,14 @@ fn widths_and_classes() {
     ] {
         assert_eq!(classify(op), class, "{op}");
     }
+}
+
+#[test]
+fn sm_90a_ptx_is_assembled_for_sm_90a_and_the_rest_for_sm_90() {
+    let t = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert_eq!(arch(&t(&["sm_90a"])), "sm_90a");
+    assert_eq!(arch(&t(&["sm_90a", "debug"])), "sm_90a");
+    assert_eq!(arch(&t(&["sm_90"])), ARCH);
+    assert_eq!(arch(&t(&["sm_80"])), ARCH);
+    assert_eq!(arch(&[]), ARCH);
 }

@@ -89,7 +89,8 @@ struct Meta {
     commit: String,
     ptxas: String,
     nvdisasm: String,
-    arch: &'static str,
+    /// What the PTX files were assembled for ([`disasm::arch`] of each one's target).
+    arch: String,
     ptx: Vec<(Backend, String, String)>,
 }
 
@@ -109,7 +110,15 @@ fn meta(builds: &[Build]) -> Meta {
         commit: util::git_commit(&root),
         ptxas: version("ptxas"),
         nvdisasm: version("nvdisasm"),
-        arch: disasm::ARCH,
+        arch: {
+            let mut archs: Vec<&str> = builds
+                .iter()
+                .map(|b| disasm::arch(&b.module.target))
+                .collect();
+            archs.sort();
+            archs.dedup();
+            archs.join(", ")
+        },
         ptx: builds
             .iter()
             .map(|b| {

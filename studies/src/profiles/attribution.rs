@@ -39,10 +39,11 @@ fn line_map(backend: &str, functions: &[&str], saved: &Path) -> Result<LineMap, 
             .unwrap_or(&ptx)
             .display()
             .to_string();
+        let made_by = lines::made_by(&shown, &build.module.target);
         Ok(lines::from_listing(
             build.sass()?,
             has_lines,
-            lines::made_by(&shown),
+            made_by,
             functions,
         ))
     };

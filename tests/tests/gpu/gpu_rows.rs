@@ -416,7 +416,10 @@ fn past_2_pow_31<T: RowElem>(lab: &Lab) -> Vec<String> {
     let bytes = (2 * n + 2 * cols_max) * size_of::<T>();
     let (free, _) = lab.memory().unwrap();
     if free < bytes as u64 + (1 << 30) {
-        println!("skipped: {} past 2^31 elements needs {bytes} bytes, {free} free", T::DTYPE);
+        println!(
+            "skipped: {} past 2^31 elements needs {bytes} bytes, {free} free",
+            T::DTYPE
+        );
         return Vec::new();
     }
     let alloc = |len: usize| DeviceBuffer::<T>::zeroed(len).unwrap();

@@ -2,7 +2,7 @@
 """The peers' plain Triton row kernels (gpu/rows/triton_rows.py) as PTX for sm_90, compiled the
 way its launcher would launch them at one shape, with no GPU, torch or driver: Triton alone.
 
-Usage: triton_rows_ptx.py OP COLS DTYPE OUT.ptx      (OP: softmax, rms_norm, layer_norm)
+Usage: python3 gpu/rows/triton_ptx.py OP COLS DTYPE OUT.ptx   (OP: softmax, rms_norm, layer_norm)
 
 Then `cargo xtask asm --ptx OUT.ptx --kernel all --sass` reads its SASS beside the lab's (the
 PTX says `.target sm_90a`: asm assembles it for sm_90a). The pointers are taken 16-byte
@@ -16,7 +16,7 @@ from pathlib import Path
 
 # triton_rows imports torch for its launchers; the kernels need only triton.
 sys.modules.setdefault("torch", types.ModuleType("torch"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "gpu" / "rows"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
@@ -48,7 +48,8 @@ def main():
         constexprs={"BLOCK": block if whole else T.LOOP_BLOCK},
         attrs={k: [["tt.divisibility", 16]] for k in aligned},
     )
-    compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+    target = GPUTarget("cuda", 90, 32)
+    compiled = triton.compile(source, target=target, options={"num_warps": warps})
     out.write_text(compiled.asm["ptx"])
     print(f"{out}: {kernel.fn.__name__}, {warps} warps, BLOCK {block if whole else T.LOOP_BLOCK}")
 

@@ -284,7 +284,8 @@ class Lab(unittest.TestCase):
             plans, {("softmax", 8192, 8192, "f32", "rust-llvm"): ("softmax_block_f32", self.RECORD["launch"])}
         )
         # Or those of one schedule, chosen or not.
-        plans = lab_kernels.recorded_launches(json.dumps({"rows": [self.RECORD, other, nvcc]}), "wide")
+        rows = json.dumps({"rows": [self.RECORD, other, nvcc]})
+        plans = lab_kernels.recorded_launches(rows, "wide")
         self.assertEqual(plans, {("softmax", 8192, 8192, "f32", "rust-llvm"): ("softmax_wide_f32", other["launch"])})
         with self.assertRaisesRegex(lab_kernels.LabError, "no row of the streamed schedule"):
             lab_kernels.recorded_launches(json.dumps({"rows": [self.RECORD]}), "streamed")

@@ -1,5 +1,6 @@
-//! One PTX file as SASS: assembled for sm_90 (sm_90a where its target says so), disassembled with source lines, control bits and
-//! live registers, each instruction's inline chain checked against the PTX's own records.
+//! One PTX file as SASS: assembled for sm_90 (sm_90a where its target says so), disassembled
+//! with source lines, control bits and live registers, each instruction's inline chain checked
+//! against the PTX's own records.
 
 use crate::disasm::{self, Function, Resources};
 use crate::ptx;

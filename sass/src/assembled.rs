@@ -14,6 +14,9 @@ use std::path::Path;
 pub struct Sass {
     pub functions: Vec<Function>,
     pub resources: BTreeMap<String, Resources>,
+    /// Why the listings carry no live-register counts, where nvdisasm could not make them
+    /// (it refuses a cubin with a kernel of 255 registers: "Invalid register count").
+    pub live_missing: Option<String>,
 }
 
 impl Sass {
@@ -31,7 +34,17 @@ impl Sass {
             (functions, live.join().expect("life-range thread"))
         });
         let _ = std::fs::remove_file(&cubin);
-        let (mut functions, mut live) = (functions?, live?);
+        let mut functions = functions?;
+        // The listing stands without the counts: said once, on one line.
+        let (mut live, live_missing) = match live {
+            Ok(live) => (live, None),
+            Err(e) => {
+                let why = format!("{e:#}");
+                let why = why.lines().last().unwrap_or_default().trim().to_string();
+                eprintln!("note: no live-register counts for {}: {why}", ptx.display());
+                (BTreeMap::new(), Some(why))
+            }
+        };
         for f in &mut functions {
             f.live = live.remove(&f.name).unwrap_or_default();
             let Some(p) = module.functions.iter().find(|p| p.name == f.name) else {
@@ -47,6 +60,7 @@ impl Sass {
         Ok(Sass {
             functions,
             resources,
+            live_missing,
         })
     }
 

@@ -192,7 +192,12 @@ impl Function {
     }
 
     /// The most registers live at once, from [`Function::live`] (all zero when it is empty).
-    pub fn peak(&self) -> Peak {
+    /// The most registers live at one instruction; `None` where the listing has no life ranges
+    /// (nvdisasm could not count them: [`crate::Sass::live_missing`]).
+    pub fn peak(&self) -> Option<Peak> {
+        if self.live.is_empty() {
+            return None;
+        }
         let mut p = Peak::default();
         for (&addr, l) in &self.live {
             if l.gpr > p.gpr {
@@ -203,7 +208,7 @@ impl Function {
             p.ugpr = p.ugpr.max(l.ugpr);
             p.upred = p.upred.max(l.upred);
         }
-        p
+        Some(p)
     }
 
     pub fn counts(&self) -> Counts {

@@ -15,7 +15,8 @@
 //! let tools = sass::Tools::find()?;
 //! let listing = sass::Sass::build(&tools, path, &module, std::path::Path::new("/tmp/k.cubin"))?;
 //! for f in &listing.functions {
-//!     println!("{}: {} instructions, peak {} registers live", f.name, f.counts().total, f.peak().gpr);
+//!     let live = f.peak().map_or("?".into(), |p| p.gpr.to_string());
+//!     println!("{}: {} instructions, peak {live} registers live", f.name, f.counts().total);
 //! }
 //! # Ok(())
 //! # }

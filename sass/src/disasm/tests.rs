@@ -192,14 +192,20 @@ fn reads_life_ranges_and_the_peak() {
     };
     assert_eq!(
         f.peak(),
-        Peak {
+        Some(Peak {
             gpr: 15,
             addr: 0x400,
             pred: 1,
             ugpr: 2,
             upred: 1
-        }
+        })
     );
+    // No life ranges (nvdisasm could not count them): no peak, not a peak of 0.
+    let without = Function {
+        live: BTreeMap::new(),
+        ..f
+    };
+    assert_eq!(without.peak(), None);
 }
 
 #[test]

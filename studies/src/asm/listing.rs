@@ -86,8 +86,14 @@ pub fn print(builds: &mut [Build], patterns: &[String], view: View) -> Result<()
                     bail!("'{name}' is missing from the {backend} SASS");
                 };
                 let lines = sass_lines(f, source, view.live, true, &mut sources);
+                let peak = match (view.live, f.peak()) {
+                    (true, None) => bail!(
+                        "no live-register counts for {name} [{backend}]: {}",
+                        s.live_missing.as_deref().unwrap_or("nvdisasm printed none")
+                    ),
+                    (_, peak) => peak.unwrap_or_default(),
+                };
                 let live = view.live.then(|| {
-                    let peak = f.peak();
                     let counts = f.counts();
                     LiveSummary {
                         peak,

@@ -19,8 +19,9 @@ pub struct KernelStats {
     pub sass: Counts,
     /// From `ptxas -v`.
     pub resources: Resources,
-    /// The most registers live at one instruction (nvdisasm's life ranges).
-    pub live_peak: Peak,
+    /// The most registers live at one instruction (nvdisasm's life ranges); `None` where
+    /// nvdisasm could not count them.
+    pub live_peak: Option<Peak>,
     /// No loop left in the SASS holds a barrier or a shuffle: the tree and warp-sum loops
     /// were fully unrolled (v6's grid-stride loop is a loop by design and holds neither).
     pub unrolled: bool,
@@ -245,14 +246,11 @@ fn print_csv(rows: &[KernelStats]) -> Result<()> {
         rec.extend(counts(&r.sass));
         rec.extend(
             [
-                res.registers,
-                r.live_peak.gpr,
-                res.smem,
-                res.stack,
-                res.spill_stores,
-                res.spill_loads,
+                res.registers.to_string(),
+                r.live_peak.map_or(String::new(), |p| p.gpr.to_string()),
             ]
-            .map(|v| v.to_string()),
+            .into_iter()
+            .chain([res.smem, res.stack, res.spill_stores, res.spill_loads].map(|v| v.to_string())),
         );
         rec.push(r.unrolled.to_string());
         rec.push(r.stall_cycles.to_string());
@@ -330,7 +328,7 @@ fn sass_table(rows: &[KernelStats]) -> Table {
             Cell::new(c.loops),
             Cell::new(if r.unrolled { "yes" } else { "no" }),
             Cell::new(res.registers),
-            Cell::new(r.live_peak.gpr),
+            Cell::new(r.live_peak.map_or("-".into(), |p| p.gpr.to_string())),
             Cell::new(res.smem),
             Cell::new(res.stack),
             Cell::new(format!("{}/{}", res.spill_stores, res.spill_loads)),
@@ -406,7 +404,10 @@ pub(super) fn metrics(r: &KernelStats) -> Vec<(String, String)> {
         .collect();
     let res = &r.resources;
     m.push(("registers".into(), res.registers.to_string()));
-    m.push(("peak live registers".into(), r.live_peak.gpr.to_string()));
+    m.push((
+        "peak live registers".into(),
+        r.live_peak.map_or("-".into(), |p| p.gpr.to_string()),
+    ));
     m.push(("stack".into(), res.stack.to_string()));
     m.push((
         "spill stores/loads".into(),

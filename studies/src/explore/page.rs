@@ -294,7 +294,7 @@ pub fn pane(id: &str, b: &mut Build, kernel: &str, samples: Samples) -> Result<P
         "{insts} instructions · {} stall cycles · {} registers ({} live at most)",
         control::stall_cycles(f),
         resources.registers,
-        f.peak().gpr
+        f.peak().map_or("-".into(), |p| p.gpr.to_string())
     );
     Ok(Pane {
         id: id.to_string(),

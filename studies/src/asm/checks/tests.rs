@@ -120,6 +120,7 @@ fn generic_access_to_shared_memory_fails() {
     let sass = Sass {
         functions: disasm::parse_disassembly(listing),
         resources: BTreeMap::new(),
+        live_missing: None,
     };
     let c = shared_through_generic(Backend::Nvvm, &m, &sass);
     assert!(!c.ok);
@@ -153,6 +154,7 @@ fn generic_access_to_shared_memory_fails() {
     let sass = Sass {
         functions: disasm::parse_disassembly(&listing),
         resources: BTreeMap::new(),
+        live_missing: None,
     };
     let c = shared_through_generic(Backend::Nvvm, &m, &sass);
     assert!(c.ok, "{}", c.detail);
@@ -195,6 +197,7 @@ fn distributed_shared_memory_is_not_a_generic_shared_access() {
             "    /*0010*/                   LD.E R6, desc[UR4][R4.64] ;\n".repeat(loads)
         )),
         resources: BTreeMap::new(),
+        live_missing: None,
     };
     let c = shared_through_generic(Backend::Llvm, &m, &sass(2));
     assert!(c.ok, "{}", c.detail);

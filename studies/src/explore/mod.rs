@@ -27,6 +27,9 @@ pub struct ExploreRequest {
     pub kernels: Vec<String>,
     /// One backend, or two for one kernel on two compilers.
     pub backends: Vec<Backend>,
+    /// A PTX file to read instead of the lab's (written elsewhere: Triton's, `nvcc -ptx`); its
+    /// compiler is read from its header, and `backends` is not asked.
+    pub ptx: Option<PathBuf>,
     /// A capture folder holding `src-<backend>.source-sass.csv[.gz]`.
     pub capture: Option<PathBuf>,
     pub out: PathBuf,
@@ -39,7 +42,12 @@ pub fn capture_stem(dir: &Path, backend: Backend) -> PathBuf {
 
 /// Writes the pages; returns their paths.
 pub fn run(req: &ExploreRequest) -> Result<Vec<PathBuf>> {
-    match (req.kernels.len(), req.backends.len()) {
+    let backends = if req.ptx.is_some() {
+        1
+    } else {
+        req.backends.len()
+    };
+    match (req.kernels.len(), backends) {
         (1 | 2, 1) | (1, 2) => {}
         (0, _) => bail!("name a kernel: cargo xtask explore --kernel reduce_v3"),
         (_, 0) => bail!("name a backend: --backend llvm"),
@@ -50,7 +58,7 @@ pub fn run(req: &ExploreRequest) -> Result<Vec<PathBuf>> {
             req.backends.len()
         ),
     }
-    let mut builds = asm::load_builds(None, Some(&req.backends), false)?;
+    let mut builds = asm::load_builds(req.ptx.as_deref(), Some(&req.backends), false)?;
     // (build, entry) for each pane of each page.
     let mut pages: Vec<Vec<(usize, String)>> = Vec::new();
     if req.kernels.len() == 2 {

@@ -31,6 +31,10 @@ pub struct Args {
     /// Where to write the pages
     #[arg(long, value_name = "DIR", default_value = "target/explore")]
     out: PathBuf,
+    /// Read this PTX file instead of the lab's: one written elsewhere (Triton's, `nvcc -ptx`),
+    /// its compiler read from its header (one or two of its kernels; not with two --backend)
+    #[arg(long, value_name = "FILE")]
+    ptx: Option<PathBuf>,
 }
 
 /// `--backend`'s value (see [`asm::parse_backends`]).
@@ -58,9 +62,13 @@ pub fn run(args: &Args) -> Result<()> {
             root.join(p)
         }
     };
+    if args.ptx.is_some() && args.backend.0.len() > 1 {
+        bail!("--ptx is one build: name one or two of its kernels, without a second --backend");
+    }
     let req = ExploreRequest {
         kernels,
         backends: args.backend.0.clone(),
+        ptx: args.ptx.clone(),
         capture: args.capture.as_ref().map(at_root),
         out: at_root(&args.out),
     };

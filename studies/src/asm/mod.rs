@@ -142,17 +142,44 @@ impl Build {
 }
 
 /// `all`, an exact entry name, a catalogued kernel's name (its entries: `reduce_v3` →
-/// `reduce_v3_f32`, `reduce_v3_i32`, not another kernel whose name it begins), or a prefix
-/// ending at an underscore (`reduce` → every reduction).
+/// `reduce_v3_f32`, `reduce_v3_i32`, not another kernel whose name it begins), a prefix
+/// ending at an underscore (`reduce` → every reduction), or a C++ kernel's name as its source
+/// spells it (`matrix_chain_few_warps`, `ns::scale` for `_Z22matrix_chain_few_warpsPKfPfii`,
+/// `_ZN2ns5scaleEPf`).
 pub fn matches(pattern: &str, name: &str) -> bool {
     if pattern == "all" || name == pattern {
         return true;
+    }
+    if let Some(cxx) = cxx_name(name) {
+        return cxx == pattern || cxx.rsplit("::").next() == Some(pattern);
     }
     if let Some(k) = catalog::kernels::find(pattern) {
         return k.entries().iter().any(|e| e == name);
     }
     name.strip_prefix(pattern)
         .is_some_and(|rest| rest.starts_with('_'))
+}
+
+/// The qualified name an Itanium-mangled C++ function name spells (`_Z3fooPf` → `foo`,
+/// `_ZN2ns3fooEv` → `ns::foo`), its parameters left out; `None` for any other name.
+fn cxx_name(mangled: &str) -> Option<String> {
+    let rest = mangled.strip_prefix("_Z")?;
+    let (nested, mut rest) = match rest.strip_prefix('N') {
+        Some(r) => (true, r),
+        None => (false, rest),
+    };
+    let mut parts = Vec::new();
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let len: usize = rest[..digits].parse().ok()?;
+        let id = rest.get(digits..digits + len)?;
+        parts.push(id);
+        rest = &rest[digits + len..];
+        if !nested || rest.starts_with('E') || !rest.starts_with(|c: char| c.is_ascii_digit()) {
+            break;
+        }
+    }
+    Some(parts.join("::"))
 }
 
 /// Version of the JSON documents `--format json` prints.
@@ -223,6 +250,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn cxx_kernels_match_by_their_source_name() {
+        assert_eq!(
+            cxx_name("_Z22matrix_chain_few_warpsPKfPfii").as_deref(),
+            Some("matrix_chain_few_warps")
+        );
+        assert_eq!(cxx_name("_ZN2ns5scaleEPf").as_deref(), Some("ns::scale"));
+        assert_eq!(
+            cxx_name("_ZN3lab4rows7softmaxEPKfPfj").as_deref(),
+            Some("lab::rows::softmax")
+        );
+        assert_eq!(cxx_name("reduce_v3_f32"), None);
+        assert_eq!(cxx_name("_Z"), None);
+        assert_eq!(cxx_name("_Z99short"), None);
+        assert!(matches(
+            "matrix_chain_few_warps",
+            "_Z22matrix_chain_few_warpsPKfPfii"
+        ));
+        assert!(matches("scale", "_ZN2ns5scaleEPf"));
+        assert!(matches("ns::scale", "_ZN2ns5scaleEPf"));
+        assert!(!matches(
+            "matrix_chain",
+            "_Z22matrix_chain_few_warpsPKfPfii"
+        ));
+        assert!(!matches("few_warps", "_Z22matrix_chain_few_warpsPKfPfii"));
     }
 
     #[test]

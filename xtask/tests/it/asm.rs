@@ -624,6 +624,11 @@ fn tiny_ptx(name: &str, line_info: bool) -> PathBuf {
          .visible .entry bump(\n\t.param .u64 bump_param_0,\n\t.param .u32 bump_param_1\n)\n{{\n\
          {loc}\tld.param.b64 %rd1, [bump_param_0];\n\tret;\n}}\n{file}"
     );
+    write_ptx(name, &ptx)
+}
+
+/// Writes `ptx` to `target/xtask-tests/<name>`; returns its path.
+fn write_ptx(name: &str, ptx: &str) -> PathBuf {
     let dir = root().join("target/xtask-tests");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
@@ -677,10 +682,7 @@ fn sm_90a_ptx_is_assembled_for_sm_90a() {
                \t.reg .b32 %r<2>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [bump_param_0];\n\
                \tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, 7;\n\tst.global.u32 [%rd2], %r1;\n\
                \tret;\n}\n";
-    let dir = root().join("target/xtask-tests");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("sm90a.ptx");
-    std::fs::write(&path, ptx).unwrap();
+    let path = write_ptx("sm90a.ptx", ptx);
     let p = path.to_str().unwrap();
     let sass = asm_ok(&["--ptx", p, "--kernel", "bump", "--sass"]);
     assert!(sass.contains("EXIT"), "{sass}");
@@ -711,10 +713,7 @@ fn a_kernel_nvdisasm_cannot_count_live_registers_for_still_lists() {
         );
     }
     ptx += "\tret;\n}\n";
-    let dir = root().join("target/xtask-tests");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("hog.ptx");
-    std::fs::write(&path, ptx).unwrap();
+    let path = write_ptx("hog.ptx", &ptx);
     let p = path.to_str().unwrap();
     let out = asm(&["--ptx", p, "--kernel", "hog", "--stats"]);
     assert!(out.status.success(), "{}", text(&out.stderr));

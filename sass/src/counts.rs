@@ -63,6 +63,9 @@ pub enum InstClass {
     Int,
     /// Floating-point arithmetic and compares (`FADD`, `FFMA`, `FSETP`, `MUFU`; `add.f32`).
     Float,
+    /// Tensor-core matrix multiply-accumulate: a warp's (`HMMA`, `IMMA`; `mma`) or a warpgroup's
+    /// (`HGMMA`, sm_90's `wgmma.mma_async`).
+    Tensor,
     /// Conversions between number formats and address spaces (`I2F`, `F2I`; `cvt`, `cvta`).
     Convert,
     /// Register copies and selects (`MOV`, `IMAD.MOV`, `SEL`; `mov`, `selp`).
@@ -106,6 +109,7 @@ pub struct Counts {
     /// [`InstClass`] that are not memory, synchronisation or branches.
     pub int: usize,
     pub float: usize,
+    pub tensor: usize,
     pub convert: usize,
     pub moves: usize,
     pub constants: usize,
@@ -148,6 +152,7 @@ impl Counts {
             InstClass::Branch => bump(&mut self.branches),
             InstClass::Int => bump(&mut self.int),
             InstClass::Float => bump(&mut self.float),
+            InstClass::Tensor => bump(&mut self.tensor),
             InstClass::Convert => bump(&mut self.convert),
             InstClass::Move => bump(&mut self.moves),
             InstClass::Constant => bump(&mut self.constants),
@@ -161,10 +166,11 @@ impl Counts {
 
     /// The classes that are not memory, synchronisation or branches, with their short names
     /// (the `--stats` mix table's columns).
-    pub fn remaining_classes(&self) -> [(&'static str, usize); 10] {
+    pub fn remaining_classes(&self) -> [(&'static str, usize); 11] {
         [
             ("int", self.int),
             ("fp", self.float),
+            ("tensor", self.tensor),
             ("cvt", self.convert),
             ("mov", self.moves),
             ("const/SR", self.constants),
@@ -227,6 +233,7 @@ impl Counts {
             ("branches", self.branches.to_string()),
             ("int arithmetic", self.int.to_string()),
             ("fp arithmetic", self.float.to_string()),
+            ("tensor-core MMA", self.tensor.to_string()),
             ("conversions", self.convert.to_string()),
             ("moves", self.moves.to_string()),
             ("constant/special reads", self.constants.to_string()),

@@ -288,15 +288,18 @@ pub fn classify(opcode: &str) -> InstClass {
         | "BFE" | "BFI" | "VIADDMNMX" => InstClass::Int,
         "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" | "FSETP" | "FSET"
         | "FMNMX" | "FSEL" | "FCHK" | "MUFU" | "FSWZADD" | "DADD" | "DMUL" | "DFMA" | "DSETP"
-        | "HADD2" | "HMUL2" | "HFMA2" | "HSETP2" | "HMNMX2" | "HMMA" => InstClass::Float,
+        | "HADD2" | "HMUL2" | "HFMA2" | "HSETP2" | "HMNMX2" => InstClass::Float,
+        "HMMA" | "IMMA" | "BMMA" | "DMMA" | "HGMMA" | "IGMMA" | "QGMMA" | "BGMMA" => {
+            InstClass::Tensor
+        }
         "F2I" | "I2F" | "F2F" | "I2I" | "FRND" | "F2FP" | "I2FP" | "F2IP" => InstClass::Convert,
         "MOV" | "MOV32I" | "SEL" | "R2UR" => InstClass::Move,
         "LDC" | "S2R" | "S2UR" | "CS2R" => InstClass::Constant,
         "PLOP3" | "P2R" | "R2P" | "PSETP" | "P2UR" => InstClass::Predicate,
+        // WARPGROUP: the fence and the wait of a warpgroup's `wgmma` (`.ARRIVE`, `.DEPBAR`).
         "EXIT" | "BSSY" | "BSYNC" | "WARPSYNC" | "CALL" | "RET" | "NOP" | "YIELD" | "BREAK"
-        | "BPT" | "KILL" | "BMOV" | "NANOSLEEP" | "ENDCOLLECTIVE" | "DEPBAR" | "LDGDEPBAR" => {
-            InstClass::Control
-        }
+        | "BPT" | "KILL" | "BMOV" | "NANOSLEEP" | "ENDCOLLECTIVE" | "DEPBAR" | "LDGDEPBAR"
+        | "WARPGROUP" => InstClass::Control,
         "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "ELECT" => InstClass::Warp,
         "MEMBAR" | "FENCE" | "ERRBAR" | "CGAERRBAR" | "CCTL" | "CCTLL" => InstClass::Fence,
         _ => InstClass::Other,

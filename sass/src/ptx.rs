@@ -191,6 +191,10 @@ pub fn classify(opcode: &str) -> InstClass {
         "bra" | "brx" => InstClass::Branch,
         "vote" | "match" | "redux" | "activemask" | "elect" => InstClass::Warp,
         "membar" | "fence" => InstClass::Fence,
+        "mma" => InstClass::Tensor,
+        "wgmma" if parts.get(1) == Some(&"mma_async") => InstClass::Tensor,
+        // A warpgroup's `wgmma.fence`, `commit_group` and `wait_group`.
+        "wgmma" => InstClass::Control,
         "ret" | "exit" | "call" | "trap" | "brkpt" | "nanosleep" => InstClass::Control,
         "cvt" | "cvta" => InstClass::Convert,
         "mov" | "selp" => InstClass::Move,
@@ -488,5 +492,21 @@ $L__BB0_1:
             InstClass::Shared { load: true }
         ));
         assert!(matches!(classify("bar.warp.sync"), InstClass::Warp));
+    }
+
+    #[test]
+    fn tensor_core_instructions() {
+        let tensor = |op| matches!(classify(op), InstClass::Tensor);
+        assert!(tensor(
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+        ));
+        assert!(tensor(
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"
+        ));
+        assert!(!tensor("wgmma.fence.sync.aligned"));
+        assert!(matches!(
+            classify("wgmma.wait_group.sync.aligned"),
+            InstClass::Control
+        ));
     }
 }

@@ -214,6 +214,7 @@ fn stats_mix_counts_every_instruction_once() {
                     "branches",
                     "int",
                     "float",
+                    "tensor",
                     "convert",
                     "moves",
                     "constants",
@@ -265,7 +266,7 @@ fn stats_text_is_one_table_with_a_header() {
     // Column widths follow the widest count; the names and their order are the contract.
     let folded = out.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        folded.contains("| int | fp | cvt | mov | const/SR | pred | ctrl |"),
+        folded.contains("| int | fp | tensor | cvt | mov | const/SR | pred | ctrl |"),
         "{out}"
     );
 }

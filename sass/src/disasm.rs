@@ -191,9 +191,8 @@ impl Function {
         })
     }
 
-    /// The most registers live at once, from [`Function::live`] (all zero when it is empty).
-    /// The most registers live at one instruction; `None` where the listing has no life ranges
-    /// (nvdisasm could not count them: [`crate::Sass::live_missing`]).
+    /// The most registers live at one instruction, from [`Function::live`]; `None` where the
+    /// listing has no life ranges (nvdisasm could not count them: [`crate::Sass::live_missing`]).
     pub fn peak(&self) -> Option<Peak> {
         if self.live.is_empty() {
             return None;

@@ -175,7 +175,8 @@ fn cxx_name(mangled: &str) -> Option<String> {
         let id = rest.get(digits..digits + len)?;
         parts.push(id);
         rest = &rest[digits + len..];
-        if !nested || rest.starts_with('E') || !rest.starts_with(|c: char| c.is_ascii_digit()) {
+        // A nested name's identifiers run to its `E` (or a template's `I`).
+        if !nested || !rest.starts_with(|c: char| c.is_ascii_digit()) {
             break;
         }
     }

@@ -430,9 +430,9 @@ fn past_2_pow_31<T: RowElem>(lab: &Lab) -> Vec<String> {
         // Rows 0, rows − 2 and rows − 1, random; the weights of this length.
         let host = Inputs::<T>::random(3, c, seed() ^ cols as u64);
         let checked = [0, r - 2, r - 1];
-        for (k, &row) in checked.iter().enumerate() {
+        for (i, &row) in checked.iter().enumerate() {
             x.index(row * c..(row + 1) * c)
-                .copy_from(&host.x[k * c..(k + 1) * c])
+                .copy_from(&host.x[i * c..(i + 1) * c])
                 .unwrap();
         }
         w.index(..c).copy_from(&host.w[..]).unwrap();
@@ -460,9 +460,9 @@ fn past_2_pow_31<T: RowElem>(lab: &Lab) -> Vec<String> {
                     run.launch().map_err(e)?;
                     lab.sync().map_err(e)?;
                     let mut got = vec![T::default(); 3 * c];
-                    for (k, &row) in checked.iter().enumerate() {
+                    for (i, &row) in checked.iter().enumerate() {
                         y.index(row * c..(row + 1) * c)
-                            .copy_to(&mut got[k * c..(k + 1) * c])
+                            .copy_to(&mut got[i * c..(i + 1) * c])
                             .map_err(|e| e.to_string())?;
                     }
                     let tol = tolerance(T::DTYPE);

@@ -50,8 +50,8 @@ pub fn diff(builds: &mut [Build], sides: &[String], view: View) -> Result<()> {
         [a] => {
             if builds.len() != 2 {
                 bail!(
-                    "--diff {a} with one kernel compares two backends: add --backend llvm,nvvm \
-                     (or name two kernels)"
+                    "--diff {a} with one kernel compares two builds of it: add --backend \
+                     llvm,nvvm, or a second --ptx FILE (or name two kernels)"
                 );
             }
             let (k0, k1) = (resolve(&builds[0], a)?, resolve(&builds[1], a)?);

@@ -21,6 +21,7 @@ use sass::{Sass, ptx};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::SystemTime;
 
@@ -70,6 +71,9 @@ pub struct Build {
     pub backend: Backend,
     pub ptx_path: PathBuf,
     pub module: ptx::Module,
+    /// Its file's name, where two files of one compiler are read side by side (two `--ptx`):
+    /// the kernels' labels carry it.
+    pub file: Option<String>,
     sass: Option<Arc<Sass>>,
 }
 
@@ -98,6 +102,7 @@ impl Build {
             backend,
             ptx_path: path.to_path_buf(),
             module,
+            file: None,
             sass: None,
         })
     }
@@ -116,11 +121,13 @@ impl Build {
                 .clone();
             let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
             if slot.is_none() {
-                // One cubin per process (processes run side by side), one per backend.
+                // One cubin per process (processes run side by side) and PTX file.
+                static FILES: AtomicUsize = AtomicUsize::new(0);
                 let cubin = util::root().join("target/asm").join(format!(
-                    "{}-{}.cubin",
+                    "{}-{}-{}.cubin",
                     self.backend.name(),
-                    std::process::id()
+                    std::process::id(),
+                    FILES.fetch_add(1, Ordering::Relaxed)
                 ));
                 let tools = util::sass_tools()?;
                 let sass = Sass::build(&tools, &self.ptx_path, &self.module, &cubin)?;
@@ -186,18 +193,33 @@ fn cxx_name(mangled: &str) -> Option<String> {
 /// Version of the JSON documents `--format json` prints.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// The PTX to read: `file`, or each of `backends`' `target/ptx/<backend>/` (default: the Rust
-/// compilers, or all three with `check`). A backend named explicitly (or needed by `check`)
-/// must exist; the default skips a missing one.
+/// The PTX to read: `files` (one, or two side by side: a kernel before and after a change),
+/// or each of `backends`' `target/ptx/<backend>/` (default: the Rust compilers, or all three
+/// with `check`). A backend named explicitly (or needed by `check`) must exist; the default
+/// skips a missing one.
 pub fn load_builds(
-    file: Option<&Path>,
+    files: &[PathBuf],
     backends: Option<&[Backend]>,
     check: bool,
 ) -> Result<Vec<Build>> {
-    if let Some(path) = file {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("cannot read '{}': {e}", path.display()))?;
-        return Ok(vec![Build::load(backend::compiler(&text), path)?]);
+    if !files.is_empty() {
+        let mut builds = files
+            .iter()
+            .map(|path| {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow::anyhow!("cannot read '{}': {e}", path.display()))?;
+                Build::load(backend::compiler(&text), path)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if builds.len() > 1 {
+            for b in &mut builds {
+                b.file = b
+                    .ptx_path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned());
+            }
+        }
+        return Ok(builds);
     }
     let explicit = backends.is_some() || check;
     let wanted = match backends {

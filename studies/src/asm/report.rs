@@ -15,6 +15,9 @@ use serde::Serialize;
 pub struct KernelStats {
     pub kernel: String,
     pub backend: Backend,
+    /// The PTX file's name where two files are read side by side ([`Build::file`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     pub ptx: Counts,
     pub sass: Counts,
     /// From `ptxas -v`.
@@ -32,7 +35,10 @@ pub struct KernelStats {
 
 impl KernelStats {
     pub fn label(&self) -> String {
-        format!("{} [{}]", self.kernel, self.backend)
+        match &self.file {
+            Some(f) => format!("{} [{}: {f}]", self.kernel, self.backend),
+            None => format!("{} [{}]", self.kernel, self.backend),
+        }
     }
 }
 
@@ -41,7 +47,7 @@ pub fn kernel_stats(b: &mut Build, name: &str) -> Result<KernelStats> {
         Some(f) => f.counts(),
         None => bail!("no kernel '{name}' in the {} PTX", b.backend),
     };
-    let backend = b.backend;
+    let (backend, file) = (b.backend, b.file.clone());
     let s = b.sass()?;
     let Some(f) = s.function(name) else {
         bail!("'{name}' is missing from the {backend} SASS");
@@ -50,6 +56,7 @@ pub fn kernel_stats(b: &mut Build, name: &str) -> Result<KernelStats> {
     let live_peak = f.peak();
     let stall_cycles = sass::control::stall_cycles(f);
     Ok(KernelStats {
+        file,
         live_peak,
         stall_cycles,
         kernel: name.to_string(),

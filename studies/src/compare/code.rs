@@ -114,7 +114,7 @@ pub fn sass_diffs(pairs: &[(Entry, Entry)]) -> Result<Vec<CodeDiff>> {
             }
         }
     }
-    let mut builds: Vec<Build> = asm::load_builds(None, Some(&backends), false)?;
+    let mut builds: Vec<Build> = asm::load_builds(&[], Some(&backends), false)?;
     let mut stats = |entry: &str, backend: Backend| -> Result<KernelStats> {
         let Some(build) = builds.iter_mut().find(|b| b.backend == backend) else {
             bail!("no {backend} PTX loaded");

@@ -58,7 +58,7 @@ pub fn run(req: &ExploreRequest) -> Result<Vec<PathBuf>> {
             req.backends.len()
         ),
     }
-    let mut builds = asm::load_builds(req.ptx.as_deref(), Some(&req.backends), false)?;
+    let mut builds = asm::load_builds(req.ptx.as_slice(), Some(&req.backends), false)?;
     // (build, entry) for each pane of each page.
     let mut pages: Vec<Vec<(usize, String)>> = Vec::new();
     if req.kernels.len() == 2 {

@@ -21,7 +21,7 @@ use std::sync::LazyLock;
 
 /// Every kernel's SASS, per backend, assembled once for all the tests of this file.
 static KERNELS: LazyLock<Vec<(Backend, Vec<disasm::Function>)>> = LazyLock::new(|| {
-    let mut builds = studies::asm::load_builds(None, Some(&Backend::ALL), false)
+    let mut builds = studies::asm::load_builds(&[], Some(&Backend::ALL), false)
         .unwrap_or_else(|e| panic!("{e:#} (cargo xtask ptx builds the three PTX files)"));
     builds
         .iter_mut()

@@ -52,9 +52,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
     /// Read this PTX file instead of target/ptx/<backend>/gpu_kernels.ptx (its backend is
-    /// read from its header)
+    /// read from its header); twice, two files side by side (`--diff KERNEL --ptx old.ptx
+    /// --ptx new.ptx`: a kernel before and after a change)
     #[arg(long, value_name = "FILE", conflicts_with = "backend")]
-    ptx: Option<PathBuf>,
+    ptx: Vec<PathBuf>,
 }
 
 /// `--backend`'s value (see [`asm::parse_backends`]).
@@ -77,7 +78,10 @@ pub fn run(args: &Args) -> Result<()> {
         format: args.format,
     };
     let backends = args.backend.as_ref().map(|l| l.0.as_slice());
-    let mut builds = asm::load_builds(args.ptx.as_deref(), backends, args.check)?;
+    if args.ptx.len() > 2 {
+        bail!("--ptx takes one file, or two to compare");
+    }
+    let mut builds = asm::load_builds(&args.ptx, backends, args.check)?;
     if args.check {
         return checks::run(&mut builds, args.format);
     }

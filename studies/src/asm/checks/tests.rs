@@ -19,6 +19,7 @@ fn stats(
     KernelStats {
         kernel: kernel.into(),
         backend: Backend::Llvm,
+        file: None,
         ptx: counts.clone(),
         sass: counts,
         resources: Default::default(),

@@ -21,11 +21,15 @@ struct PageHtml<'a> {
     script: &'static str,
 }
 
-/// `reduce_v3_f32 [llvm]`, `reduce_v3_f32 [llvm] vs reduce_v5_f32 [llvm]`.
+/// `reduce_v3_f32 [llvm]`, `reduce_v3_f32 [llvm] vs reduce_v5_f32 [llvm]`, `k [llvm: old.ptx]
+/// vs k [llvm: new.ptx]`.
 fn title(panes: &[Pane]) -> String {
     panes
         .iter()
-        .map(|p| format!("{} [{}]", p.kernel, p.backend))
+        .map(|p| match &p.file {
+            Some(f) => format!("{} [{}: {f}]", p.kernel, p.backend),
+            None => format!("{} [{}]", p.kernel, p.backend),
+        })
         .collect::<Vec<_>>()
         .join(" vs ")
 }

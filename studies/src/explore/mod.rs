@@ -27,9 +27,10 @@ pub struct ExploreRequest {
     pub kernels: Vec<String>,
     /// One backend, or two for one kernel on two compilers.
     pub backends: Vec<Backend>,
-    /// A PTX file to read instead of the lab's (written elsewhere: Triton's, `nvcc -ptx`); its
-    /// compiler is read from its header, and `backends` is not asked.
-    pub ptx: Option<PathBuf>,
+    /// PTX files to read instead of the lab's (written elsewhere: Triton's, `nvcc -ptx`): one,
+    /// or two side by side (one kernel before and after a change); each one's compiler is read
+    /// from its header, and `backends` is not asked.
+    pub ptx: Vec<PathBuf>,
     /// A capture folder holding `src-<backend>.source-sass.csv[.gz]`.
     pub capture: Option<PathBuf>,
     pub out: PathBuf,
@@ -42,10 +43,10 @@ pub fn capture_stem(dir: &Path, backend: Backend) -> PathBuf {
 
 /// Writes the pages; returns their paths.
 pub fn run(req: &ExploreRequest) -> Result<Vec<PathBuf>> {
-    let backends = if req.ptx.is_some() {
-        1
-    } else {
+    let backends = if req.ptx.is_empty() {
         req.backends.len()
+    } else {
+        req.ptx.len()
     };
     match (req.kernels.len(), backends) {
         (1 | 2, 1) | (1, 2) => {}
@@ -58,7 +59,7 @@ pub fn run(req: &ExploreRequest) -> Result<Vec<PathBuf>> {
             req.backends.len()
         ),
     }
-    let mut builds = asm::load_builds(req.ptx.as_slice(), Some(&req.backends), false)?;
+    let mut builds = asm::load_builds(&req.ptx, Some(&req.backends), false)?;
     // (build, entry) for each pane of each page.
     let mut pages: Vec<Vec<(usize, String)>> = Vec::new();
     if req.kernels.len() == 2 {
@@ -106,13 +107,19 @@ pub fn run(req: &ExploreRequest) -> Result<Vec<PathBuf>> {
 /// `reduce_v3_f32.llvm-vs-nvvm.html`.
 fn file_name(panes: &[page::Pane]) -> String {
     match panes {
-        [a, b] if a.kernel == b.kernel => {
-            format!("{}.{}-vs-{}.html", a.kernel, a.backend, b.backend)
-        }
+        [a, b] if a.kernel == b.kernel => match (&a.file, &b.file) {
+            (Some(x), Some(y)) => format!("{}.{}-vs-{}.html", a.kernel, stem(x), stem(y)),
+            _ => format!("{}.{}-vs-{}.html", a.kernel, a.backend, b.backend),
+        },
         [a, b] => format!("{}-vs-{}.{}.html", a.kernel, b.kernel, a.backend),
         [a] => format!("{}.{}.html", a.kernel, a.backend),
         _ => "explore.html".into(),
     }
+}
+
+/// `old.ptx` → `old`.
+fn stem(file: &str) -> &str {
+    file.strip_suffix(".ptx").unwrap_or(file)
 }
 
 fn entries(b: &Build, pattern: &str) -> Result<Vec<String>> {

@@ -20,6 +20,10 @@ pub struct Pane {
     pub id: String,
     pub kernel: String,
     pub backend: Backend,
+    /// Its PTX file's name where two files are read side by side (`asm::Build::file`).
+    pub file: Option<String>,
+    /// What its PTX was assembled for (`sm_90`, or `sm_90a` where its target says so).
+    pub arch: &'static str,
     /// `73 instructions · 221 stall cycles · 12 registers (8 live at most)`.
     pub summary: String,
     /// What the pane lacks and why (no line info, no samples), and where samples came from.
@@ -29,6 +33,33 @@ pub struct Pane {
     pub sass: Vec<SassRow>,
     /// Some instruction has samples.
     pub heat: bool,
+}
+
+impl Pane {
+    /// The source column's heading, by its files' language: `Rust source` (the lab's Rust
+    /// kernels), `CUDA C++ source` (nvcc's twins, `nvcc -ptx`), `Python source` (Triton's).
+    pub fn language(&self) -> &'static str {
+        let ends = |exts: &[&str]| {
+            !self.files.is_empty()
+                && self
+                    .files
+                    .iter()
+                    .all(|f| exts.iter().any(|e| f.path.ends_with(e)))
+        };
+        if ends(&[".rs"]) {
+            "Rust source"
+        } else if ends(&[".cu", ".cuh", ".h", ".hpp"]) {
+            "CUDA C++ source"
+        } else if ends(&[".py"]) {
+            "Python source"
+        } else if self.backend.name() == "nvcc" {
+            "CUDA C++ source"
+        } else if self.files.is_empty() {
+            "Rust source"
+        } else {
+            "Source"
+        }
+    }
 }
 
 /// The lines of one source file the kernel's instructions are charged to, with a little
@@ -300,6 +331,8 @@ pub fn pane(id: &str, b: &mut Build, kernel: &str, samples: Samples) -> Result<P
         id: id.to_string(),
         kernel: kernel.to_string(),
         backend,
+        file: b.file.clone(),
+        arch: sass::disasm::arch(&b.module.target),
         summary,
         notes,
         files: source_files,

@@ -32,9 +32,10 @@ pub struct Args {
     #[arg(long, value_name = "DIR", default_value = "target/explore")]
     out: PathBuf,
     /// Read this PTX file instead of the lab's: one written elsewhere (Triton's, `nvcc -ptx`),
-    /// its compiler read from its header (one or two of its kernels; not with two --backend)
+    /// its compiler read from its header (one or two of its kernels; not with two --backend);
+    /// twice, one kernel of two files side by side (before and after a change)
     #[arg(long, value_name = "FILE")]
-    ptx: Option<PathBuf>,
+    ptx: Vec<PathBuf>,
 }
 
 /// `--backend`'s value (see [`asm::parse_backends`]).
@@ -62,8 +63,11 @@ pub fn run(args: &Args) -> Result<()> {
             root.join(p)
         }
     };
-    if args.ptx.is_some() && args.backend.0.len() > 1 {
-        bail!("--ptx is one build: name one or two of its kernels, without a second --backend");
+    if !args.ptx.is_empty() && args.backend.0.len() > 1 {
+        bail!("--ptx reads its files' own compilers: name no second --backend");
+    }
+    if args.ptx.len() > 2 {
+        bail!("--ptx takes one file, or two to put side by side");
     }
     let req = ExploreRequest {
         kernels,

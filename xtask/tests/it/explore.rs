@@ -343,6 +343,41 @@ fn a_ptx_file_written_elsewhere_gets_its_page() {
         "no line 67 of triton_rows.py in {}",
         pages[0].display()
     );
+    assert!(
+        html.contains("<h3>Python source</h3>"),
+        "{}",
+        pages[0].display()
+    );
+    assert!(
+        html.contains("<h3>SASS sm_90a</h3>"),
+        "{}",
+        pages[0].display()
+    );
+    // Two files side by side: one kernel before and after a change, each pane its file's.
+    let after = scratch().join("elsewhere-after.ptx");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&after, text.replace("mov.u32 %r1, 7;", "mov.u32 %r1, 8;")).unwrap();
+    let pages = explore(
+        &[
+            "--ptx",
+            path.to_str().unwrap(),
+            "--ptx",
+            after.to_str().unwrap(),
+            "elsewhere",
+        ],
+        "elsewhere-two",
+    );
+    assert_eq!(pages.len(), 1, "{pages:?}");
+    assert!(
+        pages[0].ends_with("elsewhere.elsewhere-vs-elsewhere-after.html"),
+        "{pages:?}"
+    );
+    let html = std::fs::read_to_string(&pages[0]).unwrap();
+    assert!(
+        html.contains("llvm: elsewhere-after.ptx"),
+        "{}",
+        pages[0].display()
+    );
 }
 
 #[test]

@@ -52,6 +52,12 @@ pub fn run(req: &ExploreRequest) -> Result<Vec<PathBuf>> {
         (1 | 2, 1) | (1, 2) => {}
         (0, _) => bail!("name a kernel: cargo xtask explore --kernel reduce_v3"),
         (_, 0) => bail!("name a backend: --backend llvm"),
+        _ if !req.ptx.is_empty() => bail!(
+            "explore shows two kernels of one PTX file, or one kernel of two: got {} kernels \
+             and {} files",
+            req.kernels.len(),
+            req.ptx.len()
+        ),
         _ => bail!(
             "explore shows two kernels on one backend, or one kernel on two backends: got {} \
              kernels and {} backends",

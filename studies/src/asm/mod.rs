@@ -202,6 +202,9 @@ pub fn load_builds(
     backends: Option<&[Backend]>,
     check: bool,
 ) -> Result<Vec<Build>> {
+    if files.len() > 2 {
+        bail!("--ptx takes one file, or two side by side");
+    }
     if !files.is_empty() {
         let mut builds = files
             .iter()

@@ -78,9 +78,6 @@ pub fn run(args: &Args) -> Result<()> {
         format: args.format,
     };
     let backends = args.backend.as_ref().map(|l| l.0.as_slice());
-    if args.ptx.len() > 2 {
-        bail!("--ptx takes one file, or two to compare");
-    }
     let mut builds = asm::load_builds(&args.ptx, backends, args.check)?;
     if args.check {
         return checks::run(&mut builds, args.format);

@@ -66,9 +66,6 @@ pub fn run(args: &Args) -> Result<()> {
     if !args.ptx.is_empty() && args.backend.0.len() > 1 {
         bail!("--ptx reads its files' own compilers: name no second --backend");
     }
-    if args.ptx.len() > 2 {
-        bail!("--ptx takes one file, or two to put side by side");
-    }
     let req = ExploreRequest {
         kernels,
         backends: args.backend.0.clone(),

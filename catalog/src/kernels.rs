@@ -230,15 +230,15 @@ pub fn find(name: &str) -> Option<&'static Kernel> {
     KERNELS.iter().find(|k| k.name == name)
 }
 
-/// The launch bounds of the PTX entry `entry` ([`crate::rows::launch_bounds`]): the most
-/// threads a block and the fewest blocks an SM, or None.
-pub fn launch_bounds(entry: &str) -> Option<(u32, u32)> {
+/// The launch bounds of `backend`'s PTX entry `entry` ([`crate::rows::launch_bounds`]): the
+/// most threads a block and the fewest blocks an SM, or None.
+pub fn launch_bounds(backend: Backend, entry: &str) -> Option<(u32, u32)> {
     KERNELS.iter().find_map(|k| match k.shape {
         Shape::Rows { op, schedule } => k
             .dtypes
             .iter()
             .find(|&&d| k.entry(d) == entry)
-            .and_then(|&d| crate::rows::launch_bounds(op, schedule, d)),
+            .and_then(|&d| crate::rows::launch_bounds(backend, op, schedule, d)),
         _ => None,
     })
 }

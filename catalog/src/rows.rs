@@ -4,7 +4,6 @@
 //! vectors each thread holds, the cluster's limits) are `launch::rows`'s; everything the host
 //! derives from them is here, once.
 
-use crate::Dtype;
 pub use crate::launch::rows::SHARED_BYTES;
 use crate::launch::rows::{
     BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_B_VECTORS, CLUSTER_MAX, CLUSTER_MIN,
@@ -12,6 +11,7 @@ use crate::launch::rows::{
     STREAMED_THREADS, STREAMED_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS, WIDE_MAX_THREADS,
     WIDE_VECTORS,
 };
+use crate::{Backend, Dtype};
 use serde::{Deserialize, Serialize};
 
 /// LayerNorm's eps: PyTorch's default for `F.layer_norm`.
@@ -167,19 +167,35 @@ pub const fn cluster_threads(dtype: Dtype) -> u32 {
     }
 }
 
-/// The launch bounds rustc's PTX of `op`'s kernel of `schedule` over `dtype` carries (`cargo
-/// xtask ptx` writes them, rustc having no attribute for them): the most threads a block, and
-/// the fewest blocks an SM ptxas must fit. LayerNorm's cluster: `CLUSTER_SM_THREADS` of its
-/// threads an SM, so 64 registers a thread, where its loads of `b` ahead (`rows.rs`'s
-/// `b_ahead`) took ptxas to 70 (f32) and 68 (BF16) without them: one block an SM, not two
-/// or four. The other kernels none: they fit their blocks by ptxas's own choice (the other
-/// clusters 55–64 registers), and bounded, ptxas took softmax's clusters from 55–56 to 62–64
-/// registers, which read 0.4–0.9 % slower in three of the four cases the catalogue chooses
-/// them for, level in the fourth (results/rows/827b5c3/experiments). rust-cuda's PTX carries
-/// none: its LayerNorm clusters fit without them (62 registers in f32, 64 in BF16), and
-/// bounded, ptxas spilled 4 bytes of its f32 one.
-pub fn launch_bounds(op: Op, schedule: Schedule, dtype: Dtype) -> Option<(u32, u32)> {
-    (op == Op::LayerNorm && schedule == Schedule::Cluster).then(|| {
+/// The launch bounds `backend`'s PTX of `op`'s kernel of `schedule` over `dtype` carries
+/// (`cargo xtask ptx` writes them into the PTX, neither Rust compiler having an attribute for
+/// them): the most threads a block, and the fewest blocks an SM ptxas must fit, here
+/// `CLUSTER_SM_THREADS` of a cluster kernel's threads an SM, so 64 registers a thread.
+/// - rustc's LayerNorm clusters: its loads of `b` ahead (`rows.rs`'s `b_ahead`) took ptxas to
+///   70 (f32) and 68 (BF16) registers without them: one block an SM, not two or four.
+/// - rust-cuda's RMSNorm f32 cluster: without them ptxas took 48 registers and issued 5 of a
+///   thread's 8 row loads before waiting on the first, the other 3 once the first three had
+///   landed (80 bytes in flight a thread, then 48, where rustc's kernel, 58 registers, has all
+///   128 out at once): 0.867 x copy at 256 x 262144 against rustc's 0.958
+///   (results/rows/b11491a); bounded, 64 registers and the 8 loads at once.
+///
+/// The other kernels none: they fit their blocks by ptxas's own choice and issue their loads
+/// at once, and bounded, ptxas took rustc's softmax clusters from 55–56 to 62–64 registers,
+/// which read 0.4–0.9 % slower in three of the four cases the catalogue chooses them for,
+/// level in the fourth (results/rows/827b5c3/experiments); rust-cuda's LayerNorm f32 cluster
+/// spilled 4 bytes.
+pub fn launch_bounds(
+    backend: Backend,
+    op: Op,
+    schedule: Schedule,
+    dtype: Dtype,
+) -> Option<(u32, u32)> {
+    let bounded = match backend {
+        Backend::Llvm => op == Op::LayerNorm,
+        Backend::Nvvm => op == Op::RmsNorm && dtype == Dtype::F32,
+        Backend::Nvcc => false,
+    };
+    (bounded && schedule == Schedule::Cluster).then(|| {
         let threads = cluster_threads(dtype);
         (threads, CLUSTER_SM_THREADS / threads)
     })

@@ -162,10 +162,10 @@ pub mod rows {
     /// there: clusters of 16 instead of 8).
     pub const CLUSTER_THREADS_BF16: u32 = 256;
     /// Cluster per row: the threads an SM holds at once, two blocks of `CLUSTER_THREADS` or
-    /// four of `CLUSTER_THREADS_BF16`. rustc's PTX of LayerNorm's cluster kernels carries it
-    /// as launch bounds (`.maxntid`, `.minnctapersm`: `catalog::rows::launch_bounds`), so
-    /// ptxas fits them to 64 registers a thread (65536 / 1024) instead of taking more and
-    /// fitting half the blocks.
+    /// four of `CLUSTER_THREADS_BF16`. Some cluster kernels' PTX carries it as launch bounds
+    /// (`.maxntid`, `.minnctapersm`: `catalog::rows::launch_bounds` says which and why), so
+    /// ptxas fits them to 64 registers a thread (65536 / 1024): not more, fitting half the
+    /// blocks, nor fewer, leaving row loads for later.
     pub const CLUSTER_SM_THREADS: u32 = 1024;
     /// Cluster per row: the fewest and the most blocks per cluster (16 is past the portable 8:
     /// the launch allows it on the function first; 2 at least, so every row crosses the

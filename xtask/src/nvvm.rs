@@ -15,8 +15,8 @@ const TOOLCHAIN: &str = "nightly-2021-12-04";
 
 /// Builds `gpu-kernels` with rustc_codegen_nvvm; returns `target/ptx/nvvm/gpu_kernels.ptx`:
 /// libnvvm's PTX raised to sm_90 PTX 8.1 (`catalog::ptx::raised_to_sm90`, for the cluster
-/// schedule). Without the launch bounds rustc's PTX carries (`catalog::rows::launch_bounds`
-/// says why).
+/// schedule), with the launch bounds the catalogue gives rust-cuda's entries
+/// (`catalog::rows::launch_bounds` says why).
 pub fn build(root: &Path) -> Result<PathBuf> {
     let tools = root.join(".tools/nvvm");
     check_setup(root, &tools)?;
@@ -70,6 +70,9 @@ pub fn build(root: &Path) -> Result<PathBuf> {
             built.display()
         )
     })?;
+    let ptx = catalog::ptx::with_launch_bounds(&ptx, |e| {
+        catalog::kernels::launch_bounds(catalog::Backend::Nvvm, e)
+    });
     std::fs::create_dir_all(out.parent().unwrap())?;
     files::write_atomic(&out, ptx.as_bytes())?;
     Ok(out)

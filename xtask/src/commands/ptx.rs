@@ -113,7 +113,9 @@ fn build_llvm(root: &Path, canaries: bool) -> Result<PathBuf> {
     // without optimisation (like nvcc -G). Line tables alone are nvcc's -lineinfo: keep the
     // `.loc` lines, drop the `debug` flag.
     let ptx = ptx.replacen(".target sm_90, debug", ".target sm_90", 1);
-    let ptx = catalog::ptx::with_launch_bounds(&ptx, catalog::kernels::launch_bounds);
+    let ptx = catalog::ptx::with_launch_bounds(&ptx, |e| {
+        catalog::kernels::launch_bounds(catalog::Backend::Llvm, e)
+    });
     let dest = ptx_path(root, set);
     std::fs::create_dir_all(dest.parent().unwrap())?;
     std::fs::write(&dest, ptx).with_context(|| format!("writing {}", dest.display()))?;
@@ -139,28 +141,34 @@ mod tests {
             .collect()
     }
 
-    /// Each of rustc's entries the catalogue bounds carries its bounds, and no other entry
-    /// any (`catalog::rows::launch_bounds`: LayerNorm's cluster kernels').
+    /// Each entry of the two Rust compilers' PTX that the catalogue bounds carries its bounds,
+    /// and no other entry any (`catalog::rows::launch_bounds`: rustc's LayerNorm clusters,
+    /// rust-cuda's RMSNorm f32 cluster).
     #[test]
-    fn rustc_entries_carry_the_catalogues_launch_bounds() {
-        let text = ptx_text("llvm");
-        let mut bounded = 0;
-        for (at, _) in text.match_indices(".visible .entry ") {
-            // The entry's declaration up to its body's `{`.
-            let head = &text[at..];
-            let head = &head[..head.find('{').unwrap_or(head.len())];
-            let entry = catalog::ptx::entry_name(head.lines().next().unwrap()).unwrap();
-            let want = catalog::kernels::launch_bounds(entry)
-                .map(|(t, k)| format!(".maxntid {t}, 1, 1\n.minnctapersm {k}\n"));
-            assert_eq!(
-                want.as_deref().filter(|w| head.ends_with(w)),
-                want.as_deref(),
-                "{entry}: {head}"
-            );
-            assert_eq!(head.contains(".maxntid"), want.is_some(), "{entry}");
-            bounded += want.is_some() as usize;
+    fn entries_carry_the_catalogues_launch_bounds() {
+        for (set, backend, want_bounded) in [
+            ("llvm", catalog::Backend::Llvm, 2),
+            ("nvvm", catalog::Backend::Nvvm, 1),
+        ] {
+            let text = ptx_text(set);
+            let mut bounded = 0;
+            for (at, _) in text.match_indices(".visible .entry ") {
+                // The entry's declaration up to its body's `{`.
+                let head = &text[at..];
+                let head = &head[..head.find('{').unwrap_or(head.len())];
+                let entry = catalog::ptx::entry_name(head.lines().next().unwrap()).unwrap();
+                let want = catalog::kernels::launch_bounds(backend, entry)
+                    .map(|(t, k)| format!(".maxntid {t}, 1, 1\n.minnctapersm {k}\n"));
+                assert_eq!(
+                    want.as_deref().filter(|w| head.ends_with(w)),
+                    want.as_deref(),
+                    "{set} {entry}: {head}"
+                );
+                assert_eq!(head.contains(".maxntid"), want.is_some(), "{set} {entry}");
+                bounded += want.is_some() as usize;
+            }
+            assert_eq!(bounded, want_bounded, "{set}");
         }
-        assert_eq!(bounded, 2, "LayerNorm's cluster, f32 and bf16");
     }
 
     /// The canary PTX holds the four canaries and nothing else; no backend's PTX holds any.

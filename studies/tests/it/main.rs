@@ -2,11 +2,14 @@
 //!
 //! - [`asm_control`]: the control bits `sass` decodes, held to what must be true if the
 //!   decoding is right, on every kernel of the lab's three PTX sets;
+//! - [`cluster_loads`]: `asm --check`'s cluster load runs, on a kernel with and without its
+//!   launch bounds;
 //! - [`profile_ncu`]: the lab's ncu captures read, tabled, held to the chapter's expectations,
 //!   diagnosed and scored;
 //! - [`profile_source`]: `profile --source` on the lab's H200 capture.
 
 mod asm_control;
+mod cluster_loads;
 mod profile_ncu;
 mod profile_source;
 

@@ -38,6 +38,7 @@ mod generic;
 mod rows;
 
 pub use generic::{generic_shared_accesses, shared_through_generic};
+pub use rows::load_runs;
 
 /// How far apart v1, v2 and v3's SASS instruction counts may be: (max − min) / min. nvcc gives
 /// 88 each (the chapter); with Rust, v2 carries one extra index computation per tree level
@@ -407,6 +408,7 @@ pub fn sass_checks(
     checks.push(shared_through_generic(backend, module, sass));
     checks.push(rows::row_loads_under_policy(backend, module));
     checks.push(rows::row_registers(backend, rows));
+    checks.push(rows::cluster_loads_at_once(backend, sass));
     checks
 }
 

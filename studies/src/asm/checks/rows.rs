@@ -5,9 +5,11 @@ use super::super::ptxcheck::Check;
 use super::blocks_by_registers;
 use super::report::KernelStats;
 use catalog::kernels::{KERNELS, Shape};
+use catalog::launch::rows::CLUSTER_VECTORS;
 use catalog::rows::{DTYPES, Op, Schedule, largest_block};
 use catalog::{Backend, Dtype};
-use sass::ptx;
+use sass::control::{Dep, schedule};
+use sass::{Sass, disasm, ptx};
 
 /// Each row kernel's PTX entry in the catalogue, with its operation, schedule and element
 /// type.
@@ -109,4 +111,83 @@ pub fn row_registers(backend: Backend, rows: &[KernelStats]) -> Check {
         found.join(", ")
     );
     Check::new(backend, "row kernels' occupancy", failures, detail)
+}
+
+/// A 16-byte global load that allocates in L1 (`LDG.E.128`, `LDG.E.128.CONSTANT`): a row's
+/// vector, or on a cluster's first row a vector of its weights. Not `LDG.E.NA.128`, the
+/// loads of LayerNorm's `b`, which are issued one or two vectors ahead of their use on
+/// purpose (`rows.rs`'s `b_ahead`).
+fn allocating_wide_load(opcode: &str) -> bool {
+    let parts: Vec<&str> = opcode.split('.').collect();
+    parts[0] == "LDG" && parts.contains(&"128") && !parts.contains(&"NA")
+}
+
+/// How many such loads `f` issues, run by run in the listing's order, before an instruction
+/// waits on the result of one of them: what a thread has in flight at once, 16 bytes a
+/// load. `None` where the listing has no control bits.
+pub fn load_runs(f: &disasm::Function) -> Option<Vec<usize>> {
+    let waits = schedule(f)?.waits;
+    let mut runs = Vec::new();
+    let mut run = 0;
+    for l in &f.lines {
+        let disasm::Line::Inst { addr, inst } = l else {
+            continue;
+        };
+        let waits_on_load = waits.get(addr).is_some_and(|ws| {
+            ws.iter()
+                .flat_map(|w| &w.producers)
+                .any(|p| p.dep == Dep::Result && allocating_wide_load(&p.opcode))
+        });
+        if waits_on_load && run > 0 {
+            runs.push(run);
+            run = 0;
+        }
+        run += allocating_wide_load(&inst.opcode) as usize;
+    }
+    if run > 0 {
+        runs.push(run);
+    }
+    Some(runs)
+}
+
+/// Each cluster kernel issues a thread's `CLUSTER_VECTORS` row loads before it waits on the
+/// first (`rows.rs`'s `load`: one straight run, `Group::LOADS_IN_ONE_RUN`): 128 bytes a
+/// thread in flight, what Little's law asks of the SM's two blocks at the copy's rate. Where
+/// ptxas issues part of them after the first have landed, a row costs two DRAM round trips
+/// instead of one: rust-cuda's RMSNorm f32 cluster without launch bounds issued 5, then 3, and
+/// read 0.867 x copy at 256 x 262144 where rustc's read 0.958
+/// (`catalog::rows::launch_bounds`).
+pub fn cluster_loads_at_once(backend: Backend, sass: &Sass) -> Check {
+    let mut failures = Vec::new();
+    let mut found = Vec::new();
+    for (name, _, schedule, _) in row_entries() {
+        let Some(f) = sass
+            .function(&name)
+            .filter(|_| schedule == Schedule::Cluster)
+        else {
+            continue;
+        };
+        let Some(runs) = load_runs(f) else {
+            failures.push(format!("{name}: no control bits in the listing"));
+            continue;
+        };
+        let short: Vec<&usize> = runs
+            .iter()
+            .filter(|&&r| r < CLUSTER_VECTORS as usize)
+            .collect();
+        if runs.is_empty() || !short.is_empty() {
+            failures.push(format!(
+                "{name}: 16-byte loads issued in runs of {runs:?} before a wait, not {CLUSTER_VECTORS} at once"
+            ));
+        }
+        found.push(format!("{name} {runs:?}"));
+    }
+    if found.is_empty() {
+        failures.push("no cluster kernel found".into());
+    }
+    let detail = format!(
+        "16-byte loads a thread issues before it waits on one, run by run: {}",
+        found.join(", ")
+    );
+    Check::new(backend, "cluster row loads at once", failures, detail)
 }

@@ -47,6 +47,18 @@ fn asm_ok(args: &[&str]) -> String {
     text(&out.stdout)
 }
 
+/// Runs and requires failure; returns the tool's stderr (its one error line).
+fn asm_err(args: &[&str]) -> String {
+    let out = asm(args);
+    assert!(
+        !out.status.success(),
+        "xtask asm {} succeeded:\n{}",
+        args.join(" "),
+        text(&out.stdout)
+    );
+    text(&out.stderr)
+}
+
 fn check(backend: &str) {
     let out = asm_ok(&["--check", "--backend", backend]);
     assert!(out.contains("0 failed"), "{out}");
@@ -593,7 +605,7 @@ fn source_in_ptx_follows_inlined_at() {
 
 #[test]
 fn source_on_nvvm_alone_says_what_it_lacks() {
-    let out = asm(&[
+    let stderr = asm_err(&[
         "--kernel",
         "reduce_v3_f32",
         "--sass",
@@ -601,8 +613,6 @@ fn source_on_nvvm_alone_says_what_it_lacks() {
         "--backend",
         "nvvm",
     ]);
-    assert!(!out.status.success());
-    let stderr = text(&out.stderr);
     assert!(
         stderr.contains("no line info in") && stderr.contains("libnvvm 11.8 rejects"),
         "{stderr}"
@@ -659,19 +669,14 @@ fn source_interleaves_rust_lines_from_loc() {
 #[test]
 fn source_without_line_info_is_a_clear_error() {
     let path = tiny_ptx("without-lines.ptx", false);
-    let out = asm(&[
+    let err = asm_err(&[
         "--ptx",
         path.to_str().unwrap(),
         "--kernel",
         "bump",
         "--source",
     ]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("no line info in"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert!(err.contains("no line info in"), "{err}");
 }
 
 /// A kernel `bump` for `target` that stores 7 through its pointer `stores` times.
@@ -731,12 +736,10 @@ fn a_kernel_nvdisasm_cannot_count_live_registers_for_still_lists() {
     assert_eq!(cells[cells.len() - 7], "255", "{row}");
     assert_eq!(cells[cells.len() - 6], "-", "{row}");
     assert!(stderr.contains("note: no live-register counts"), "{stderr}");
-    let out = asm(&["--ptx", p, "--kernel", "hog", "--live"]);
-    assert!(!out.status.success());
+    let err = asm_err(&["--ptx", p, "--kernel", "hog", "--live"]);
     assert!(
-        text(&out.stderr).contains("error: no live-register counts for hog"),
-        "{}",
-        text(&out.stderr)
+        err.contains("error: no live-register counts for hog"),
+        "{err}"
     );
 }
 
@@ -753,42 +756,26 @@ fn diff_of_one_kernel_across_two_ptx_files() {
         "{out}"
     );
     assert!(out.contains("PTX global stores"), "{out}");
-    let out = asm(&["--ptx", old, "--ptx", new, "--ptx", old]);
-    assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("--ptx takes one file, or two"));
+    let err = asm_err(&["--ptx", old, "--ptx", new, "--ptx", old]);
+    assert!(err.contains("--ptx takes one file, or two"), "{err}");
 }
 
 #[test]
 fn cli_unknown_kernel_names_it() {
     let path = tiny_ptx("unknown-kernel.ptx", false);
-    let out = asm(&["--ptx", path.to_str().unwrap(), "--kernel", "reduce_v9"]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("no kernel matches 'reduce_v9'"),
-        "{}",
-        text(&out.stderr)
-    );
+    let err = asm_err(&["--ptx", path.to_str().unwrap(), "--kernel", "reduce_v9"]);
+    assert!(err.contains("no kernel matches 'reduce_v9'"), "{err}");
 }
 
 #[test]
 fn cli_unknown_backend_names_it() {
-    let out = asm(&["--backend", "cuda"]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("'cuda'"),
-        "{}",
-        text(&out.stderr)
-    );
+    let err = asm_err(&["--backend", "cuda"]);
+    assert!(err.contains("'cuda'"), "{err}");
 }
 
 #[test]
 fn cli_diff_of_one_kernel_needs_two_backends() {
     let path = tiny_ptx("one-backend.ptx", false);
-    let out = asm(&["--ptx", path.to_str().unwrap(), "--diff", "bump"]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("--backend llvm,nvvm"),
-        "{}",
-        text(&out.stderr)
-    );
+    let err = asm_err(&["--ptx", path.to_str().unwrap(), "--diff", "bump"]);
+    assert!(err.contains("--backend llvm,nvvm"), "{err}");
 }

@@ -35,10 +35,16 @@ pub struct KernelStats {
 
 impl KernelStats {
     pub fn label(&self) -> String {
-        match &self.file {
-            Some(f) => format!("{} [{}: {f}]", self.kernel, self.backend),
-            None => format!("{} [{}]", self.kernel, self.backend),
-        }
+        label(&self.kernel, self.backend, self.file.as_deref())
+    }
+}
+
+/// `reduce_v3_f32 [llvm]`; `bump [llvm: before.ptx]` where two PTX files of one compiler are
+/// read side by side ([`Build::file`]).
+pub fn label(kernel: &str, backend: Backend, file: Option<&str>) -> String {
+    match file {
+        Some(f) => format!("{kernel} [{backend}: {f}]"),
+        None => format!("{kernel} [{backend}]"),
     }
 }
 

@@ -26,10 +26,7 @@ struct PageHtml<'a> {
 fn title(panes: &[Pane]) -> String {
     panes
         .iter()
-        .map(|p| match &p.file {
-            Some(f) => format!("{} [{}: {f}]", p.kernel, p.backend),
-            None => format!("{} [{}]", p.kernel, p.backend),
-        })
+        .map(|p| crate::asm::report::label(&p.kernel, p.backend, p.file.as_deref()))
         .collect::<Vec<_>>()
         .join(" vs ")
 }

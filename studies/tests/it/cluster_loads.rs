@@ -3,8 +3,7 @@
 //! `catalog::rows::launch_bounds`) and from the same PTX without them.
 
 use catalog::Backend;
-use catalog::launch::rows::CLUSTER_VECTORS;
-use studies::asm::checks::load_runs;
+use studies::asm::checks::{load_runs, row_at_once};
 
 /// The 16-byte load runs of `kernel` in rust-cuda's PTX, `edit`ed, as ptxas builds it.
 fn runs(kernel: &str, edit: impl Fn(&str) -> String) -> Vec<usize> {
@@ -30,13 +29,12 @@ fn runs(kernel: &str, edit: impl Fn(&str) -> String) -> Vec<usize> {
 /// failure.
 #[test]
 fn rmsnorm_cluster_f32_issues_its_row_at_once_only_when_bounded() {
-    let at_once = |runs: &[usize]| runs.iter().all(|&r| r >= CLUSTER_VECTORS as usize);
     let bounded = runs("rmsnorm_cluster_f32", str::to_string);
-    assert!(at_once(&bounded), "{bounded:?}");
+    assert!(row_at_once(&bounded), "{bounded:?}");
     let bounds = ".maxntid 512, 1, 1\n.minnctapersm 2\n";
     let free = runs("rmsnorm_cluster_f32", |t: &str| {
         assert_eq!(t.matches(bounds).count(), 1, "one bounded entry");
         t.replacen(bounds, "", 1)
     });
-    assert!(!at_once(&free), "{free:?}");
+    assert!(!row_at_once(&free), "{free:?}");
 }

@@ -38,7 +38,7 @@ mod generic;
 mod rows;
 
 pub use generic::{generic_shared_accesses, shared_through_generic};
-pub use rows::load_runs;
+pub use rows::{load_runs, row_at_once};
 
 /// How far apart v1, v2 and v3's SASS instruction counts may be: (max − min) / min. nvcc gives
 /// 88 each (the chapter); with Rust, v2 carries one extra index computation per tree level

@@ -150,6 +150,12 @@ pub fn load_runs(f: &disasm::Function) -> Option<Vec<usize>> {
     Some(runs)
 }
 
+/// Whether every run of [`load_runs`] holds a cluster thread's `CLUSTER_VECTORS` row loads
+/// (and there is one).
+pub fn row_at_once(runs: &[usize]) -> bool {
+    !runs.is_empty() && runs.iter().all(|&r| r >= CLUSTER_VECTORS as usize)
+}
+
 /// Each cluster kernel issues a thread's `CLUSTER_VECTORS` row loads before it waits on the
 /// first (`rows.rs`'s `load`: one straight run, `Group::LOADS_IN_ONE_RUN`): 128 bytes a
 /// thread in flight, what Little's law asks of the SM's two blocks at the copy's rate. Where
@@ -171,11 +177,7 @@ pub fn cluster_loads_at_once(backend: Backend, sass: &Sass) -> Check {
             failures.push(format!("{name}: no control bits in the listing"));
             continue;
         };
-        let short: Vec<&usize> = runs
-            .iter()
-            .filter(|&&r| r < CLUSTER_VECTORS as usize)
-            .collect();
-        if runs.is_empty() || !short.is_empty() {
+        if !row_at_once(&runs) {
             failures.push(format!(
                 "{name}: 16-byte loads issued in runs of {runs:?} before a wait, not {CLUSTER_VECTORS} at once"
             ));

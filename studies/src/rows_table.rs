@@ -38,6 +38,42 @@ pub struct Cell {
     pub gbps: f64,
     pub x_copy: f64,
     pub median_us: f64,
+    /// The fastest and the slowest tenth of its rounds, where the peers' rotation timed it
+    /// (`p10_us`, `p90_us` of `peers.json`): what the verdict's spread is read from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p10_p90_us: Option<(f64, f64)>,
+}
+
+/// Where Rust's rounds in the peers' rotation lie against the best peer's: `behind` when even
+/// Rust's fastest tenth of rounds is slower than the peer's slowest tenth, `ahead` the other
+/// way round, else `within` (a verdict the next rotation may turn).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Spread {
+    Behind,
+    Within,
+    Ahead,
+}
+
+impl Spread {
+    /// From each side's (p10, p90) round times.
+    pub fn of(rust: (f64, f64), peer: (f64, f64)) -> Spread {
+        if rust.0 > peer.1 {
+            Spread::Behind
+        } else if rust.1 < peer.0 {
+            Spread::Ahead
+        } else {
+            Spread::Within
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Spread::Behind => "behind",
+            Spread::Within => "within",
+            Spread::Ahead => "ahead",
+        }
+    }
 }
 
 /// One op × shape × dtype.
@@ -54,6 +90,10 @@ pub struct Case {
     /// Rust's × copy over the best peer's, less 1, by the peer verdict's method
     /// ([`Case::rust_at_least_best_peer`]): 0.012 is ahead by 1.2 %, −0.003 behind by 0.3 %.
     pub rust_over_best_peer: Option<f64>,
+    /// Rust's rounds against the best peer's, where the peers' rotation timed both with their
+    /// spread ([`Spread`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outside_spread: Option<Spread>,
     /// What the L2 held at the peers' timed launches (`peers.py --l2`: `dirty`, `clean`), where
     /// a peers file gave this case cells.
     pub peers_l2: Option<String>,
@@ -86,6 +126,16 @@ impl Case {
     pub fn rust_at_least_best_peer(&self) -> Option<bool> {
         let (rust, peer) = self.rust_and_best_peer()?;
         Some(rust >= peer)
+    }
+
+    /// [`Spread`] of the slower Rust compiler in the peers' rotation against the best peer.
+    fn spread(&self) -> Option<Spread> {
+        let rust = IN_ROTATION
+            .iter()
+            .filter_map(|(_, cell)| self.cells.get(*cell))
+            .min_by(|a, b| a.x_copy.total_cmp(&b.x_copy))?;
+        let peer = self.cells.get(&self.best_peer.as_ref()?.0)?;
+        Some(Spread::of(rust.p10_p90_us?, peer.p10_p90_us?))
     }
 
     /// Rust's × copy by the peer verdict's method, and the best peer's.
@@ -151,6 +201,10 @@ struct PeerRow {
     gbps: Option<f64>,
     x_copy: Option<f64>,
     ok: bool,
+    #[serde(default)]
+    p10_us: Option<f64>,
+    #[serde(default)]
+    p90_us: Option<f64>,
 }
 
 /// The cases of a lab rows file (the chosen schedules only, or with `schedule` that
@@ -178,6 +232,7 @@ pub fn build(
                     cells: BTreeMap::new(),
                     best_peer: None,
                     rust_over_best_peer: None,
+                    outside_spread: None,
                     peers_l2: None,
                     schedule: None,
                 });
@@ -196,6 +251,7 @@ pub fn build(
                 gbps: r.gbps,
                 x_copy: x,
                 median_us: r.median_us,
+                p10_p90_us: None,
             },
         );
     }
@@ -238,6 +294,7 @@ pub fn build(
                     gbps,
                     x_copy: x,
                     median_us: us,
+                    p10_p90_us: r.p10_us.zip(r.p90_us),
                 },
             );
         }
@@ -248,6 +305,7 @@ pub fn build(
             .filter_map(|p| c.cells.get(*p).map(|cell| (p.to_string(), cell.x_copy)))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         c.rust_over_best_peer = c.rust_and_best_peer().map(|(rust, peer)| rust / peer - 1.0);
+        c.outside_spread = c.spread();
     }
     if cases.is_empty() {
         match schedule {
@@ -267,6 +325,10 @@ pub fn text(cases: &[Case]) -> String {
         headers.push("rust in peers' run".into());
     }
     headers.extend(["best peer", "Rust >= 0.90", "Rust >= best peer"].map(String::from));
+    let spread = cases.iter().any(|c| c.outside_spread.is_some());
+    if spread {
+        headers.push("outside the spread".into());
+    }
     let rows: Vec<Vec<String>> = cases
         .iter()
         .map(|c| {
@@ -297,6 +359,9 @@ pub fn text(cases: &[Case]) -> String {
                 (Some(ahead), Some(m)) => format!("{} {:+.1} %", yes_no(ahead), 100.0 * m),
                 _ => "-".into(),
             });
+            if spread {
+                r.push(c.outside_spread.map_or("-", Spread::name).into());
+            }
             r
         })
         .collect();
@@ -320,6 +385,17 @@ pub fn text(cases: &[Case]) -> String {
                 c.dtype
             )
         });
+    let count = |s: Spread| cases.iter().filter(|c| c.outside_spread == Some(s)).count();
+    let spread_summary = if spread {
+        format!(
+            "; outside the rounds' spread: behind on {}, ahead on {} (Rust's fastest tenth of \
+             rounds slower than the best peer's slowest tenth, or the other way round)",
+            count(Spread::Behind),
+            count(Spread::Ahead)
+        )
+    } else {
+        String::new()
+    };
     let mut method = if rotation {
         "; rust in peers' run: the same kernels and launches timed by the peers' script in its \
          own rotation, x its copy (the slower compiler): the peer verdict is taken by it"
@@ -341,7 +417,7 @@ pub fn text(cases: &[Case]) -> String {
          matrix in its own run; Rust: the slower of the two compilers, {schedule}; Rust >= \
          best peer: the verdict, and by how much Rust's x copy is above (+) or below (-) the \
          best peer's{method}\n{}\nRust at >= 0.90 x copy: {roof} of {n}; at least as fast as \
-         the best peer: {peer} of {m}{widest}\n",
+         the best peer: {peer} of {m}{widest}{spread_summary}\n",
         profiler::table::render_aligned(&headers, &rows, &(3..headers.len()).collect::<Vec<_>>())
     )
 }

@@ -147,3 +147,63 @@ fn a_peers_run_with_the_l2_clean_is_named_in_the_table() {
     }
     assert_eq!(build(ONE_RUST_ROW, None, None).unwrap()[0].peers_l2, None);
 }
+
+#[test]
+fn the_verdict_says_whether_it_lies_outside_the_rounds_spread() {
+    // Rust (the slower compiler in the rotation) and compile, each with its rounds' p10 and
+    // p90 times.
+    let peers = |rust_llvm: (f64, f64, f64), rust_nvvm: (f64, f64, f64)| {
+        let row = |imp: &str, (median, p10, p90): (f64, f64, f64)| {
+            format!(
+                r#"{{"op": "softmax", "rows": 8, "cols": 512, "dtype": "f32",
+                 "implementation": "{imp}", "median_us": {median}, "p10_us": {p10},
+                 "p90_us": {p90}, "gbps": {}, "x_copy": {}, "ok": true}}"#,
+                4000.0 / median,
+                1.0 / median
+            )
+        };
+        format!(
+            r#"{{"rows": [{}, {}, {}]}}"#,
+            row("compile", (1.00, 0.99, 1.01)),
+            row("rust-llvm", rust_llvm),
+            row("rust-nvvm", rust_nvvm)
+        )
+    };
+    let verdict = |llvm, nvvm| {
+        let cases = build(ONE_RUST_ROW, Some(&peers(llvm, nvvm)), None).unwrap();
+        (cases[0].outside_spread, text(&cases))
+    };
+    // Behind by 3 %, Rust's fastest tenth slower than compile's slowest: behind.
+    let (s, t) = verdict((1.03, 1.02, 1.04), (1.00, 0.99, 1.01));
+    assert_eq!(s, Some(Spread::Behind));
+    assert!(t.contains("NO -2.9 %"), "{t}");
+    assert!(t.contains("outside the spread"), "{t}");
+    assert!(
+        t.contains("outside the rounds' spread: behind on 1, ahead on 0"),
+        "{t}"
+    );
+    // Behind by the median, but the rounds overlap: within.
+    let (s, t) = verdict((1.005, 0.995, 1.02), (1.00, 0.99, 1.01));
+    assert_eq!(s, Some(Spread::Within));
+    assert!(t.contains("NO -0.5 %"), "{t}");
+    assert!(t.contains("behind on 0, ahead on 0"), "{t}");
+    // Ahead beyond the spread: the slower compiler's slowest tenth is faster.
+    assert_eq!(
+        verdict((0.96, 0.95, 0.97), (0.97, 0.965, 0.98)).0,
+        Some(Spread::Ahead)
+    );
+    // The slower compiler decides: nvvm's rounds overlap compile's.
+    assert_eq!(
+        verdict((0.96, 0.95, 0.97), (1.005, 0.995, 1.02)).0,
+        Some(Spread::Within)
+    );
+    // Without deciles (a file from before they were written) nothing is claimed.
+    let bare = build(
+        ONE_RUST_ROW,
+        Some(&peers((1.03, 1.02, 1.04), (1.0, 0.99, 1.01)).replace(r#""p10_us""#, r#""p10_x""#)),
+        None,
+    )
+    .unwrap();
+    assert_eq!(bare[0].outside_spread, None);
+    assert!(!text(&bare).contains("outside the"), "{}", text(&bare));
+}

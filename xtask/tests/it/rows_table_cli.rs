@@ -12,8 +12,8 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-const RECORD: &str = "results/rows/827b5c3";
-const ROWS: &str = "rows-nvidia-h200-custom-20261204T200453Z.json";
+const RECORD: &str = "results/rows/b11491a";
+const ROWS: &str = "rows-nvidia-h200-custom-20261205T033335Z.json";
 
 fn rows_table(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_xtask"))

@@ -4,7 +4,8 @@
 //! lab's `lab bench --kernel rows` writes `rows-<stem>.json`; `gpu/rows/peers.py` writes
 //! `peers.json`). With `peers.py --lab`, the peers' file also holds the Rust kernels timed in
 //! the peers' own rotation: the column `rust in peers' run`, and the peer verdict is then
-//! taken by that one method.
+//! taken by that one method, with whether it lies outside the rotation's spread of rounds
+//! ([`Spread`]).
 
 use crate::plot::bars::{BarSeries, Bars, draw};
 use anyhow::{Context, Result, bail};

@@ -172,6 +172,7 @@ fn headline_of(rows: &[Row], cache: Cache) -> Vec<String> {
     }
     out.extend(fault_lines(rows, &c));
     out.extend(super::rows::headline_lines(rows, cache));
+    out.extend(super::rows::copy_spread_line(rows, cache));
     out.extend(super::model::headline_lines(rows, cache));
     out
 }

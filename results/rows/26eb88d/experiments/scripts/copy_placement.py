@@ -1,9 +1,9 @@
 """Does where a buffer lands in device memory change a D2D copy's time? (prepared, not run)
 
-The lab's copies of one byte count differ by 1.5-2.8 % from one matrix to the next, the same
-way in every record (on the H200, 65536 x 512 f32 the slowest, 32768 x 1024 f32 the fastest
-of the five 268 MB copies, in eight records), and each implementation in the peers' rotation
-writes its own output buffer. If the time follows the buffers, a verdict within ~2 % carries
+The lab's copies of one byte count differ by 1.7-2.8 % from one matrix to the next, much the
+same way in every record (of the five 268 MB copies, 65536 x 512 f32 the slowest in eight of
+nine records, 32768 x 1024 f32 the fastest in seven), and each implementation in the peers'
+rotation writes its own output buffer. If the time follows the buffers, a verdict within ~2 % carries
 the placement of the buffers each side was given.
 
 K pairs of buffers of one size, each pair's copy timed in every round, the pairs in a shuffled

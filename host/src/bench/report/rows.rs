@@ -1,7 +1,8 @@
 //! The row-wise family's table as flat records, the fields the peers' script
 //! (`gpu/rows/peers.py`) writes too, so the two merge into one table (op × shape × dtype ×
 //! implementation): written beside the results file as `rows-STEM.json`, and one headline
-//! line per element type: how many of the chosen schedules' rows reach 0.90 of the copy.
+//! line per element type: how many of the chosen schedules' rows reach 0.90 of the copy; and
+//! one on how far apart the run's copies of one byte count lie.
 
 use super::{Cache, Report, Row, Status};
 use crate::files::{report_written, write_atomic};

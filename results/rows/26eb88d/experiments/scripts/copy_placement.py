@@ -2,9 +2,10 @@
 
 The lab's copies of one byte count differ by 1.7-2.8 % from one matrix to the next, much the
 same way in every record (of the five 268 MB copies, 65536 x 512 f32 the slowest in eight of
-nine records, 32768 x 1024 f32 the fastest in seven), and each implementation in the peers'
-rotation writes its own output buffer. If the time follows the buffers, a verdict within ~2 % carries
-the placement of the buffers each side was given.
+nine records, 32768 x 1024 f32 the fastest in seven). If the time follows the buffers, a
+case's x copy carries where its buffers landed (in the lab the kernels and the copy share them;
+in gpu/rows/peers.py the copy writes a buffer of its own, the implementations' outputs come
+from PyTorch's caching allocator).
 
 K pairs of buffers of one size, each pair's copy timed in every round, the pairs in a shuffled
 order, CUDA events around each copy after a spin (as gpu/rows/peers.py times): per pair the

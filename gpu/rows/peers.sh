@@ -24,7 +24,19 @@ else
     echo "warning: $liger not found: the liger rows will say so (carry .whl/, see gpu/rows/README.md)" >&2
 fi
 
+# Inductor and Triton compile into fresh caches of this run's own, whose readable part (the
+# generated kernels, the configs autotuning chose, each compile's PTX and launch facts) is kept as
+# peer-kernels.tgz: `python3 gpu/rows/peer_kernels.py peer-kernels.tgz` reads it anywhere.
+kernels=$site/kernels
+export TORCHINDUCTOR_CACHE_DIR=$kernels/inductor TRITON_CACHE_DIR=$kernels/triton
+
 # The table (stdout) to peers.txt, the progress lines (stderr) to peers.log.
 PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" python3 gpu/rows/peers.py --out "$out/peers.json" "$@" \
     2> >(tee "$out/peers.log" >&2) | tee "$out/peers.txt"
-exit "${PIPESTATUS[0]}"
+rc=${PIPESTATUS[0]}
+if [[ -d $kernels ]]; then
+    (cd "$kernels" && find . -type f \( -name '*.py' -o -name '*.best_config' -o -name '*.json' \
+        -o -name '*.ptx' -o -name '*.ttgir' \) -print0 | tar czf "$out/peer-kernels.tgz" --null -T -) ||
+        echo "warning: the peers' kernels were not kept ($out/peer-kernels.tgz)" >&2
+fi
+exit "$rc"

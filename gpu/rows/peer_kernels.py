@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""What the peers' compiled kernels are, read from the caches peers.sh keeps (peer-kernels.tgz):
+torch.compile's generated Triton kernels with the config Inductor's autotuning chose for each
+shape, and every Triton kernel's launch facts (Liger's and triton_rows.py's too). No torch, no
+GPU: the question it answers offline is what a peer's kernel does at a shape, where the table
+says it is faster.
+
+Usage: python3 gpu/rows/peer_kernels.py peer-kernels.tgz|DIR [--ptx DIR]
+
+--ptx writes the PTX of each torch.compile kernel Inductor chose, named by its case
+(compile-rmsnorm-4096x32768-f32.ptx); `cargo xtask asm --ptx FILE --kernel all --sass` then reads
+its SASS beside the lab's.
+"""
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+# Inductor names a kernel by what it fuses: the op's aten name is in it.
+OPS = (("softmax", "softmax"), ("rms_norm", "rmsnorm"), ("layer_norm", "layernorm"))
+DTYPES = {"fp32": "f32", "bf16": "bf16", "fp16": "f16"}
+# Inductor's kernel kinds: a looped reduction reads the row in R0_BLOCK pieces once per loop
+# (twice for a norm's statistic and output), a persistent one holds the row.
+KINDS = {"red": "looped", "per": "persistent", "poi": "pointwise"}
+
+
+class Unreadable(Exception):
+    pass
+
+
+def inductor_kernel(path):
+    """One generated kernel file's facts, or None where the file holds no Triton kernel."""
+    src = path.read_text(errors="replace")
+    name = re.search(r"^def (triton_\w+)\(", src, re.MULTILINE)
+    # A graph's wrapper module quotes its kernels' sources in async_compile.triton(...) calls:
+    # each kernel is read from its own file, where its best_config sits beside it.
+    if "@triton.jit" not in src or not name or "async_compile.triton(" in src:
+        return None
+    name = name.group(1)
+
+    def number(var):
+        m = re.search(rf"^\s+{var} = (\d+)$", src, re.MULTILINE)
+        return int(m.group(1)) if m else None
+
+    dtype = re.search(r"'in_ptr0': '\*(\w+)'", src)
+    kind = re.match(r"triton_(red|per|poi)_", name)
+    best = path.with_suffix(".best_config")
+    return {
+        "kernel": name,
+        "op": next((op for key, op in OPS if key in name), None),
+        "kind": KINDS.get(kind.group(1)) if kind else None,
+        "rows": number("xnumel"),
+        "cols": number("r0_numel") or number("rnumel"),
+        "dtype": DTYPES.get(dtype.group(1), dtype.group(1)) if dtype else None,
+        # The L2 policies its loads ask: a looped reduction keeps the row for its next pass.
+        "evict_last": src.count("evict_last"),
+        "evict_first": src.count("evict_first"),
+        "config": json.loads(best.read_text()) if best.is_file() else None,
+    }
+
+
+def triton_kernels(root):
+    """Every compiled Triton kernel in the Triton cache: its cache hash, name, launch facts."""
+    out = []
+    for meta in sorted((root / "triton").glob("*/*.json")):
+        if meta.name.startswith("__grp__"):
+            continue
+        try:
+            m = json.loads(meta.read_text())
+        except json.JSONDecodeError as e:
+            raise Unreadable(f"{meta}: {e}") from None
+        if "name" not in m:
+            continue
+        out.append(
+            {
+                "hash": meta.parent.name,
+                "kernel": m["name"],
+                "num_warps": m.get("num_warps"),
+                "num_stages": m.get("num_stages"),
+                "shared": m.get("shared"),
+                "ptx": meta.with_suffix(".ptx") if meta.with_suffix(".ptx").is_file() else None,
+            }
+        )
+    return out
+
+
+def compile_kernels(root):
+    """Inductor's kernels, each with the Triton compile its autotuning chose (where one did)."""
+    compiled = {k["hash"]: k for k in triton_kernels(root)}
+    out = []
+    for path in sorted((root / "inductor").rglob("*.py")):
+        k = inductor_kernel(path)
+        if k is None:
+            continue
+        chosen = compiled.get((k["config"] or {}).get("triton_cache_hash"))
+        k["ptx"] = chosen["ptx"] if chosen else None
+        k["shared"] = chosen["shared"] if chosen else None
+        out.append(k)
+    return out
+
+
+def case_name(k):
+    return f"compile-{k['op']}-{k['rows']}x{k['cols']}-{k['dtype']}"
+
+
+def cell(v):
+    return "-" if v is None else str(v)
+
+
+def tables(root):
+    """The two tables as text: torch.compile's kernels by case, then every Triton kernel."""
+    lines = ["torch.compile's kernels (the config is Inductor's autotuning choice, - where none was saved)"]
+    head = ("op", "rows x cols", "dtype", "kind", "XBLOCK", "R0_BLOCK", "warps", "stages", "evict_last/first", "kernel")
+    rows = []
+    inductor = compile_kernels(root)
+    for k in sorted(inductor, key=lambda k: (k["op"] or "", k["cols"] or 0, k["dtype"] or "")):
+        c = k["config"] or {}
+        rows.append(
+            (
+                cell(k["op"]),
+                f"{cell(k['rows'])} x {cell(k['cols'])}",
+                cell(k["dtype"]),
+                cell(k["kind"]),
+                cell(c.get("XBLOCK")),
+                cell(c.get("R0_BLOCK", c.get("RBLOCK"))),
+                cell(c.get("num_warps")),
+                cell(c.get("num_stages")),
+                f"{k['evict_last']}/{k['evict_first']}",
+                k["kernel"],
+            )
+        )
+    lines += align(head, rows)
+    lines += ["", "every Triton kernel compiled (Liger's, triton_rows.py's, and Inductor's configs), by name"]
+    seen = {}
+    for k in triton_kernels(root):
+        key = (k["kernel"], k["num_warps"], k["num_stages"], k["shared"])
+        seen[key] = seen.get(key, 0) + 1
+    lines += align(
+        ("kernel", "warps", "stages", "shared B", "compiles"),
+        [(n, cell(w), cell(s), cell(sh), str(c)) for (n, w, s, sh), c in sorted(seen.items(), key=str)],
+    )
+    return "\n".join(lines)
+
+
+def align(head, rows):
+    widths = [max(len(str(r[i])) for r in (head, *rows)) for i in range(len(head))]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return [fmt.format(*head), fmt.format(*("-" * w for w in widths)), *(fmt.format(*r) for r in rows)]
+
+
+def write_ptx(root, out):
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for k in compile_kernels(root):
+        if k["ptx"] is not None and None not in (k["op"], k["rows"], k["cols"], k["dtype"]):
+            dst = out / f"{case_name(k)}.ptx"
+            shutil.copyfile(k["ptx"], dst)
+            written.append(dst)
+    return written
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("kernels", help="peer-kernels.tgz from peers.sh, or the folder it unpacks to")
+    p.add_argument("--ptx", metavar="DIR", help="write the chosen torch.compile kernels' PTX here")
+    args = p.parse_args(argv)
+    src = Path(args.kernels)
+    if not src.exists():
+        sys.exit(f"error: {src}: no such file or folder (peers.sh writes peer-kernels.tgz beside peers.json)")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = src
+        if src.is_file():
+            try:
+                with tarfile.open(src) as t:
+                    t.extractall(tmp, filter="data")
+            except tarfile.TarError as e:
+                sys.exit(f"error: {src}: not a tar archive ({e})")
+            root = Path(tmp)
+        if not (root / "inductor").is_dir() and not (root / "triton").is_dir():
+            sys.exit(f"error: {src}: holds neither inductor/ nor triton/ (the caches peers.sh keeps)")
+        try:
+            print(tables(root))
+            if args.ptx:
+                for path in write_ptx(root, Path(args.ptx)):
+                    print(f"wrote {path}", file=sys.stderr)
+        except Unreadable as e:
+            sys.exit(f"error: {e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""peer_kernels.py against caches laid out as Inductor and Triton write them (no torch, no GPU).
+
+Run: python3 -m unittest discover -s gpu/rows -p 'test_*.py'
+"""
+
+import contextlib
+import io
+import json
+import os
+import sys
+import tarfile
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import peer_kernels
+
+# A looped RMSNorm reduction as Inductor generates it for one fixed shape (trimmed).
+LOOPED = """
+import triton
+import triton.language as tl
+
+@triton_heuristics.reduction(
+    size_hints={'x': 4096, 'r0_': 32768},
+    reduction_hint=ReductionHint.INNER,
+    filename=__file__,
+    triton_meta={'signature': {'in_out_ptr0': '*fp32', 'in_ptr0': '*fp32', 'in_ptr1': '*fp32', \
+'out_ptr0': '*fp32', 'xnumel': 'i32', 'r0_numel': 'i32', 'XBLOCK': 'constexpr', 'R0_BLOCK': 'constexpr'}},
+    inductor_meta={'kernel_name': 'triton_red_fused__fused_rms_norm_0'}
+)
+@triton.jit
+def triton_red_fused__fused_rms_norm_0(in_out_ptr0, in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, \
+XBLOCK : tl.constexpr, R0_BLOCK : tl.constexpr):
+    xnumel = 4096
+    r0_numel = 32768
+    rnumel = r0_numel
+    for r0_offset in range(0, r0_numel, R0_BLOCK):
+        tmp0 = tl.load(in_ptr0 + (r0_1 + 32768*x0), r0_mask, eviction_policy='evict_last', other=0.0)
+    for r0_offset in range(0, r0_numel, R0_BLOCK):
+        tmp7 = tl.load(in_ptr0 + (r0_1 + 32768*x0), r0_mask, eviction_policy='evict_first', other=0.0)
+        tmp12 = tl.load(in_ptr1 + (r0_1), r0_mask, eviction_policy='evict_last', other=0.0)
+"""
+
+# A persistent LayerNorm reduction in bf16: one config, so no autotuning and no best_config.
+PERSISTENT = """
+@triton_heuristics.persistent_reduction(
+    size_hints={'x': 65536, 'r0_': 512},
+    triton_meta={'signature': {'in_ptr0': '*bf16', 'in_ptr1': '*bf16', 'out_ptr2': '*bf16'}},
+)
+@triton.jit
+def triton_per_fused_native_layer_norm_0(in_ptr0, in_ptr1, out_ptr2, xnumel, r0_numel, XBLOCK : tl.constexpr):
+    xnumel = 65536
+    r0_numel = 512
+    R0_BLOCK: tl.constexpr = 512
+"""
+
+# Inductor's wrapper module for the graph quotes each kernel's source again.
+WRAPPER = f"triton_red_fused__fused_rms_norm_0 = async_compile.triton('triton_red_fused__fused_rms_norm_0', '''{LOOPED}''')\n"
+
+
+def triton_entry(root, digest, name, warps, stages, shared, ptx=True):
+    d = root / "triton" / digest
+    d.mkdir(parents=True)
+    (d / f"{name}.json").write_text(
+        json.dumps({"hash": "x", "num_warps": warps, "num_stages": stages, "shared": shared, "name": name})
+    )
+    (d / f"__grp__{name}.json").write_text(json.dumps({"child_paths": {}}))
+    if ptx:
+        (d / f"{name}.ptx").write_text(f"// {name} {warps} warps\n.version 8.7\n.target sm_90a\n")
+
+
+def caches(root):
+    ind = root / "inductor"
+    (ind / "ab").mkdir(parents=True)
+    (ind / "cd").mkdir()
+    (ind / "ab" / "cabc.py").write_text(LOOPED)
+    chosen = {"XBLOCK": 1, "R0_BLOCK": 2048, "num_warps": 16, "num_stages": 1, "triton_cache_hash": "CHOSEN"}
+    (ind / "ab" / "cabc.best_config").write_text(json.dumps(chosen))
+    (ind / "cd" / "ccdd.py").write_text(PERSISTENT)
+    (ind / "cd" / "cwrapper.py").write_text(WRAPPER)
+    triton_entry(root, "CHOSEN", "triton_red_fused__fused_rms_norm_0", 16, 1, 0)
+    triton_entry(root, "OTHER", "triton_red_fused__fused_rms_norm_0", 8, 1, 0)
+    triton_entry(root, "PER", "triton_per_fused_native_layer_norm_0", 4, 1, 0)
+    triton_entry(root, "LIGER1", "_rms_norm_forward_kernel", 8, 2, 16)
+    triton_entry(root, "LIGER2", "_rms_norm_forward_kernel", 8, 2, 16, ptx=False)
+
+
+def run(argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            peer_kernels.main(argv)
+        except SystemExit as e:
+            code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+class PeerKernels(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name) / "kernels"
+        caches(self.root)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_compile_kernels_by_case(self):
+        ks = {k["kernel"]: k for k in peer_kernels.compile_kernels(self.root)}
+        self.assertEqual(set(ks), {"triton_red_fused__fused_rms_norm_0", "triton_per_fused_native_layer_norm_0"})
+        red = ks["triton_red_fused__fused_rms_norm_0"]
+        self.assertEqual((red["op"], red["rows"], red["cols"], red["dtype"]), ("rmsnorm", 4096, 32768, "f32"))
+        self.assertEqual((red["kind"], red["evict_last"], red["evict_first"]), ("looped", 2, 1))
+        self.assertEqual(red["config"]["R0_BLOCK"], 2048)
+        # The autotuner's choice, not the other config compiled for the same kernel.
+        self.assertEqual(red["ptx"].parent.name, "CHOSEN")
+        per = ks["triton_per_fused_native_layer_norm_0"]
+        self.assertEqual((per["op"], per["rows"], per["cols"], per["dtype"]), ("layernorm", 65536, 512, "bf16"))
+        self.assertEqual((per["kind"], per["config"], per["ptx"]), ("persistent", None, None))
+
+    def test_tables_from_a_tgz(self):
+        tgz = Path(self.tmp.name) / "peer-kernels.tgz"
+        with tarfile.open(tgz, "w:gz") as t:
+            for p in self.root.iterdir():
+                t.add(p, arcname=p.name)
+        code, out, _ = run([str(tgz), "--ptx", str(Path(self.tmp.name) / "ptx")])
+        self.assertEqual(code, 0)
+        lines = out.splitlines()
+        red = next(line for line in lines if line.startswith("rmsnorm"))
+        self.assertEqual(
+            red.split()[:11], ["rmsnorm", "4096", "x", "32768", "f32", "looped", "1", "2048", "16", "1", "2/1"]
+        )
+        per = next(line for line in lines if line.startswith("layernorm"))
+        self.assertEqual(per.split()[5:10], ["persistent", "-", "-", "-", "-"])
+        liger = next(line for line in lines if line.startswith("_rms_norm_forward_kernel"))
+        self.assertEqual(liger.split(), ["_rms_norm_forward_kernel", "8", "2", "16", "2"])
+        written = sorted(p.name for p in (Path(self.tmp.name) / "ptx").iterdir())
+        self.assertEqual(written, ["compile-rmsnorm-4096x32768-f32.ptx"])
+
+    def test_refusals(self):
+        code, _, _ = run([str(Path(self.tmp.name) / "missing.tgz")])
+        self.assertIn("no such file", code)
+        empty = Path(self.tmp.name) / "empty"
+        empty.mkdir()
+        code, _, _ = run([str(empty)])
+        self.assertIn("neither inductor/ nor triton/", code)
+        bad = Path(self.tmp.name) / "bad.tgz"
+        bad.write_text("not a tar")
+        code, _, _ = run([str(bad)])
+        self.assertIn("not a tar archive", code)
+        (self.root / "triton" / "CHOSEN" / "triton_red_fused__fused_rms_norm_0.json").write_text("{")
+        code, _, _ = run([str(self.root)])
+        self.assertIn("CHOSEN", code)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -8,8 +8,9 @@ says it is faster.
 Usage: python3 gpu/rows/peer_kernels.py peer-kernels.tgz|DIR [--ptx DIR]
 
 --ptx writes the PTX of each torch.compile kernel Inductor chose, named by its case
-(compile-rmsnorm-4096x32768-f32.ptx); `cargo xtask asm --ptx FILE --kernel all --sass` then reads
-its SASS beside the lab's.
+(compile-rmsnorm-4096x32768-f32.ptx), and of every other Triton kernel, named by kernel, BLOCK
+and warps (triton-_softmax_single_block_forward_kernel-b8192-w16.ptx); `cargo xtask asm --ptx
+FILE --kernel all --sass` then reads its SASS beside the lab's.
 """
 
 import argparse
@@ -64,6 +65,20 @@ def inductor_kernel(path):
     }
 
 
+def ttgir_facts(path):
+    """From a compile's TTGIR: the widest range it makes (a Triton kernel's BLOCK, where it
+    aranges one) and the elements a thread takes at a time in its first blocked layout, per
+    dimension ("4": 4 f32 or 8 bf16 are one 16-byte access; Inductor's reductions are 2-D,
+    rows x columns, "1x4")."""
+    if not path.is_file():
+        return None, None
+    src = path.read_text(errors="replace")
+    ends = [int(n) for n in re.findall(r"make_range \{end = (\d+)", src)]
+    per_thread = re.search(r"#ttg\.blocked<\{sizePerThread = \[([\d, ]+)\]", src)
+    per_thread = "x".join(per_thread.group(1).replace(" ", "").split(",")) if per_thread else None
+    return (max(ends) if ends else None), per_thread
+
+
 def triton_kernels(root):
     """Every compiled Triton kernel in the Triton cache: its cache hash, name, launch facts."""
     out = []
@@ -76,6 +91,7 @@ def triton_kernels(root):
             raise Unreadable(f"{meta}: {e}") from None
         if "name" not in m:
             continue
+        block, per_thread = ttgir_facts(meta.with_suffix(".ttgir"))
         out.append(
             {
                 "hash": meta.parent.name,
@@ -83,6 +99,8 @@ def triton_kernels(root):
                 "num_warps": m.get("num_warps"),
                 "num_stages": m.get("num_stages"),
                 "shared": m.get("shared"),
+                "block": block,
+                "per_thread": per_thread,
                 "ptx": meta.with_suffix(".ptx") if meta.with_suffix(".ptx").is_file() else None,
             }
         )
@@ -98,8 +116,8 @@ def compile_kernels(root):
         if k is None:
             continue
         chosen = compiled.get((k["config"] or {}).get("triton_cache_hash"))
-        k["ptx"] = chosen["ptx"] if chosen else None
-        k["shared"] = chosen["shared"] if chosen else None
+        for fact in ("ptx", "shared", "per_thread"):
+            k[fact] = chosen[fact] if chosen else None
         out.append(k)
     return out
 
@@ -115,7 +133,19 @@ def cell(v):
 def tables(root):
     """The two tables as text: torch.compile's kernels by case, then every Triton kernel."""
     lines = ["torch.compile's kernels (the config is Inductor's autotuning choice, - where none was saved)"]
-    head = ("op", "rows x cols", "dtype", "kind", "XBLOCK", "R0_BLOCK", "warps", "stages", "evict_last/first", "kernel")
+    head = (
+        "op",
+        "rows x cols",
+        "dtype",
+        "kind",
+        "XBLOCK",
+        "R0_BLOCK",
+        "warps",
+        "stages",
+        "per thread",
+        "evict_last/first",
+        "kernel",
+    )
     rows = []
     inductor = compile_kernels(root)
     for k in sorted(inductor, key=lambda k: (k["op"] or "", k["cols"] or 0, k["dtype"] or "")):
@@ -130,6 +160,7 @@ def tables(root):
                 cell(c.get("R0_BLOCK", c.get("RBLOCK"))),
                 cell(c.get("num_warps")),
                 cell(c.get("num_stages")),
+                cell(k["per_thread"]),
                 f"{k['evict_last']}/{k['evict_first']}",
                 k["kernel"],
             )
@@ -138,11 +169,11 @@ def tables(root):
     lines += ["", "every Triton kernel compiled (Liger's, triton_rows.py's, and Inductor's configs), by name"]
     seen = {}
     for k in triton_kernels(root):
-        key = (k["kernel"], k["num_warps"], k["num_stages"], k["shared"])
+        key = tuple(cell(k[f]) for f in ("kernel", "block", "num_warps", "num_stages", "per_thread", "shared"))
         seen[key] = seen.get(key, 0) + 1
     lines += align(
-        ("kernel", "warps", "stages", "shared B", "compiles"),
-        [(n, cell(w), cell(s), cell(sh), str(c)) for (n, w, s, sh), c in sorted(seen.items(), key=str)],
+        ("kernel", "BLOCK", "warps", "stages", "per thread", "shared B", "compiles"),
+        [(*key, str(n)) for key, n in sorted(seen.items())],
     )
     return "\n".join(lines)
 
@@ -154,20 +185,32 @@ def align(head, rows):
 
 
 def write_ptx(root, out):
+    """The chosen torch.compile kernels' PTX, named by case, and every other Triton kernel's,
+    named by kernel, BLOCK and warps (Inductor's unchosen configs left out)."""
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for k in compile_kernels(root):
+    names = {}
+    inductor = compile_kernels(root)
+    for k in inductor:
         if k["ptx"] is not None and None not in (k["op"], k["rows"], k["cols"], k["dtype"]):
-            dst = out / f"{case_name(k)}.ptx"
-            shutil.copyfile(k["ptx"], dst)
-            written.append(dst)
+            names[k["ptx"]] = case_name(k)
+    generated = {k["kernel"] for k in inductor}
+    for k in triton_kernels(root):
+        if k["ptx"] is not None and k["kernel"] not in generated:
+            names.setdefault(k["ptx"], f"triton-{k['kernel']}-b{cell(k['block'])}-w{cell(k['num_warps'])}")
+    written = []
+    for src, name in sorted(names.items(), key=lambda kv: kv[1]):
+        dst = out / f"{name}.ptx"
+        shutil.copyfile(src, dst)
+        written.append(dst)
     return written
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("kernels", help="peer-kernels.tgz from peers.sh, or the folder it unpacks to")
-    p.add_argument("--ptx", metavar="DIR", help="write the chosen torch.compile kernels' PTX here")
+    p.add_argument(
+        "--ptx", metavar="DIR", help="write the chosen torch.compile kernels' PTX, and the other Triton kernels', here"
+    )
     args = p.parse_args(argv)
     src = Path(args.kernels)
     if not src.exists():

@@ -57,12 +57,21 @@ def triton_per_fused_native_layer_norm_0(in_ptr0, in_ptr1, out_ptr2, xnumel, r0_
 """
 
 # Inductor's wrapper module for the graph quotes each kernel's source again.
-WRAPPER = f"triton_red_fused__fused_rms_norm_0 = async_compile.triton('triton_red_fused__fused_rms_norm_0', '''{LOOPED}''')\n"
+WRAPPER = (
+    f"triton_red_fused__fused_rms_norm_0 = async_compile.triton('triton_red_fused__fused_rms_norm_0', '''{LOOPED}''')\n"
+)
 
 
-def triton_entry(root, digest, name, warps, stages, shared, ptx=True):
+def triton_entry(root, digest, name, warps, stages, shared, ptx=True, block=None, per_thread="4"):
     d = root / "triton" / digest
     d.mkdir(parents=True)
+    if block is not None:
+        (d / f"{name}.ttgir").write_text(
+            f"#blocked = #ttg.blocked<{{sizePerThread = [{per_thread}], threadsPerWarp = [32], "
+            f"warpsPerCTA = [{warps}], order = [0]}}>\n"
+            f"%cols = tt.make_range {{end = {block} : i32, start = 0 : i32}} : tensor<{block}xi32>\n"
+            "%r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>\n"
+        )
     (d / f"{name}.json").write_text(
         json.dumps({"hash": "x", "num_warps": warps, "num_stages": stages, "shared": shared, "name": name})
     )
@@ -80,11 +89,11 @@ def caches(root):
     (ind / "ab" / "cabc.best_config").write_text(json.dumps(chosen))
     (ind / "cd" / "ccdd.py").write_text(PERSISTENT)
     (ind / "cd" / "cwrapper.py").write_text(WRAPPER)
-    triton_entry(root, "CHOSEN", "triton_red_fused__fused_rms_norm_0", 16, 1, 0)
+    triton_entry(root, "CHOSEN", "triton_red_fused__fused_rms_norm_0", 16, 1, 0, block=2048, per_thread="1, 4")
     triton_entry(root, "OTHER", "triton_red_fused__fused_rms_norm_0", 8, 1, 0)
     triton_entry(root, "PER", "triton_per_fused_native_layer_norm_0", 4, 1, 0)
-    triton_entry(root, "LIGER1", "_rms_norm_forward_kernel", 8, 2, 16)
-    triton_entry(root, "LIGER2", "_rms_norm_forward_kernel", 8, 2, 16, ptx=False)
+    triton_entry(root, "LIGER1", "_rms_norm_forward_kernel", 8, 2, 16, block=4096, per_thread="8")
+    triton_entry(root, "LIGER2", "_rms_norm_forward_kernel", 8, 2, 16, ptx=False, block=4096, per_thread="8")
 
 
 def run(argv):
@@ -113,7 +122,7 @@ class PeerKernels(unittest.TestCase):
         red = ks["triton_red_fused__fused_rms_norm_0"]
         self.assertEqual((red["op"], red["rows"], red["cols"], red["dtype"]), ("rmsnorm", 4096, 32768, "f32"))
         self.assertEqual((red["kind"], red["evict_last"], red["evict_first"]), ("looped", 2, 1))
-        self.assertEqual(red["config"]["R0_BLOCK"], 2048)
+        self.assertEqual((red["config"]["R0_BLOCK"], red["per_thread"]), (2048, "1x4"))
         # The autotuner's choice, not the other config compiled for the same kernel.
         self.assertEqual(red["ptx"].parent.name, "CHOSEN")
         per = ks["triton_per_fused_native_layer_norm_0"]
@@ -130,14 +139,18 @@ class PeerKernels(unittest.TestCase):
         lines = out.splitlines()
         red = next(line for line in lines if line.startswith("rmsnorm"))
         self.assertEqual(
-            red.split()[:11], ["rmsnorm", "4096", "x", "32768", "f32", "looped", "1", "2048", "16", "1", "2/1"]
+            red.split()[:12], ["rmsnorm", "4096", "x", "32768", "f32", "looped", "1", "2048", "16", "1", "1x4", "2/1"]
         )
         per = next(line for line in lines if line.startswith("layernorm"))
-        self.assertEqual(per.split()[5:10], ["persistent", "-", "-", "-", "-"])
+        self.assertEqual(per.split()[5:11], ["persistent", "-", "-", "-", "-", "-"])
         liger = next(line for line in lines if line.startswith("_rms_norm_forward_kernel"))
-        self.assertEqual(liger.split(), ["_rms_norm_forward_kernel", "8", "2", "16", "2"])
+        # The widest range is the kernel's BLOCK; two compiles of the same launch are one line.
+        self.assertEqual(liger.split(), ["_rms_norm_forward_kernel", "4096", "8", "2", "8", "16", "2"])
         written = sorted(p.name for p in (Path(self.tmp.name) / "ptx").iterdir())
-        self.assertEqual(written, ["compile-rmsnorm-4096x32768-f32.ptx"])
+        # Inductor's unchosen configs (OTHER, PER) are not written; Liger's by BLOCK and warps.
+        self.assertEqual(
+            written, ["compile-rmsnorm-4096x32768-f32.ptx", "triton-_rms_norm_forward_kernel-b4096-w8.ptx"]
+        )
 
     def test_refusals(self):
         code, _, _ = run([str(Path(self.tmp.name) / "missing.tgz")])

@@ -129,6 +129,170 @@ impl Fault {
     }
 }
 
+/// Each pair's two records, which the table (`table.rs`) gives its two kernels.
+pub(super) mod pairs {
+    use super::{Fault, Pair, verdict};
+    use crate::launch::faults;
+
+    /// A pair's two records: the fault's (`verdict`), then the fixed twin's (`none`).
+    #[allow(clippy::too_many_arguments)]
+    const fn pair(
+        pair: Pair,
+        verdict: &'static str,
+        (fault, fixed): (&'static str, &'static str),
+        counter: &'static str,
+        per: Option<&'static str>,
+        change: &'static str,
+        size: u64,
+    ) -> (Fault, Fault) {
+        let faulty = Fault {
+            pair,
+            fixed: false,
+            verdict,
+            twin: fixed,
+            counter,
+            per,
+            change,
+            size,
+            launches: 1,
+        };
+        let twin = Fault {
+            fixed: true,
+            verdict: verdict::NONE,
+            twin: fault,
+            ..faulty
+        };
+        (faulty, twin)
+    }
+
+    pub const TENSOR_CORES: (Fault, Fault) = pair(
+        Pair::TensorCores,
+        verdict::TENSOR_CORES,
+        ("tensor_cores_fault", "tensor_cores_fixed"),
+        "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+        None,
+        "FP32 inputs and 8×8 fma.rn.f32 per k → BF16 inputs and mma.sync.m16n8k16 (f32 accumulate)",
+        4096,
+    );
+    pub const COALESCING: (Fault, Fault) = pair(
+        Pair::Coalescing,
+        verdict::COALESCING,
+        ("coalescing_fault", "coalescing_fixed"),
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        Some("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+        "read stride 32 elements → 1",
+        1 << 26,
+    );
+    pub const OCCUPANCY: (Fault, Fault) = pair(
+        Pair::Occupancy,
+        verdict::OCCUPANCY,
+        ("occupancy_fault", "occupancy_fixed"),
+        "launch__occupancy_limit_registers",
+        None,
+        "96 live accumulators per thread → 2",
+        1 << 18,
+    );
+    pub const BANK_CONFLICTS: (Fault, Fault) = pair(
+        Pair::BankConflicts,
+        verdict::BANK_CONFLICTS,
+        ("bank_conflicts_fault", "bank_conflicts_fixed"),
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        Some("smsp__inst_executed_op_shared_ld.sum"),
+        "shared tile row pitch 32 words → 33",
+        1 << 23,
+    );
+    pub const TAIL: (Fault, Fault) = pair(
+        Pair::Tail,
+        verdict::TAIL,
+        ("tail_fault", "tail_fixed"),
+        "launch__waves_per_multiprocessor",
+        None,
+        "grid of 1.15 waves → one wave (the same grid-stride code and units)",
+        faults::UNITS_PER_BLOCK as u64,
+    );
+    pub const UNDERSIZED_GRID: (Fault, Fault) = pair(
+        Pair::UndersizedGrid,
+        verdict::UNDERSIZED_GRID,
+        ("undersized_grid_fault", "undersized_grid_fixed"),
+        "launch__waves_per_multiprocessor",
+        None,
+        "grid of 16 blocks → one wave (the same grid-stride code)",
+        1 << 26,
+    );
+    pub const DIVERGENCE: (Fault, Fault) = pair(
+        Pair::Divergence,
+        verdict::DIVERGENCE,
+        ("divergence_fault", "divergence_fixed"),
+        "smsp__thread_inst_executed_per_inst_executed.ratio",
+        None,
+        "path chosen by lane parity → by warp parity",
+        1 << 20,
+    );
+    pub const SPILLS: (Fault, Fault) = pair(
+        Pair::Spills,
+        verdict::SPILLS,
+        ("spills_fault", "spills_fixed"),
+        "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+        None,
+        "array index (e + shift) % 32, shift a run-time argument → e % 32",
+        1 << 28,
+    );
+    pub const MEMORY_BOUND: (Fault, Fault) = {
+        let (a, b) = pair(
+            Pair::MemoryBound,
+            verdict::MEMORY_BOUND,
+            ("memory_bound_twopass", "memory_bound_fused"),
+            "dram__bytes.sum",
+            None,
+            "two elementwise passes (x → t → y) → one fused pass (x → y)",
+            1 << 28,
+        );
+        (
+            Fault { launches: 2, ..a },
+            Fault {
+                verdict: verdict::MEMORY_BOUND,
+                ..b
+            },
+        )
+    };
+    pub const ASYNC_STAGES: (Fault, Fault) = pair(
+        Pair::AsyncStages,
+        verdict::ASYNC_STAGES,
+        ("async_stages_fault", "async_stages_fixed"),
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        None,
+        "cp.async ring of 1 stage (wait_group 0) → 4 stages (wait_group 3)",
+        1 << 28,
+    );
+    pub const SFU: (Fault, Fault) = pair(
+        Pair::Sfu,
+        verdict::SFU,
+        ("sfu_fault", "sfu_fixed"),
+        "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+        None,
+        "sin(kθ) by sin.approx.f32 → by the FMA recurrence 2cosθ·sin kθ − sin(k−1)θ",
+        1 << 26,
+    );
+    pub const L2_RESIDENT: (Fault, Fault) = pair(
+        Pair::L2Resident,
+        verdict::L2_RESIDENT,
+        ("l2_resident_fault", "l2_resident_fixed"),
+        "lts__t_sector_hit_rate.pct",
+        None,
+        "working set 16 MiB (fits the 60 MB L2) → 256 MiB",
+        1 << 27,
+    );
+    pub const BARRIER: (Fault, Fault) = pair(
+        Pair::Barrier,
+        verdict::BARRIER,
+        ("barrier_fault", "barrier_fixed"),
+        "smsp__warp_issue_stalled_barrier_per_warp_active.pct",
+        None,
+        "shared-memory butterfly, two barriers per level → five warp shuffles (shfl.bfly)",
+        1 << 28,
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

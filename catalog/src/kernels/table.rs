@@ -1,7 +1,7 @@
 //! The table: every kernel's entry, and the constructors its rows share.
 
 use super::counts::{self, CountsFn};
-use super::faults::{Fault, Pair, verdict};
+use super::faults::{Fault, pairs};
 use super::{Chain, Kernel, Shape, Shared, Tree};
 use crate::Family;
 use crate::launch::{faults, reduce, roofs, rows, stream, transpose};
@@ -177,37 +177,6 @@ const fn fault_kernel(
     }
 }
 
-/// A pair's two records: the fault's (`verdict`), then the fixed twin's (`none`).
-#[allow(clippy::too_many_arguments)]
-const fn pair(
-    pair: Pair,
-    verdict: &'static str,
-    (fault, fixed): (&'static str, &'static str),
-    counter: &'static str,
-    per: Option<&'static str>,
-    change: &'static str,
-    size: u64,
-) -> (Fault, Fault) {
-    let faulty = Fault {
-        pair,
-        fixed: false,
-        verdict,
-        twin: fixed,
-        counter,
-        per,
-        change,
-        size,
-        launches: 1,
-    };
-    let twin = Fault {
-        fixed: true,
-        verdict: verdict::NONE,
-        twin: fault,
-        ..faulty
-    };
-    (faulty, twin)
-}
-
 /// A row-wise kernel (`gpu-kernels/src/rows.rs`): `op` over each row of a matrix, f32 and
 /// BF16, held by `schedule`'s threads; the block is the schedule's largest (the block
 /// schedule's is sized from the row at launch).
@@ -258,133 +227,6 @@ const GEMM_TILES: Shape = Shape::Tiles {
 const SPILL_BLOCKS: Shape = Shape::Blocks {
     elements_per_block: (faults::BLOCK * faults::SPILL_PASSES * faults::SPILL_WORDS) as u64,
 };
-
-const TENSOR_CORES: (Fault, Fault) = pair(
-    Pair::TensorCores,
-    verdict::TENSOR_CORES,
-    ("tensor_cores_fault", "tensor_cores_fixed"),
-    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-    None,
-    "FP32 inputs and 8×8 fma.rn.f32 per k → BF16 inputs and mma.sync.m16n8k16 (f32 accumulate)",
-    4096,
-);
-const COALESCING: (Fault, Fault) = pair(
-    Pair::Coalescing,
-    verdict::COALESCING,
-    ("coalescing_fault", "coalescing_fixed"),
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    Some("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
-    "read stride 32 elements → 1",
-    1 << 26,
-);
-const OCCUPANCY: (Fault, Fault) = pair(
-    Pair::Occupancy,
-    verdict::OCCUPANCY,
-    ("occupancy_fault", "occupancy_fixed"),
-    "launch__occupancy_limit_registers",
-    None,
-    "96 live accumulators per thread → 2",
-    1 << 18,
-);
-const BANK_CONFLICTS: (Fault, Fault) = pair(
-    Pair::BankConflicts,
-    verdict::BANK_CONFLICTS,
-    ("bank_conflicts_fault", "bank_conflicts_fixed"),
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    Some("smsp__inst_executed_op_shared_ld.sum"),
-    "shared tile row pitch 32 words → 33",
-    1 << 23,
-);
-const TAIL: (Fault, Fault) = pair(
-    Pair::Tail,
-    verdict::TAIL,
-    ("tail_fault", "tail_fixed"),
-    "launch__waves_per_multiprocessor",
-    None,
-    "grid of 1.15 waves → one wave (the same grid-stride code and units)",
-    faults::UNITS_PER_BLOCK as u64,
-);
-const UNDERSIZED_GRID: (Fault, Fault) = pair(
-    Pair::UndersizedGrid,
-    verdict::UNDERSIZED_GRID,
-    ("undersized_grid_fault", "undersized_grid_fixed"),
-    "launch__waves_per_multiprocessor",
-    None,
-    "grid of 16 blocks → one wave (the same grid-stride code)",
-    1 << 26,
-);
-const DIVERGENCE: (Fault, Fault) = pair(
-    Pair::Divergence,
-    verdict::DIVERGENCE,
-    ("divergence_fault", "divergence_fixed"),
-    "smsp__thread_inst_executed_per_inst_executed.ratio",
-    None,
-    "path chosen by lane parity → by warp parity",
-    1 << 20,
-);
-const SPILLS: (Fault, Fault) = pair(
-    Pair::Spills,
-    verdict::SPILLS,
-    ("spills_fault", "spills_fixed"),
-    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
-    None,
-    "array index (e + shift) % 32, shift a run-time argument → e % 32",
-    1 << 28,
-);
-const MEMORY_BOUND: (Fault, Fault) = {
-    let (a, b) = pair(
-        Pair::MemoryBound,
-        verdict::MEMORY_BOUND,
-        ("memory_bound_twopass", "memory_bound_fused"),
-        "dram__bytes.sum",
-        None,
-        "two elementwise passes (x → t → y) → one fused pass (x → y)",
-        1 << 28,
-    );
-    (
-        Fault { launches: 2, ..a },
-        Fault {
-            verdict: verdict::MEMORY_BOUND,
-            ..b
-        },
-    )
-};
-const ASYNC_STAGES: (Fault, Fault) = pair(
-    Pair::AsyncStages,
-    verdict::ASYNC_STAGES,
-    ("async_stages_fault", "async_stages_fixed"),
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-    None,
-    "cp.async ring of 1 stage (wait_group 0) → 4 stages (wait_group 3)",
-    1 << 28,
-);
-const SFU: (Fault, Fault) = pair(
-    Pair::Sfu,
-    verdict::SFU,
-    ("sfu_fault", "sfu_fixed"),
-    "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
-    None,
-    "sin(kθ) by sin.approx.f32 → by the FMA recurrence 2cosθ·sin kθ − sin(k−1)θ",
-    1 << 26,
-);
-const L2_RESIDENT: (Fault, Fault) = pair(
-    Pair::L2Resident,
-    verdict::L2_RESIDENT,
-    ("l2_resident_fault", "l2_resident_fixed"),
-    "lts__t_sector_hit_rate.pct",
-    None,
-    "working set 16 MiB (fits the 60 MB L2) → 256 MiB",
-    1 << 27,
-);
-const BARRIER: (Fault, Fault) = pair(
-    Pair::Barrier,
-    verdict::BARRIER,
-    ("barrier_fault", "barrier_fixed"),
-    "smsp__warp_issue_stalled_barrier_per_warp_active.pct",
-    None,
-    "shared-memory butterfly, two barriers per level → five warp shuffles (shfl.bfly)",
-    1 << 28,
-);
 
 /// Every kernel, in the order `all` runs them.
 pub const KERNELS: &[Kernel] = &[
@@ -706,7 +548,7 @@ pub const KERNELS: &[Kernel] = &[
             pitch: faults::GEMM_TILE,
         },
         6,
-        TENSOR_CORES.0,
+        pairs::TENSOR_CORES.0,
         "FP32 GEMM C = A·Bᵀ, 128×128 tiles, 8×8 FMAs per thread and k: the FMA pipe",
     ),
     fault_kernel(
@@ -718,7 +560,7 @@ pub const KERNELS: &[Kernel] = &[
             pitch: faults::GEMM_PITCH_BF16 / 2,
         },
         6,
-        TENSOR_CORES.1,
+        pairs::TENSOR_CORES.1,
         "the same GEMM in BF16 on the tensor cores: mma.sync.m16n8k16, f32 accumulators",
     ),
     fault_kernel(
@@ -727,7 +569,7 @@ pub const KERNELS: &[Kernel] = &[
         PER_THREAD_GROUP,
         Shared::None,
         4,
-        COALESCING.0,
+        pairs::COALESCING.0,
         "out[i] = in[32·i], four per thread: every lane of a warp in its own 128-byte line",
     ),
     fault_kernel(
@@ -736,7 +578,7 @@ pub const KERNELS: &[Kernel] = &[
         PER_THREAD_GROUP,
         Shared::None,
         4,
-        COALESCING.1,
+        pairs::COALESCING.1,
         "out[i] = in[i], four per thread: one line per warp per load",
     ),
     fault_kernel(
@@ -745,7 +587,7 @@ pub const KERNELS: &[Kernel] = &[
         PER_THREAD,
         Shared::None,
         4,
-        OCCUPANCY.0,
+        pairs::OCCUPANCY.0,
         "a warp-wide chase of 1 KiB lines with 96 live values per thread: 12.5 % occupancy",
     ),
     fault_kernel(
@@ -754,7 +596,7 @@ pub const KERNELS: &[Kernel] = &[
         PER_THREAD,
         Shared::None,
         4,
-        OCCUPANCY.1,
+        pairs::OCCUPANCY.1,
         "the same chase with 2 live values: full occupancy, eight times the bytes in flight",
     ),
     fault_kernel(
@@ -768,7 +610,7 @@ pub const KERNELS: &[Kernel] = &[
             pitch: faults::PITCH_FAULT,
         },
         3,
-        BANK_CONFLICTS.0,
+        pairs::BANK_CONFLICTS.0,
         "column reads of a 32×32 shared tile per warp: 32-way bank conflicts",
     ),
     fault_kernel(
@@ -782,7 +624,7 @@ pub const KERNELS: &[Kernel] = &[
             pitch: faults::PITCH_FIXED,
         },
         3,
-        BANK_CONFLICTS.1,
+        pairs::BANK_CONFLICTS.1,
         "the same reads of a 32×33 tile: no conflicts",
     ),
     fault_kernel(
@@ -791,7 +633,7 @@ pub const KERNELS: &[Kernel] = &[
         Shape::WavePercent { percent: 115 },
         Shared::None,
         5,
-        TAIL.0,
+        pairs::TAIL.0,
         "1.15 waves of long blocks, one per SM (16 FMA-bound units each): the last 0.15 wave \
          runs alone",
     ),
@@ -801,7 +643,7 @@ pub const KERNELS: &[Kernel] = &[
         Shape::Waves { waves: 1 },
         Shared::None,
         5,
-        TAIL.1,
+        pairs::TAIL.1,
         "the same units on exactly one wave of grid-stride blocks, one per SM",
     ),
     fault_kernel(
@@ -812,7 +654,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::None,
         5,
-        UNDERSIZED_GRID.0,
+        pairs::UNDERSIZED_GRID.0,
         "a grid-stride a·x + b on 16 blocks: 16 of the SMs, one block each",
     ),
     fault_kernel(
@@ -821,7 +663,7 @@ pub const KERNELS: &[Kernel] = &[
         Shape::Waves { waves: 1 },
         Shared::None,
         5,
-        UNDERSIZED_GRID.1,
+        pairs::UNDERSIZED_GRID.1,
         "the same loop on one wave of blocks",
     ),
     fault_kernel(
@@ -830,7 +672,7 @@ pub const KERNELS: &[Kernel] = &[
         PER_THREAD,
         Shared::None,
         3,
-        DIVERGENCE.0,
+        pairs::DIVERGENCE.0,
         "two long integer paths chosen by lane parity: every warp runs both",
     ),
     fault_kernel(
@@ -839,7 +681,7 @@ pub const KERNELS: &[Kernel] = &[
         PER_THREAD,
         Shared::None,
         3,
-        DIVERGENCE.1,
+        pairs::DIVERGENCE.1,
         "the same paths chosen by warp parity: each warp runs one",
     ),
     fault_kernel(
@@ -848,7 +690,7 @@ pub const KERNELS: &[Kernel] = &[
         SPILL_BLOCKS,
         Shared::None,
         3,
-        SPILLS.0,
+        pairs::SPILLS.0,
         "32 words per thread indexed through a run-time shift: local memory",
     ),
     fault_kernel(
@@ -857,7 +699,7 @@ pub const KERNELS: &[Kernel] = &[
         SPILL_BLOCKS,
         Shared::None,
         2,
-        SPILLS.1,
+        pairs::SPILLS.1,
         "the same words indexed at compile time: registers",
     ),
     fault_kernel(
@@ -866,7 +708,7 @@ pub const KERNELS: &[Kernel] = &[
         PER_THREAD_GROUP,
         Shared::None,
         5,
-        MEMORY_BOUND.0,
+        pairs::MEMORY_BOUND.0,
         "the control: y = a·x + b at the DRAM roof, launched twice (x → t → y)",
     ),
     fault_kernel(
@@ -875,7 +717,7 @@ pub const KERNELS: &[Kernel] = &[
         PER_THREAD_GROUP,
         Shared::None,
         7,
-        MEMORY_BOUND.1,
+        pairs::MEMORY_BOUND.1,
         "both passes fused into one: half the bytes, the same results",
     ),
     fault_kernel(
@@ -887,7 +729,7 @@ pub const KERNELS: &[Kernel] = &[
             pitch: 4 * faults::ASYNC_THREADS,
         },
         3,
-        ASYNC_STAGES.0,
+        pairs::ASYNC_STAGES.0,
         "16 KiB tiles by cp.async, one stage: wait_group 0 after every copy",
     ),
     fault_kernel(
@@ -899,7 +741,7 @@ pub const KERNELS: &[Kernel] = &[
             pitch: 4 * faults::ASYNC_THREADS,
         },
         3,
-        ASYNC_STAGES.1,
+        pairs::ASYNC_STAGES.1,
         "the same tiles through a four-stage ring: wait_group 3",
     ),
     fault_kernel(
@@ -908,7 +750,7 @@ pub const KERNELS: &[Kernel] = &[
         PER_THREAD_GROUP,
         Shared::None,
         3,
-        SFU.0,
+        pairs::SFU.0,
         "Σ sin(kθ), k = 1..32, each by sin.approx: the XU pipe",
     ),
     fault_kernel(
@@ -917,7 +759,7 @@ pub const KERNELS: &[Kernel] = &[
         PER_THREAD_GROUP,
         Shared::None,
         3,
-        SFU.1,
+        pairs::SFU.1,
         "the same sum from an FMA recurrence: the FMA pipe",
     ),
     fault_kernel(
@@ -926,7 +768,7 @@ pub const KERNELS: &[Kernel] = &[
         Shape::Waves { waves: 1 },
         Shared::None,
         3,
-        L2_RESIDENT.0,
+        pairs::L2_RESIDENT.0,
         "2 GiB of 16-byte loads over a 16 MiB working set: the L2 serves them",
     ),
     fault_kernel(
@@ -935,7 +777,7 @@ pub const KERNELS: &[Kernel] = &[
         Shape::Waves { waves: 1 },
         Shared::None,
         3,
-        L2_RESIDENT.1,
+        pairs::L2_RESIDENT.1,
         "the same loads over 256 MiB: the DRAM serves them",
     ),
     fault_kernel(
@@ -946,7 +788,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::PerThread,
         3,
-        BARRIER.0,
+        pairs::BARRIER.0,
         "sums of 32 elements by a shared-memory butterfly: ten barriers per 256 elements",
     ),
     fault_kernel(
@@ -957,7 +799,7 @@ pub const KERNELS: &[Kernel] = &[
         },
         Shared::None,
         3,
-        BARRIER.1,
+        pairs::BARRIER.1,
         "the same sums by five warp shuffles: no barrier",
     ),
     // The row-wise family (the chapter's Part II): each operation in each schedule.

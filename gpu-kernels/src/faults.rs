@@ -1,6 +1,6 @@
 //! The microscope's fault catalogue, planted: for each fault a kernel that has it
 //! (`<fault>_fault`) and its fixed twin (`<fault>_fixed`), exactly one thing changed between
-//! them: the fix the catalogue names. The catalogue (`catalog/src/kernels/table.rs`) states for
+//! them: the fix the catalogue names. The catalogue (`catalog/src/kernels/faults.rs`) states for
 //! each the verdict its profile must get and the ncu counter that shows the fix; `docs/faults.md`
 //! has the table.
 //!

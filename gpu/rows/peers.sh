@@ -8,7 +8,7 @@
 #     bash gpu/rows/peers.sh --lab DIR/rows-*.json
 set -uo pipefail
 out=${OUT:-results/rows}
-mkdir -p "$out"
+mkdir -p "$out" && out=$(cd "$out" && pwd)
 site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT
 

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """What the peers' compiled kernels are, read from the caches peers.sh keeps (peer-kernels.tgz):
-torch.compile's generated Triton kernels with the config Inductor's autotuning chose for each
-shape, and every Triton kernel's launch facts (Liger's and triton_rows.py's too). No torch, no
-GPU: the question it answers offline is what a peer's kernel does at a shape, where the table
-says it is faster.
+torch.compile's generated Triton kernels, each with its iteration space (xnumel x r0_numel: the
+case's rows x columns where it reduces a whole row per x, else the pieces Inductor split the
+work into) and the config Inductor's autotuning chose, and every Triton kernel's launch facts
+(Liger's and triton_rows.py's too). No torch, no GPU: the question it answers offline is what a
+peer's kernel does at a shape, where the table says it is faster.
 
 Usage: python3 gpu/rows/peer_kernels.py peer-kernels.tgz|DIR [--ptx DIR]
 
---ptx writes the PTX of each torch.compile kernel Inductor chose, named by its case
-(compile-rmsnorm-4096x32768-f32.ptx), and of every other Triton kernel, named by kernel, BLOCK
-and warps (triton-_softmax_single_block_forward_kernel-b8192-w16.ptx); `cargo xtask asm --ptx
-FILE --kernel all --sass` then reads its SASS beside the lab's.
+--ptx writes the PTX of each torch.compile kernel Inductor chose, named by kernel, iteration
+space and dtype (compile-triton_red_fused__fused_rms_norm_0-4096x32768-f32.ptx), and of every
+other Triton kernel, named by kernel, BLOCK and warps
+(triton-_softmax_single_block_forward_kernel-b8192-w16.ptx); `cargo xtask asm --ptx FILE
+--kernel all --sass` then reads its SASS beside the lab's.
 """
 
 import argparse
@@ -55,8 +57,8 @@ def inductor_kernel(path):
         "kernel": name,
         "op": next((op for key, op in OPS if key in name), None),
         "kind": KINDS.get(kind.group(1)) if kind else None,
-        "rows": number("xnumel"),
-        "cols": number("r0_numel") or number("rnumel"),
+        "xnumel": number("xnumel"),
+        "r0_numel": number("r0_numel") or number("rnumel"),
         "dtype": DTYPES.get(dtype.group(1), dtype.group(1)) if dtype else None,
         # The L2 policies its loads ask: a looped reduction keeps the row for its next pass.
         "evict_last": src.count("evict_last"),
@@ -122,8 +124,13 @@ def compile_kernels(root):
     return out
 
 
-def case_name(k):
-    return f"compile-{k['op']}-{k['rows']}x{k['cols']}-{k['dtype']}"
+def space(k):
+    """A kernel's iteration space: xnumel x r0_numel, or xnumel alone (a pointwise kernel)."""
+    return cell(k["xnumel"]) if k["r0_numel"] is None else f"{cell(k['xnumel'])}x{k['r0_numel']}"
+
+
+def ptx_name(k):
+    return f"compile-{k['kernel']}-{space(k)}-{cell(k['dtype'])}"
 
 
 def cell(v):
@@ -135,7 +142,7 @@ def tables(root):
     lines = ["torch.compile's kernels (the config is Inductor's autotuning choice, - where none was saved)"]
     head = (
         "op",
-        "rows x cols",
+        "xnumel x r0_numel",
         "dtype",
         "kind",
         "XBLOCK",
@@ -148,12 +155,12 @@ def tables(root):
     )
     rows = []
     inductor = compile_kernels(root)
-    for k in sorted(inductor, key=lambda k: (k["op"] or "", k["cols"] or 0, k["dtype"] or "")):
+    for k in sorted(inductor, key=lambda k: (k["op"] or "", k["r0_numel"] or 0, k["dtype"] or "", k["kernel"])):
         c = k["config"] or {}
         rows.append(
             (
                 cell(k["op"]),
-                f"{cell(k['rows'])} x {cell(k['cols'])}",
+                space(k).replace("x", " x "),
                 cell(k["dtype"]),
                 cell(k["kind"]),
                 cell(c.get("XBLOCK")),
@@ -191,8 +198,8 @@ def write_ptx(root, out):
     names = {}
     inductor = compile_kernels(root)
     for k in inductor:
-        if k["ptx"] is not None and None not in (k["op"], k["rows"], k["cols"], k["dtype"]):
-            names[k["ptx"]] = case_name(k)
+        if k["ptx"] is not None:
+            names[k["ptx"]] = ptx_name(k)
     generated = {k["kernel"] for k in inductor}
     for k in triton_kernels(root):
         if k["ptx"] is not None and k["kernel"] not in generated:

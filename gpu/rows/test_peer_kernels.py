@@ -56,6 +56,17 @@ def triton_per_fused_native_layer_norm_0(in_ptr0, in_ptr1, out_ptr2, xnumel, r0_
     R0_BLOCK: tl.constexpr = 512
 """
 
+# A pointwise kernel: an iteration space of one dimension.
+POINTWISE = """
+@triton_heuristics.pointwise(
+    size_hints={'x': 67108864},
+    triton_meta={'signature': {'in_ptr0': '*bf16', 'out_ptr0': '*bf16', 'xnumel': 'i32'}},
+)
+@triton.jit
+def triton_poi_fused__softmax_1(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xnumel = 67108864
+"""
+
 # Inductor's wrapper module for the graph quotes each kernel's source again.
 WRAPPER = (
     f"triton_red_fused__fused_rms_norm_0 = async_compile.triton('triton_red_fused__fused_rms_norm_0', '''{LOOPED}''')\n"
@@ -89,6 +100,11 @@ def caches(root):
     (ind / "ab" / "cabc.best_config").write_text(json.dumps(chosen))
     (ind / "cd" / "ccdd.py").write_text(PERSISTENT)
     (ind / "cd" / "cwrapper.py").write_text(WRAPPER)
+    (ind / "cd" / "cpoi.py").write_text(POINTWISE)
+    (ind / "cd" / "cpoi.best_config").write_text(
+        json.dumps({"XBLOCK": 1024, "num_warps": 4, "triton_cache_hash": "POI"})
+    )
+    triton_entry(root, "POI", "triton_poi_fused__softmax_1", 4, 1, 0)
     triton_entry(root, "CHOSEN", "triton_red_fused__fused_rms_norm_0", 16, 1, 0, block=2048, per_thread="1, 4")
     triton_entry(root, "OTHER", "triton_red_fused__fused_rms_norm_0", 8, 1, 0)
     triton_entry(root, "PER", "triton_per_fused_native_layer_norm_0", 4, 1, 0)
@@ -118,15 +134,26 @@ class PeerKernels(unittest.TestCase):
 
     def test_compile_kernels_by_case(self):
         ks = {k["kernel"]: k for k in peer_kernels.compile_kernels(self.root)}
-        self.assertEqual(set(ks), {"triton_red_fused__fused_rms_norm_0", "triton_per_fused_native_layer_norm_0"})
+        self.assertEqual(
+            set(ks),
+            {
+                "triton_red_fused__fused_rms_norm_0",
+                "triton_per_fused_native_layer_norm_0",
+                "triton_poi_fused__softmax_1",
+            },
+        )
+        poi = ks["triton_poi_fused__softmax_1"]
+        self.assertEqual(
+            (poi["op"], poi["kind"], poi["xnumel"], poi["r0_numel"]), ("softmax", "pointwise", 67108864, None)
+        )
         red = ks["triton_red_fused__fused_rms_norm_0"]
-        self.assertEqual((red["op"], red["rows"], red["cols"], red["dtype"]), ("rmsnorm", 4096, 32768, "f32"))
+        self.assertEqual((red["op"], red["xnumel"], red["r0_numel"], red["dtype"]), ("rmsnorm", 4096, 32768, "f32"))
         self.assertEqual((red["kind"], red["evict_last"], red["evict_first"]), ("looped", 2, 1))
         self.assertEqual((red["config"]["R0_BLOCK"], red["per_thread"]), (2048, "1x4"))
         # The autotuner's choice, not the other config compiled for the same kernel.
         self.assertEqual(red["ptx"].parent.name, "CHOSEN")
         per = ks["triton_per_fused_native_layer_norm_0"]
-        self.assertEqual((per["op"], per["rows"], per["cols"], per["dtype"]), ("layernorm", 65536, 512, "bf16"))
+        self.assertEqual((per["op"], per["xnumel"], per["r0_numel"], per["dtype"]), ("layernorm", 65536, 512, "bf16"))
         self.assertEqual((per["kind"], per["config"], per["ptx"]), ("persistent", None, None))
 
     def test_tables_from_a_tgz(self):
@@ -149,8 +176,15 @@ class PeerKernels(unittest.TestCase):
         written = sorted(p.name for p in (Path(self.tmp.name) / "ptx").iterdir())
         # Inductor's unchosen configs (OTHER, PER) are not written; Liger's by BLOCK and warps.
         self.assertEqual(
-            written, ["compile-rmsnorm-4096x32768-f32.ptx", "triton-_rms_norm_forward_kernel-b4096-w8.ptx"]
+            written,
+            [
+                "compile-triton_poi_fused__softmax_1-67108864-bf16.ptx",
+                "compile-triton_red_fused__fused_rms_norm_0-4096x32768-f32.ptx",
+                "triton-_rms_norm_forward_kernel-b4096-w8.ptx",
+            ],
         )
+        poi = next(line for line in lines if line.startswith("softmax"))
+        self.assertEqual(poi.split()[:4], ["softmax", "67108864", "bf16", "pointwise"])
 
     def test_refusals(self):
         code, _, _ = run([str(Path(self.tmp.name) / "missing.tgz")])

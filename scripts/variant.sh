@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # A kernel variant to time beside dist/ in the same device call, built here from the repo root
 # after `cargo xtask dist`: dist/variant/NAME holds copies of dist/'s lab and MANIFEST.txt and
-# of dist/ptx, whose llvm and nvvm PTX are rebuilt from the tree with PATCH applied; the patch
-# is taken back out afterwards, on failure too. The lab loads the PTX beside it, so
-# `dist/variant/NAME/lab bench ...` runs the variant's kernels under dist/'s host (nvcc's and
-# the canary's PTX stay dist/'s). A patch that changes more than gpu-kernels/ changes the host
-# too: build that variant whole with `cargo xtask dist --out dist/variant/NAME`.
+# of dist/ptx, whose llvm, nvvm and nvcc PTX are rebuilt from the tree with PATCH applied; the
+# patch is taken back out afterwards, on failure too. The lab loads the PTX beside it, so
+# `dist/variant/NAME/lab bench ...` runs the variant's kernels under dist/'s host (the canary's
+# PTX stays dist/'s). A patch that changes more than gpu-kernels/ changes the host too: build
+# that variant whole with `cargo xtask dist --out dist/variant/NAME`.
 # Usage: bash scripts/variant.sh NAME PATCH     (e.g. then carry dist, which holds it)
 set -euo pipefail
 if [[ $# -ne 2 ]]; then
@@ -26,20 +26,20 @@ git apply --check "$patch" || { echo "error: $patch does not apply to this tree"
 
 git apply "$patch"
 trap 'git apply -R "$patch"' EXIT
-cargo xtask ptx --backend llvm > /dev/null
-cargo xtask ptx --backend nvvm > /dev/null
+cargo xtask ptx > /dev/null
 out=dist/variant/$name
 rm -rf "$out" && mkdir -p "$out"
 cp -r dist/ptx dist/lab dist/MANIFEST.txt "$out/"
-for c in llvm nvvm; do
+changed=()
+for c in llvm nvvm nvcc; do
     gzip -c "target/ptx/$c/gpu_kernels.ptx" > "$out/ptx/$c/gpu_kernels.ptx.gz"
-    if cmp -s <(zcat "dist/ptx/$c/gpu_kernels.ptx.gz") "target/ptx/$c/gpu_kernels.ptx"; then
-        echo "warning: $name's $c PTX is dist/'s: the patch changed none of its kernels" >&2
-    fi
+    cmp -s <(zcat "dist/ptx/$c/gpu_kernels.ptx.gz") "target/ptx/$c/gpu_kernels.ptx" || changed+=("$c")
 done
+if [[ ${#changed[@]} -eq 0 ]]; then
+    echo "warning: $name's PTX is dist/'s in all three sets: the patch changed no kernel" >&2
+fi
 git apply -R "$patch"
 trap - EXIT
 # The tree's own PTX again, so nothing built here afterwards reads the variant's.
-cargo xtask ptx --backend llvm > /dev/null
-cargo xtask ptx --backend nvvm > /dev/null
-echo "$out: $(du -sh "$out" | cut -f1) (lab, MANIFEST.txt, ptx/ with $patch's llvm and nvvm PTX)"
+cargo xtask ptx > /dev/null
+echo "$out: $(du -sh "$out" | cut -f1): dist/'s lab and MANIFEST.txt, the PTX built with $patch (differing from dist/'s: ${changed[*]:-none})"

@@ -1,10 +1,8 @@
 #!/bin/bash
 # On an H200: the table of record first (results/rows/e8d2463/record.sh), then call3 (the block
-# schedule's row policy) and call5 (the C++ twin's block softmax, two an SM); on another GPU,
-# call3 and call5 alone (its record is taken).
+# schedule's row policy); on another GPU, call3 alone (its record is taken).
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); echo "$gpu" > "$out/gpu.txt"
 if [[ $gpu == *H200* ]]; then OUT=$out bash results/rows/e8d2463/record.sh; fi
 OUT=$out bash dist/exp/call3.sh
-OUT=$out bash dist/exp/call5.sh

@@ -3,7 +3,8 @@
 # one kept copy of `w` and all of `b` (lp: ln-pair.diff, built by scripts/variant.sh with its
 # host) against as built (base). Correct first (lab run checks every output; odd row counts
 # leave a half idle; racecheck and synccheck), then the lab's bench alternating at the rows
-# the cluster takes, RMSNorm's clusters beside as the unchanged control.
+# the cluster takes, RMSNorm's clusters beside as the unchanged control; then call5 (the C++
+# twin's block softmax, two an SM), in the same call.
 cd "$(dirname "$0")/../.."
 set -u
 out=${OUT:-/tmp/out}; w=$(mktemp -d); t0=$SECONDS
@@ -30,3 +31,4 @@ done; done
 tar czf "$out/call6.tgz" -C "$w" . ; cat "$w/calls.log"; grep -h "ok\|FAIL" "$w/run.txt" | head -20
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|hazard" "$w"/sanitize-*.txt | head
 grep -h "_cluster" "$w"/bench-*.txt | cut -c1-160 | head -50
+OUT=$out bash dist/exp/call5.sh

@@ -53,6 +53,10 @@ def inductor_kernel(path):
     dtype = re.search(r"'in_ptr0': '\*(\w+)'", src)
     kind = re.match(r"triton_(red|per|poi)_", name)
     best = path.with_suffix(".best_config")
+    try:
+        config = json.loads(best.read_text()) if best.is_file() else None
+    except json.JSONDecodeError as e:
+        raise Unreadable(f"{best}: {e}") from None
     return {
         "kernel": name,
         "op": next((op for key, op in OPS if key in name), None),
@@ -63,7 +67,7 @@ def inductor_kernel(path):
         # The L2 policies its loads ask: a looped reduction keeps the row for its next pass.
         "evict_last": src.count("evict_last"),
         "evict_first": src.count("evict_first"),
-        "config": json.loads(best.read_text()) if best.is_file() else None,
+        "config": config,
     }
 
 
@@ -138,7 +142,8 @@ def cell(v):
 
 
 def tables(root):
-    """The two tables as text: torch.compile's kernels by case, then every Triton kernel."""
+    """The two tables as text: torch.compile's kernels by op and shape, then every Triton
+    kernel."""
     lines = ["torch.compile's kernels (the config is Inductor's autotuning choice, - where none was saved)"]
     head = (
         "op",
@@ -192,8 +197,9 @@ def align(head, rows):
 
 
 def write_ptx(root, out):
-    """The chosen torch.compile kernels' PTX, named by case, and every other Triton kernel's,
-    named by kernel, BLOCK and warps (Inductor's unchosen configs left out)."""
+    """The chosen torch.compile kernels' PTX, named by kernel, iteration space and dtype, and
+    every other Triton kernel's, named by kernel, BLOCK and warps (Inductor's unchosen configs
+    left out)."""
     out.mkdir(parents=True, exist_ok=True)
     names = {}
     inductor = compile_kernels(root)

@@ -3,10 +3,10 @@
 # `cargo xtask dist`: dist/variant/NAME holds a lab, its MANIFEST.txt and a ptx/ built from the
 # tree with PATCH applied (the patch is taken back out afterwards, on failure too). A patch
 # inside gpu-kernels/ changes kernels only: the variant takes dist/'s lab and rebuilds the
-# llvm, nvvm and nvcc PTX (under a minute). A patch outside it changes the host too: the variant is
-# `cargo xtask dist` of the patched tree, of which it keeps the lab, MANIFEST.txt and ptx/
-# (about a minute more; 6 MB, not dist/'s 19). Either way the lab loads the PTX beside it, so
-# `dist/variant/NAME/lab bench ...` runs the variant.
+# llvm, nvvm and nvcc PTX (under a minute). A patch outside it changes the host too: the
+# variant is `cargo xtask dist` of the patched tree, of which it keeps the lab, MANIFEST.txt
+# and ptx/ (about four minutes; 6 MB, not dist/'s 19). Either way the lab loads the PTX beside
+# it, so `dist/variant/NAME/lab bench ...` runs the variant.
 # Usage: bash scripts/variant.sh NAME PATCH     (then carry dist, which holds it)
 set -euo pipefail
 if [[ $# -ne 2 ]]; then

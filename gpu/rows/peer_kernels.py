@@ -113,9 +113,10 @@ def triton_kernels(root):
     return out
 
 
-def compile_kernels(root):
-    """Inductor's kernels, each with the Triton compile its autotuning chose (where one did)."""
-    compiled = {k["hash"]: k for k in triton_kernels(root)}
+def compile_kernels(root, triton):
+    """Inductor's kernels, each with the Triton compile (of `triton`, `triton_kernels`) its
+    autotuning chose, where one did."""
+    compiled = {k["hash"]: k for k in triton}
     out = []
     for path in sorted((root / "inductor").rglob("*.py")):
         k = inductor_kernel(path)
@@ -128,9 +129,16 @@ def compile_kernels(root):
     return out
 
 
-def space(k):
+def read(root):
+    """The caches' kernels, each file read once: Inductor's (`compile_kernels`), then every
+    Triton compile (`triton_kernels`)."""
+    triton = triton_kernels(root)
+    return compile_kernels(root, triton), triton
+
+
+def space(k, sep="x"):
     """A kernel's iteration space: xnumel x r0_numel, or xnumel alone (a pointwise kernel)."""
-    return cell(k["xnumel"]) if k["r0_numel"] is None else f"{cell(k['xnumel'])}x{k['r0_numel']}"
+    return cell(k["xnumel"]) if k["r0_numel"] is None else f"{cell(k['xnumel'])}{sep}{k['r0_numel']}"
 
 
 def ptx_name(k):
@@ -141,7 +149,7 @@ def cell(v):
     return "-" if v is None else str(v)
 
 
-def tables(root):
+def tables(inductor, triton):
     """The two tables as text: torch.compile's kernels by op and shape, then every Triton
     kernel."""
     lines = ["torch.compile's kernels (the config is Inductor's autotuning choice, - where none was saved)"]
@@ -159,13 +167,12 @@ def tables(root):
         "kernel",
     )
     rows = []
-    inductor = compile_kernels(root)
     for k in sorted(inductor, key=lambda k: (k["op"] or "", k["r0_numel"] or 0, k["dtype"] or "", k["kernel"])):
         c = k["config"] or {}
         rows.append(
             (
                 cell(k["op"]),
-                space(k).replace("x", " x "),
+                space(k, " x "),
                 cell(k["dtype"]),
                 cell(k["kind"]),
                 cell(c.get("XBLOCK")),
@@ -180,7 +187,7 @@ def tables(root):
     lines += align(head, rows)
     lines += ["", "every Triton kernel compiled (Liger's, triton_rows.py's, and Inductor's configs), by name"]
     seen = {}
-    for k in triton_kernels(root):
+    for k in triton:
         key = tuple(cell(k[f]) for f in ("kernel", "block", "num_warps", "num_stages", "per_thread", "shared"))
         seen[key] = seen.get(key, 0) + 1
     lines += align(
@@ -196,18 +203,17 @@ def align(head, rows):
     return [fmt.format(*head), fmt.format(*("-" * w for w in widths)), *(fmt.format(*r) for r in rows)]
 
 
-def write_ptx(root, out):
+def write_ptx(inductor, triton, out):
     """The chosen torch.compile kernels' PTX, named by kernel, iteration space and dtype, and
     every other Triton kernel's, named by kernel, BLOCK and warps (Inductor's unchosen configs
     left out)."""
     out.mkdir(parents=True, exist_ok=True)
     names = {}
-    inductor = compile_kernels(root)
     for k in inductor:
         if k["ptx"] is not None:
             names[k["ptx"]] = ptx_name(k)
     generated = {k["kernel"] for k in inductor}
-    for k in triton_kernels(root):
+    for k in triton:
         if k["ptx"] is not None and k["kernel"] not in generated:
             names.setdefault(k["ptx"], f"triton-{k['kernel']}-b{cell(k['block'])}-w{cell(k['num_warps'])}")
     written = []
@@ -242,9 +248,10 @@ def main(argv=None):
         if not (root / "inductor").is_dir() and not (root / "triton").is_dir():
             sys.exit(f"error: {src}: holds neither inductor/ nor triton/ (the caches peers.sh keeps)")
         try:
-            print(tables(root))
+            inductor, triton = read(root)
+            print(tables(inductor, triton))
             if args.ptx:
-                for path in write_ptx(root, Path(args.ptx)):
+                for path in write_ptx(inductor, triton, Path(args.ptx)):
                     print(f"wrote {path}", file=sys.stderr)
         except Unreadable as e:
             sys.exit(f"error: {e}")

@@ -133,7 +133,7 @@ class PeerKernels(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_compile_kernels_by_case(self):
-        ks = {k["kernel"]: k for k in peer_kernels.compile_kernels(self.root)}
+        ks = {k["kernel"]: k for k in peer_kernels.read(self.root)[0]}
         self.assertEqual(
             set(ks),
             {

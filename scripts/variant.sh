@@ -6,7 +6,8 @@
 # llvm, nvvm and nvcc PTX (under a minute). A patch outside it changes the host too: the
 # variant is `cargo xtask dist` of the patched tree, of which it keeps the lab, MANIFEST.txt
 # and ptx/ (about four minutes; 6 MB, not dist/'s 19). Either way the lab loads the PTX beside
-# it, so `dist/variant/NAME/lab bench ...` runs the variant.
+# it, so `dist/variant/NAME/lab bench ...` runs the variant; on the GPU machine,
+# gpu/rows/variants.sh checks it and times it against dist/'s build.
 # Usage: bash scripts/variant.sh NAME PATCH     (then carry dist, which holds it)
 set -euo pipefail
 if [[ $# -ne 2 ]]; then

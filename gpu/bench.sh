@@ -9,7 +9,7 @@ set -uo pipefail
 out=${1:-${OUT:-results/bench}}
 mkdir -p "$out" results/bench
 log=$out/bench.log
-flags=(${BENCH_FLAGS:-})
+read -ra flags <<< "${BENCH_FLAGS:-}"
 {
     echo "# bench: $(head -2 dist/MANIFEST.txt 2>/dev/null | tr '\n' ' ')"
     echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -10,6 +10,7 @@ set -uo pipefail
 out=${1:-${OUT:-results/faults}}
 mkdir -p "$out"
 log=$out/faults-check.log
+# shellcheck source=SCRIPTDIR/steps.sh
 source "$(dirname "$0")/steps.sh"
 batch_header "fault catalogue check"
 

@@ -13,6 +13,7 @@ set -uo pipefail
 out=${1:-${OUT:-results/rows}}
 mkdir -p "$out"
 log=$out/rows.log
+# shellcheck source=SCRIPTDIR/steps.sh
 source "$(dirname "$0")/steps.sh"
 batch_header "row-wise family"
 

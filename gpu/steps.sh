@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154  # $out and $log: set by the script that sources this
 # Sourced by the GPU machine's batch checks (rows.sh, faults-check.sh), after they set $out
 # (the output folder, created) and $log (the batch's log in it):
 #   batch_header TITLE   starts the log: TITLE, the build dist/ holds, the date, the GPU, lab info

@@ -12,8 +12,9 @@ step() { printf '==> %s\n' "$*"; }
 SECONDS=0
 
 # 1. Debian packages: libclang for the nvtx crate's bindgen; curl for rustup on a bare machine;
-#    Chromium and a font for the test that opens `cargo xtask explore`'s pages headless.
-APT_PKGS=(libclang-dev pkg-config unzip curl ca-certificates chromium fonts-dejavu-core)
+#    Chromium and a font for the test that opens `cargo xtask explore`'s pages headless;
+#    a linter for the GPU machine's scripts (shellcheck), which only a device call runs.
+APT_PKGS=(libclang-dev pkg-config unzip curl ca-certificates chromium fonts-dejavu-core shellcheck)
 missing=()
 for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

@@ -77,6 +77,9 @@ finish ptx-nvvm
 step "python3: gpu/rows unit tests, every gpu/ script compiles"
 python3 -m unittest discover -s gpu/rows -p 'test_*.py' -q
 python3 -m py_compile gpu/*.py gpu/rows/*.py gpu/corpus/*.py
+# The GPU machine's scripts run only in a device call: their mistakes are found here.
+step "shellcheck: gpu/, scripts/, .ci/run, the record's scripts"
+shellcheck -x -S warning gpu/*.sh gpu/rows/*.sh scripts/*.sh .ci/run results/rows/e8d2463/*.sh
 step "cargo test"
 lint test --workspace "${profile[@]}" -- --show-output
 step "done"

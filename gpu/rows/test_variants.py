@@ -3,7 +3,11 @@ import contextlib
 import io
 import json
 import os
+import shutil
+import subprocess
+import tarfile
 import tempfile
+import textwrap
 import unittest
 
 import variants
@@ -62,6 +66,82 @@ class Variants(unittest.TestCase):
         cells[("x_f32", "rust-nvvm", "1x1")]["base"][1] = 1.0
         row = next(l for l in variants.table(cells, builds).splitlines() if l.startswith("x_f32"))
         self.assertEqual(row.split()[-2:], ["-", "-"])
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# A lab that checks nothing and times nothing: `run` fails for the build named in $FAIL_RUN;
+# `bench --out DIR` writes one row, x copy 0.90 for dist/'s lab and 0.93 for a variant's, and
+# appends its build to $ORDER.
+FAKE_LAB = textwrap.dedent("""\
+    #!/bin/bash
+    name=$(basename "$(dirname "$0")"); cmd=$1; shift
+    if [[ $cmd == run ]]; then
+        [[ $name == "$FAIL_RUN" ]] && { echo FAILED; exit 1; }
+        echo "ok $*"; exit 0
+    fi
+    while [[ $# -gt 0 ]]; do [[ $1 == --out ]] && out=$2; shift; done
+    echo "$name" >> "$ORDER"
+    x=0.93; [[ $name == dist ]] && x=0.90
+    mkdir -p "$out"
+    echo '{"rows": [{"entry": "layernorm_cluster_f32", "implementation": "rust-llvm",' \
+         '"rows": 256, "cols": 262144, "x_copy": '$x'}]}' > "$out/rows-x.json"
+""")
+
+
+class VariantsScript(unittest.TestCase):
+    """variants.sh itself, in a tree of its own with a fake lab, nvidia-smi and sanitizer."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        os.makedirs(os.path.join(self.root, "gpu/rows"))
+        for f in ("variants.sh", "variants.py"):
+            shutil.copy(os.path.join(HERE, f), os.path.join(self.root, "gpu/rows", f))
+        self.bin = os.path.join(self.root, "bin")
+        os.makedirs(self.bin)
+        tools = {"nvidia-smi": "echo 'NVIDIA H200, 580.00'",
+                 "compute-sanitizer": 'shift 4; "$@"'}
+        for name, body in tools.items():
+            self.write(os.path.join(self.bin, name), "#!/bin/bash\n" + body + "\n")
+        for d in ("dist", "dist/variant/lp", "dist/variant/bo"):
+            self.write(os.path.join(self.root, d, "lab"), FAKE_LAB)
+        self.write(os.path.join(self.root, "dist/MANIFEST.txt"), "commit abc\n")
+
+    def write(self, path, text):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+
+    def run_script(self, *args, fail_run=""):
+        out = os.path.join(self.root, "out")
+        env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"], OUT=out,
+                   FAIL_RUN=fail_run, ORDER=os.path.join(self.root, "order"))
+        p = subprocess.run(["bash", "gpu/rows/variants.sh", *args], cwd=self.root, env=env,
+                           capture_output=True, text=True, timeout=60)
+        return p, out
+
+    def test_checks_then_rounds_in_alternating_order(self):
+        p, out = self.run_script("--kernel", "layernorm_cluster", "--shape", "256x262144",
+                                 "--check", "3x131072", "--sanitize", "racecheck",
+                                 "--rounds", "2", "lp", "bo", fail_run="bo")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # bo failed its check: only base and lp are timed, the second round reversed.
+        with open(os.path.join(self.root, "order")) as f:
+            self.assertEqual(f.read().split(), ["dist", "lp", "lp", "dist"])
+        self.assertIn("bo dropped", p.stdout)
+        self.assertRegex(p.stdout, r"layernorm_cluster_f32 .* 0\.900 0\.900 +0\.930 0\.930 +\+3\.3 %")
+        with tarfile.open(os.path.join(out, "variants-lp-bo.tgz")) as t:
+            names = {os.path.normpath(n) for n in t.getnames()}
+        for name in ("steps.log", "variants.txt", "run-bo.txt", "sanitize-lp-racecheck.txt",
+                     "bench-base-1/rows-x.json", "bench-lp-2/rows-x.json"):
+            self.assertIn(name, names)
+
+    def test_a_variant_not_built_is_refused_before_anything_runs(self):
+        p, out = self.run_script("--kernel", "layernorm_cluster", "--shape", "256x262144", "nb")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no dist/variant/nb/lab", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "order")))
 
 
 if __name__ == "__main__":

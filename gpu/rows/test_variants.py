@@ -3,6 +3,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -55,11 +56,20 @@ class Variants(unittest.TestCase):
         # A row without a timing (x_copy null) is left out, not shown as zero.
         self.assertNotIn("softmax", text)
 
-    def test_a_variant_that_did_not_run_is_named(self):
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as e:
-            variants.main([self.dir, "--builds", "base,bo"])
-        self.assertIn("no bench of bo", str(e.exception.code))
+    def test_a_variant_whose_benches_failed_is_named_and_shown_as_dashes(self):
+        err, out = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            variants.main([self.dir, "--builds", "base,lp,bo"])
+        self.assertIn("no bench of bo", err.getvalue())
+        ln = next(l for l in out.getvalue().splitlines() if l.startswith("layernorm"))
+        # base, lp, bo, lp / base, bo / base
+        self.assertEqual(re.split(r"\s{2,}", ln)[3:], ["0.880 0.884", "0.930 0.932", "-",
+                                                        "+5.6 % outside", "-"])
+
+    def test_no_bench_at_all_is_an_error(self):
+        with self.assertRaises(SystemExit) as e:
+            variants.main([tempfile.mkdtemp()])
+        self.assertIn("no bench-BUILD-ROUND", str(e.exception.code))
 
     def test_a_missing_round_is_a_dash(self):
         cells, builds = variants.read(self.dir)

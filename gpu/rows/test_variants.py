@@ -71,6 +71,11 @@ class Variants(unittest.TestCase):
             variants.main([tempfile.mkdtemp()])
         self.assertIn("no bench-BUILD-ROUND", str(e.exception.code))
 
+    def test_one_round_a_side_has_no_spread_to_be_outside(self):
+        self.assertEqual(variants.change([0.90], [0.95])[1], False)
+        self.assertEqual(variants.change([0.90, 0.91], [0.95])[1], False)
+        self.assertEqual(variants.change([0.90, 0.91], [0.95, 0.96])[1], True)
+
     def test_a_missing_round_is_a_dash(self):
         cells, builds = variants.read(self.dir)
         cells[("x_f32", "rust-nvvm", "1x1")]["base"][1] = 1.0

@@ -6,7 +6,8 @@ usage: python3 gpu/rows/variants.py DIR [--builds base,NAME,...]
 DIR holds one folder a bench, `bench-BUILD-ROUND/`, each with the lab bench's `rows-*.json`.
 A cell is x the D2D copy measured in that bench run. The change is the variant's mean x copy
 over its rounds against base's, and "outside" where every round of one is above every round of
-the other (the rounds' spread does not cover it). No torch, no GPU.
+the other (the rounds' spread does not cover it; said only where each has two rounds or more).
+No torch, no GPU.
 """
 import argparse
 import collections
@@ -45,11 +46,13 @@ def read(folder):
 
 def change(base, variant):
     """The variant's mean x copy against base's, in percent, and whether the rounds' spread
-    covers it (None where either side has no round)."""
+    covers it (None where either side has no round; False where either has one, which has no
+    spread to speak of)."""
     if not base or not variant:
         return None, None
     pct = (statistics.mean(variant) / statistics.mean(base) - 1) * 100
-    outside = min(variant) > max(base) or max(variant) < min(base)
+    spread = len(base) > 1 and len(variant) > 1
+    outside = spread and (min(variant) > max(base) or max(variant) < min(base))
     return pct, outside
 
 

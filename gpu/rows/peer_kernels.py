@@ -36,13 +36,31 @@ class Unreadable(Exception):
     pass
 
 
+def is_kernel_file(src):
+    """Whether a generated file is one Triton kernel's. A graph's wrapper module quotes its
+    kernels' sources in async_compile.triton(...) calls: each kernel is read from its own
+    file, where its best_config sits beside it."""
+    return "@triton.jit" in src and "async_compile.triton(" not in src
+
+
+def best_config_of(path):
+    """The .best_config autotuning saved for the kernel in `path`: named after the kernel's file
+    (PyTorch's own test of it), or, as PyTorch 2.11 writes it on the GPU machine, by a hash of
+    its own in the kernel's folder, taken where that folder holds this kernel alone (None
+    where two kernels share it and neither is named)."""
+    named = path.with_suffix(".best_config")
+    if named.is_file():
+        return named
+    beside = sorted(path.parent.glob("*.best_config"))
+    kernels = [p for p in path.parent.glob("*.py") if is_kernel_file(p.read_text(errors="replace"))]
+    return beside[0] if len(beside) == 1 and kernels == [path] else None
+
+
 def inductor_kernel(path):
     """One generated kernel file's facts, or None where the file holds no Triton kernel."""
     src = path.read_text(errors="replace")
     name = re.search(r"^def (triton_\w+)\(", src, re.MULTILINE)
-    # A graph's wrapper module quotes its kernels' sources in async_compile.triton(...) calls:
-    # each kernel is read from its own file, where its best_config sits beside it.
-    if "@triton.jit" not in src or not name or "async_compile.triton(" in src:
+    if not is_kernel_file(src) or not name:
         return None
     name = name.group(1)
 
@@ -52,9 +70,9 @@ def inductor_kernel(path):
 
     dtype = re.search(r"'in_ptr0': '\*(\w+)'", src)
     kind = re.match(r"triton_(red|per|poi)_", name)
-    best = path.with_suffix(".best_config")
+    best = best_config_of(path)
     try:
-        config = json.loads(best.read_text()) if best.is_file() else None
+        config = json.loads(best.read_text()) if best else None
     except json.JSONDecodeError as e:
         raise Unreadable(f"{best}: {e}") from None
     return {

@@ -97,7 +97,8 @@ def caches(root):
     (ind / "cd").mkdir()
     (ind / "ab" / "cabc.py").write_text(LOOPED)
     chosen = {"XBLOCK": 1, "R0_BLOCK": 2048, "num_warps": 16, "num_stages": 1, "triton_cache_hash": "CHOSEN"}
-    (ind / "ab" / "cabc.best_config").write_text(json.dumps(chosen))
+    # Named by a hash of its own beside the kernel's file, as PyTorch 2.11 writes it.
+    (ind / "ab" / "7448d1bf.best_config").write_text(json.dumps(chosen))
     (ind / "cd" / "ccdd.py").write_text(PERSISTENT)
     (ind / "cd" / "cwrapper.py").write_text(WRAPPER)
     (ind / "cd" / "cpoi.py").write_text(POINTWISE)
@@ -155,6 +156,16 @@ class PeerKernels(unittest.TestCase):
         per = ks["triton_per_fused_native_layer_norm_0"]
         self.assertEqual((per["op"], per["xnumel"], per["r0_numel"], per["dtype"]), ("layernorm", 65536, 512, "bf16"))
         self.assertEqual((per["kind"], per["config"], per["ptx"]), ("persistent", None, None))
+
+    def test_a_hash_named_best_config_shared_by_two_kernels_is_nobody_s(self):
+        # cd/ holds two kernels (persistent, pointwise): a best_config named by a hash there
+        # could be either's, so the persistent one takes none; the pointwise keeps its own.
+        (self.root / "inductor" / "cd" / "deadbeef.best_config").write_text(
+            json.dumps({"XBLOCK": 1, "R0_BLOCK": 512, "triton_cache_hash": "PER"})
+        )
+        ks = {k["kernel"]: k for k in peer_kernels.read(self.root)[0]}
+        self.assertIsNone(ks["triton_per_fused_native_layer_norm_0"]["config"])
+        self.assertEqual(ks["triton_poi_fused__softmax_1"]["config"]["XBLOCK"], 1024)
 
     def test_tables_from_a_tgz(self):
         tgz = Path(self.tmp.name) / "peer-kernels.tgz"

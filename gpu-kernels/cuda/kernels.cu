@@ -313,6 +313,7 @@ namespace cg = cooperative_groups;
 constexpr unsigned WARP_VECTORS = LAB_ROWS_WARP_VECTORS;
 constexpr unsigned NARROW_VECTORS = LAB_ROWS_NARROW_VECTORS;
 constexpr unsigned BLOCK_VECTORS = LAB_ROWS_BLOCK_VECTORS;
+constexpr unsigned BLOCK_MAX_THREADS = LAB_ROWS_BLOCK_MAX_THREADS;
 constexpr unsigned CLUSTER_VECTORS = LAB_ROWS_CLUSTER_VECTORS;
 constexpr unsigned SLOT_WORDS = LAB_ROWS_SLOT_WORDS;
 constexpr unsigned CLUSTER_MAX = LAB_ROWS_CLUSTER_MAX;
@@ -582,6 +583,13 @@ __device__ __forceinline__ void softmax(const typename E::T* x, typename E::T* y
                                     unsigned rows, unsigned cols, float) {                     \
         rows::softmax<E, G, L>(x, y, rows, cols);                                              \
     }
+// The block's twins held to the Rust kernels' 32 registers: two blocks of 1024 an SM.
+#define ROWS_SOFTMAX_TWO_AN_SM(name, E, G, L)                                                  \
+    extern "C" __global__ void __launch_bounds__(rows::BLOCK_MAX_THREADS, 2)                   \
+        name(const E::T* x, const E::T*, const E::T*, E::T* y, unsigned rows, unsigned cols,   \
+             float) {                                                                          \
+        rows::softmax<E, G, L>(x, y, rows, cols);                                              \
+    }
 
 using rows::BF16;
 using rows::F32;
@@ -590,7 +598,7 @@ ROWS_SOFTMAX(softmax_narrow_f32, F32, Group::Warp, rows::NARROW_VECTORS)
 ROWS_SOFTMAX(softmax_narrow_bf16, BF16, Group::Warp, rows::NARROW_VECTORS)
 ROWS_SOFTMAX(softmax_warp_f32, F32, Group::Warp, rows::WARP_VECTORS)
 ROWS_SOFTMAX(softmax_warp_bf16, BF16, Group::Warp, rows::WARP_VECTORS)
-ROWS_SOFTMAX(softmax_block_f32, F32, Group::Block, rows::BLOCK_VECTORS)
-ROWS_SOFTMAX(softmax_block_bf16, BF16, Group::Block, rows::BLOCK_VECTORS)
+ROWS_SOFTMAX_TWO_AN_SM(softmax_block_f32, F32, Group::Block, rows::BLOCK_VECTORS)
+ROWS_SOFTMAX_TWO_AN_SM(softmax_block_bf16, BF16, Group::Block, rows::BLOCK_VECTORS)
 ROWS_SOFTMAX(softmax_cluster_f32, F32, Group::Cluster, rows::CLUSTER_VECTORS)
 ROWS_SOFTMAX(softmax_cluster_bf16, BF16, Group::Cluster, rows::CLUSTER_VECTORS)

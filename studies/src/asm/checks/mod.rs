@@ -127,15 +127,6 @@ pub const KNOWN: &[(Backend, &str, &str)] = &[
          `BRA.DIV` test with an out-of-line WARPSYNC + BAR path; see docs/backends.md",
     ),
     (
-        Backend::Nvcc,
-        "row kernels' occupancy",
-        "nvcc 13 gives the C++ twin's block softmax 36 (f32) and 38 (bf16) registers, one block \
-         of 1024 an SM where the Rust kernels' 32 fit two (its column in docs/part2.md's table, \
-         0.83 x copy in bf16 at 16384 x 4096 and 8192 x 8192, pays for it). \
-         `__launch_bounds__(1024, 2)` holds both to 32 with no spills; not measured on the GPU \
-         yet, so not applied",
-    ),
-    (
         Backend::Nvvm,
         "tree loops unrolled",
         "the trees are unrolled; the loops are ptxas's WARPSYNC + BAR sequence for the \

@@ -110,7 +110,7 @@ class VariantsScript(unittest.TestCase):
     def setUp(self):
         self.root = tempfile.mkdtemp()
         os.makedirs(os.path.join(self.root, "gpu/rows"))
-        for f in ("variants.sh", "variants.py"):
+        for f in ("variants.sh", "variants.py", "peer_kernels.py"):
             shutil.copy(os.path.join(HERE, f), os.path.join(self.root, "gpu/rows", f))
         self.bin = os.path.join(self.root, "bin")
         os.makedirs(self.bin)

@@ -18,6 +18,8 @@ import re
 import statistics
 import sys
 
+from peer_kernels import align
+
 BENCH = re.compile(r"^bench-(?P<build>[A-Za-z0-9_-]+?)-(?P<round>\d+)$")
 
 
@@ -69,10 +71,7 @@ def table(cells, builds):
             pct, outside = change(list(by.get(base, {}).values()), list(by.get(v, {}).values()))
             row.append("-" if pct is None else f"{pct:+.1f} %" + (" outside" if outside else ""))
         lines.append(row)
-    widths = [max(len(str(c)) for c in col) for col in zip(head, *lines)]
-    fmt = lambda cols: "  ".join(str(c).ljust(w) for c, w in zip(cols, widths)).rstrip()
-    out = [fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in lines]
-    return "\n".join(out) + "\n"
+    return "\n".join(line.rstrip() for line in align(head, lines)) + "\n"
 
 
 def main(argv=None):

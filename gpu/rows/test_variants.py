@@ -14,10 +14,10 @@ import unittest
 import variants
 
 
-def bench(root, build, rnd, rows):
+def bench(root, build, rnd, rows, date=""):
     d = os.path.join(root, f"bench-{build}-{rnd}")
     os.makedirs(d)
-    doc = {"rows": [
+    doc = {"date": date, "rows": [
         {"entry": e, "implementation": i, "rows": 256, "cols": 262144, "x_copy": x}
         for e, i, x in rows
     ]}
@@ -42,6 +42,13 @@ class Variants(unittest.TestCase):
     def test_builds_in_the_order_they_first_ran(self):
         _, builds = variants.read(self.dir)
         self.assertEqual(builds, ["base", "lp"])
+
+    def test_builds_by_the_date_they_ran_not_by_name(self):
+        # base, then lp, then bo in the first round: not the names' order (bo before lp).
+        root = tempfile.mkdtemp()
+        for build, date in (("base", "T1"), ("lp", "T2"), ("bo", "T3")):
+            bench(root, build, 1, [("x_f32", "rust-llvm", 0.9)], date=f"2026-12-05{date}")
+        self.assertEqual(variants.read(root)[1], ["base", "lp", "bo"])
 
     def test_change_and_spread(self):
         cells, builds = variants.read(self.dir)

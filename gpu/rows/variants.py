@@ -25,25 +25,26 @@ BENCH = re.compile(r"^bench-(?P<build>[A-Za-z0-9_-]+?)-(?P<round>\d+)$")
 
 def read(folder):
     """{(entry, implementation, shape): {build: {round: x_copy}}} and the builds in the order
-    their first bench ran."""
+    their first bench ran (by the date each results file records; by round, then name, where
+    one records none)."""
     cells = collections.defaultdict(lambda: collections.defaultdict(dict))
-    order = {}
+    first = {}
     for d in sorted(os.listdir(folder)):
         m = BENCH.match(d)
         if not m or not os.path.isdir(os.path.join(folder, d)):
             continue
         build, rnd = m["build"], int(m["round"])
-        order.setdefault(build, (rnd, len(order)))
         for f in sorted(glob.glob(os.path.join(folder, d, "rows-*.json"))):
             with open(f) as fh:
                 doc = json.load(fh)
+            ran = (doc.get("date", ""), rnd, build)
+            first[build] = min(first.get(build, ran), ran)
             for r in doc["rows"]:
                 if r.get("x_copy") is None:
                     continue
                 key = (r["entry"], r["implementation"], f"{r['rows']}x{r['cols']}")
                 cells[key][build][rnd] = r["x_copy"]
-    builds = [b for b, _ in sorted(order.items(), key=lambda kv: kv[1])]
-    return cells, builds
+    return cells, sorted(first, key=first.get)
 
 
 def change(base, variant):

@@ -16,6 +16,7 @@ other Triton kernel, named by kernel, BLOCK and warps
 """
 
 import argparse
+import collections
 import json
 import re
 import shutil
@@ -43,22 +44,21 @@ def is_kernel_file(src):
     return "@triton.jit" in src and "async_compile.triton(" not in src
 
 
-def best_config_of(path):
+def best_config_of(path, alone):
     """The .best_config autotuning saved for the kernel in `path`: named after the kernel's file
     (PyTorch's own test of it), or, as PyTorch 2.11 writes it on the GPU machine, by a hash of
-    its own in the kernel's folder, taken where that folder holds this kernel alone (None
+    its own in the kernel's folder, taken where the folder holds this kernel `alone` (None
     where two kernels share it and neither is named)."""
     named = path.with_suffix(".best_config")
     if named.is_file():
         return named
     beside = sorted(path.parent.glob("*.best_config"))
-    kernels = [p for p in path.parent.glob("*.py") if is_kernel_file(p.read_text(errors="replace"))]
-    return beside[0] if len(beside) == 1 and kernels == [path] else None
+    return beside[0] if len(beside) == 1 and alone else None
 
 
-def inductor_kernel(path):
-    """One generated kernel file's facts, or None where the file holds no Triton kernel."""
-    src = path.read_text(errors="replace")
+def inductor_kernel(path, src, alone):
+    """The facts of one generated kernel file (`src` its text, `alone` in its folder), or None
+    where the file holds no Triton kernel."""
     name = re.search(r"^def (triton_\w+)\(", src, re.MULTILINE)
     if not is_kernel_file(src) or not name:
         return None
@@ -70,7 +70,7 @@ def inductor_kernel(path):
 
     dtype = re.search(r"'in_ptr0': '\*(\w+)'", src)
     kind = re.match(r"triton_(red|per|poi)_", name)
-    best = best_config_of(path)
+    best = best_config_of(path, alone)
     try:
         config = json.loads(best.read_text()) if best else None
     except json.JSONDecodeError as e:
@@ -135,9 +135,11 @@ def compile_kernels(root, triton):
     """Inductor's kernels, each with the Triton compile (of `triton`, `triton_kernels`) its
     autotuning chose, where one did."""
     compiled = {k["hash"]: k for k in triton}
+    sources = {p: p.read_text(errors="replace") for p in sorted((root / "inductor").rglob("*.py"))}
+    per_folder = collections.Counter(p.parent for p, src in sources.items() if is_kernel_file(src))
     out = []
-    for path in sorted((root / "inductor").rglob("*.py")):
-        k = inductor_kernel(path)
+    for path, src in sources.items():
+        k = inductor_kernel(path, src, per_folder[path.parent] == 1)
         if k is None:
             continue
         chosen = compiled.get((k["config"] or {}).get("triton_cache_hash"))

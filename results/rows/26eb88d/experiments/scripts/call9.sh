@@ -1,13 +1,13 @@
 #!/bin/bash
-# call6 and call8 in one call, cut to the cases each variant is for, for an H200 that starts
-# seldom (bo, whose compiler gap docs/part2.md explains from the SASS, left out): lp
+# call6's lp and the long rows' L2 variants in one call, cut to the cases each is for, for an H200
+# that starts seldom (bo, whose compiler gap docs/part2.md explains from the SASS, left out): lp
 # (LayerNorm's cluster holding two rows a block), ap (the wide block's and the clusters' rows
-# demoted to the L2's normal priority once written) and af (the same rows marked first to go
-# once merged, by one bulk prefetch under `evict_first`), each checked (lab run, the
-# sanitizer's three tools), then the lab's bench of the clusters, base and the variants in turn,
-# two rounds (gpu/rows/variants.sh); last, RMSNorm f32 at 4096 x 32768 in the peers' rotation
-# beside torch.compile and the plain Triton kernel: base, then each of ap and af that passed its
-# checks, then the same in reverse. About eight minutes by call6's and call7's step times.
+# demoted to the L2's normal priority once written) and af (the same rows marked first to go once
+# merged, by one bulk prefetch under `evict_first`), each checked (lab run, the sanitizer's three
+# tools), then the lab's bench of the clusters, base and the variants in turn, two rounds
+# (gpu/rows/variants.sh); last, RMSNorm f32 at 4096 x 32768 in the peers' rotation beside
+# torch.compile and the plain Triton kernel: base, then each of ap and af that passed its checks,
+# then the same in reverse. About eight minutes by call6's and call7's step times.
 # Arguments: the variants (default lp ap af; fewer where the call's time is short).
 cd "$(dirname "$0")/../.." || exit
 set -u

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # A variant to time beside dist/ in the same device call, built here from the repo root after
-# `cargo xtask dist`: dist/variant/NAME holds a lab, its MANIFEST.txt and a ptx/ built from the
-# tree with PATCH applied (the patch is taken back out afterwards, on failure too). A patch
-# inside gpu-kernels/ changes kernels only: the variant takes dist/'s lab and rebuilds the
-# llvm, nvvm and nvcc PTX (under a minute). A patch outside it changes the host too: the
-# variant is `cargo xtask dist` of the patched tree, of which it keeps the lab, MANIFEST.txt
-# and ptx/ (about four minutes; 6 MB, not dist/'s 19). Either way the lab loads the PTX beside
-# it, so `dist/variant/NAME/lab bench ...` runs the variant; on the GPU machine,
-# gpu/rows/variants.sh checks it and times it against dist/'s build.
+# `cargo xtask dist`: dist/variant/NAME holds a ptx/ built from the tree with PATCH applied (the
+# patch is taken back out afterwards, on failure too) and its MANIFEST.txt. A patch
+# inside gpu-kernels/ changes kernels only: the variant rebuilds the llvm, nvvm and nvcc PTX
+# (under a minute) and holds no lab, gpu/rows/variants.sh copying dist/'s beside its PTX on the
+# GPU machine (1.7 MB travel, not 6). A patch outside it changes the host too: the variant is
+# `cargo xtask dist` of the patched tree, of which it keeps the lab, MANIFEST.txt and ptx/
+# (about four minutes; 6 MB, not dist/'s 19). Either way the lab loads the PTX beside it, so
+# `dist/variant/NAME/lab bench ...` runs the variant; on the GPU machine, gpu/rows/variants.sh
+# checks it and times it against dist/'s build.
 # Usage: bash scripts/variant.sh NAME PATCH     (then carry dist, which holds it)
 set -euo pipefail
 if [[ $# -ne 2 ]]; then
@@ -36,7 +37,7 @@ if [[ -n $outside ]]; then
 else
     host="dist/'s"
     quietly cargo xtask ptx
-    cp -r dist/ptx dist/lab dist/MANIFEST.txt "$out/"
+    cp -r dist/ptx dist/MANIFEST.txt "$out/"
     for c in llvm nvvm nvcc; do
         gzip -c "target/ptx/$c/gpu_kernels.ptx" > "$out/ptx/$c/gpu_kernels.ptx.gz"
     done

@@ -352,12 +352,13 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
     // prefetch of them during the merge had taken back part of that.) Its index goes through
     // `opaque_u32`: computed ahead of the merge and held across it, the indices took the
     // kernels to 70–71 registers. Not allocated in L1, which the row's next lines pass through
-    // before the next row needs these again.
+    // before the next row needs these again; coherent loads, so that ptxas issues them between
+    // the stores where they stand here on both compilers ([`load4_ordered_with`]).
     let b_ahead_run = O::WEIGHTS >= 2 && keeps_w::<O, G>();
     let mut b_ahead_of = [[0u32; 4]; L];
     let b_vector = |n: usize| {
         let i = (opaque_u32(at.first) + n as u32 * at.stride).min(last) as usize;
-        load4_nc_with((b as *const Vec4<u32>).add(i), policy).0
+        load4_ordered_with((b as *const Vec4<u32>).add(i), policy).0
     };
     if b_ahead_run {
         upto16!(L, n, {

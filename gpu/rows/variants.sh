@@ -39,7 +39,10 @@ fail() { echo "error: $*" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || fail "--rounds $rounds: a whole number, 1 or more"
 [[ -x dist/lab ]] || fail "no dist/lab: carry dist/ (cargo xtask dist, then scripts/variant.sh)"
 for n in "${names[@]}"; do
-    [[ -x dist/variant/$n/lab ]] || fail "no dist/variant/$n/lab (scripts/variant.sh builds it)"
+    [[ -d dist/variant/$n/ptx ]] || fail "no dist/variant/$n/ptx (scripts/variant.sh builds it)"
+    # A kernels-only variant travels without a lab: dist/'s, beside its PTX, loads that PTX.
+    [[ -x dist/variant/$n/lab ]] || cp dist/lab "dist/variant/$n/lab" ||
+        fail "cannot copy dist/lab into dist/variant/$n"
 done
 tag=${tag:-$(IFS=-; echo "${names[*]}")}
 # `lab run` takes one backend word where the bench takes a list.

@@ -67,8 +67,9 @@ pub unsafe fn load4<T: Copy>(p: *const Vec4<T>) -> Vec4<T> {
 
 /// `ld.global.nc<qualifier>.v4.b32` of four 4-byte words at the generic pointer `$p`
 /// (converted with `cvta.to.global` first), as `Vec4<T>`; other sizes of `T` load plainly.
-/// With a `$policy` (from [`l2_evict_last`], [`l2_evict_normal`]), the load is under that L2
-/// cache policy: `.L2::cache_hint`, the policy its last operand.
+/// `@op "ld.global"` first makes it the coherent load instead. With a `$policy` (from
+/// [`l2_evict_last`], [`l2_evict_normal`]), the load is under that L2 cache policy:
+/// `.L2::cache_hint`, the policy its last operand.
 macro_rules! load4_nc_with {
     (@hint $policy:expr) => {
         ".L2::cache_hint"
@@ -76,13 +77,16 @@ macro_rules! load4_nc_with {
     (@operand $policy:expr) => {
         ", {policy}"
     };
-    ($p:expr, $qualifier:literal $(, $policy:expr)?) => {{
+    ($p:expr, $qualifier:literal $(, $policy:expr)?) => {
+        load4_nc_with!(@op "ld.global.nc", $p, $qualifier $(, $policy)?)
+    };
+    (@op $op:literal, $p:expr, $qualifier:literal $(, $policy:expr)?) => {{
         let p = $p;
         if core::mem::size_of::<T>() != 4 {
             return *p;
         }
         let (a, b, c, d): (u32, u32, u32, u32);
-        asm!(concat!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.nc", $qualifier,
+        asm!(concat!("{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ", $op, $qualifier,
                      $(load4_nc_with!(@hint $policy),)?
                      ".v4.b32 {{{a}, {b}, {c}, {d}}}, [g]", $(load4_nc_with!(@operand $policy),)?
                      "; }}"),
@@ -169,6 +173,20 @@ pub unsafe fn load4_ro_with<T: Copy>(p: *const Vec4<T>, policy: u64) -> Vec4<T> 
 #[inline(always)]
 pub unsafe fn load4_nc_with<T: Copy>(p: *const Vec4<T>, policy: u64) -> Vec4<T> {
     load4_nc_with!(p, ".L1::no_allocate", policy)
+}
+
+/// [`load4_nc_with`] on the coherent path: `ld.global.L1::no_allocate.L2::cache_hint.v4.b32`,
+/// which ptxas keeps in the thread's order with its stores (any of them could write these
+/// bytes, as far as it knows), so the load leaves where the source puts it. A non-coherent
+/// load promises no store does, and ptxas may sink it below stores to free registers (in
+/// rust-cuda's LayerNorm cluster kernels, the loads of `b` ahead of their use, to after the
+/// third output's store).
+///
+/// # Safety
+/// `p` must point to global memory, be valid for reads and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn load4_ordered_with<T: Copy>(p: *const Vec4<T>, policy: u64) -> Vec4<T> {
+    load4_nc_with!(@op "ld.global", p, ".L1::no_allocate", policy)
 }
 
 /// `redux.sync.add.s32` over the full warp (sm_80+): every lane gets the wrapping sum of all

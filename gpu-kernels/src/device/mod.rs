@@ -22,7 +22,8 @@
 //!   through L1 (`ld.global.nc.v4`); `load4_ro_with` — the same under an L2 cache policy,
 //!   `l2_evict_last` the policy that keeps the lines it loads past the L2's others,
 //!   `l2_evict_normal` a plain access's, `l2_evict_first` the one whose lines leave first;
-//!   `load4_nc_with` — `load4_nc` under an L2 policy.
+//!   `load4_nc_with` — `load4_nc` under an L2 policy; `load4_ordered_with` — the same on the
+//!   coherent path, which ptxas keeps in order with the thread's stores.
 //! - `store4` — one 16-byte global store (`st.global.v4`, never split); `store4_where`, the
 //!   same predicated on a condition instead of branched around.
 //! - `redux_add_i32` — `redux.sync.add.s32` over the warp.

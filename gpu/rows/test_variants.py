@@ -125,8 +125,11 @@ class VariantsScript(unittest.TestCase):
                  "compute-sanitizer": 'shift 4; "$@"'}
         for name, body in tools.items():
             self.write(os.path.join(self.bin, name), "#!/bin/bash\n" + body + "\n")
-        for d in ("dist", "dist/variant/lp", "dist/variant/bo"):
+        # lp changes the host (a lab of its own), bo the kernels alone (its PTX, no lab).
+        for d in ("dist", "dist/variant/lp"):
             self.write(os.path.join(self.root, d, "lab"), FAKE_LAB)
+        for d in ("dist", "dist/variant/lp", "dist/variant/bo"):
+            self.write(os.path.join(self.root, d, "ptx/llvm/gpu_kernels.ptx.gz"), "")
         self.write(os.path.join(self.root, "dist/MANIFEST.txt"), "commit abc\n")
 
     def write(self, path, text):
@@ -152,6 +155,8 @@ class VariantsScript(unittest.TestCase):
         with open(os.path.join(self.root, "order")) as f:
             self.assertEqual(f.read().split(), ["dist", "lp", "lp", "dist"])
         self.assertIn("bo dropped", p.stdout)
+        # bo, PTX alone, was checked by dist/'s lab, copied beside its PTX.
+        self.assertTrue(os.access(os.path.join(self.root, "dist/variant/bo/lab"), os.X_OK))
         row = r"layernorm_cluster_f32 .* 0\.900 0\.900 +0\.930 0\.930 +\+3\.3 % outside"
         self.assertRegex(p.stdout, row)
         with tarfile.open(os.path.join(out, "variants-lp-bo.tgz")) as t:
@@ -163,7 +168,7 @@ class VariantsScript(unittest.TestCase):
     def test_a_variant_not_built_is_refused_before_anything_runs(self):
         p, out = self.run_script("--kernel", "layernorm_cluster", "--shape", "256x262144", "nb")
         self.assertEqual(p.returncode, 2)
-        self.assertIn("no dist/variant/nb/lab", p.stderr)
+        self.assertIn("no dist/variant/nb/ptx", p.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.root, "order")))
 
 

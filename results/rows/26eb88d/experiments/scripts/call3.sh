@@ -2,8 +2,11 @@
 # The block schedule with the row loaded under evict_normal (bn) instead of evict_last
 # (base), at the rows the block schedule takes: lab bench alternating, then the peers'
 # rotation (compile, liger, triton) with each build's block kernels, alternating.
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit
 set -u
+# bn changes the kernels alone, so it travels as its PTX (scripts/variant.sh): dist/'s lab,
+# copied beside that PTX, loads it.
+[[ -x dist/variant/bn/lab ]] || cp dist/lab dist/variant/bn/lab || exit
 out=${OUT:-/tmp/out}; w=$(mktemp -d); t0=$SECONDS
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$w/gpu.txt"
 shapes=32768x1024,16384x4096,8192x8192

@@ -40,7 +40,9 @@ fail() { echo "error: $*" >&2; exit 2; }
 [[ -x dist/lab ]] || fail "no dist/lab: carry dist/ (cargo xtask dist, then scripts/variant.sh)"
 for n in "${names[@]}"; do
     [[ -d dist/variant/$n/ptx ]] || fail "no dist/variant/$n/ptx (scripts/variant.sh builds it)"
-    # A kernels-only variant travels without a lab: dist/'s, beside its PTX, loads that PTX.
+done
+# A kernels-only variant travels without a lab: dist/'s, beside its PTX, loads that PTX.
+for n in "${names[@]}"; do
     [[ -x dist/variant/$n/lab ]] || cp dist/lab "dist/variant/$n/lab" ||
         fail "cannot copy dist/lab into dist/variant/$n"
 done

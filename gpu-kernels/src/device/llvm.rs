@@ -85,7 +85,7 @@ pub unsafe fn warp_sync(mask: u32) {
     asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack));
 }
 
-// ---- The cluster barriers (the rest of the clusters' instructions: `common.rs`). ----
+// ---- The cluster barriers (the rest of the clusters' instructions: `cluster.rs`). ----
 // The `.aligned` forms: rustc's backend keeps each call one instruction, which a warp's lanes
 // reach together.
 

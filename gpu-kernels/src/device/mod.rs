@@ -5,10 +5,11 @@
 //! - `nvvm.rs`: rust-cuda's `rustc_codegen_nvvm` (`cuda_std`, libnvvm, a 2021 nightly).
 //! - `common.rs`: what both compilers accept alike (the shuffles, atomics, wide loads and
 //!   stores, the L1 prefetch, `redux.sync`, `fma.rn`, volatile shared accesses), written once.
+//! - `cluster.rs`: the thread-block cluster's instructions both accept alike, written once.
 //!
 //! The kernel files (`reduce.rs`, `transpose.rs`, `stream.rs`, `roofs.rs`, `bump.rs`,
 //! `rows.rs`) see only this module, so the same source builds under both compilers. All inline assembly lives in
-//! those three files.
+//! those four files.
 //!
 //! Items each implementation provides (all `#[inline(always)]`):
 //! - `thread_idx_x/y`, `block_idx_x/y`, `block_dim_x/y`, `grid_dim_x` — safe register reads.
@@ -37,7 +38,7 @@
 //!   `cluster_arrive_relaxed`, `cluster_wait`, `mbarrier_init_for_cluster`,
 //!   `mbarrier_arrive_expect_tx`, `mbarrier_wait_parity`, `st_async_u32` — thread-block
 //!   clusters and their asynchronous stores (sm_90, PTX 8.1; rust-cuda's PTX is raised to
-//!   them after its build); the two barriers are each compiler's, the rest in `common.rs`.
+//!   them after its build); the two barriers are each compiler's, the rest in `cluster.rs`.
 //! - `opaque_u32` — `v` through a move the compiler cannot see through: loop-invariant work
 //!   derived from it stays in the loop (fewer registers held across it).
 //! - `ld_shared_volatile_u32`, `st_shared_volatile_u32` — one `ld`/`st.volatile.shared.u32`
@@ -61,7 +62,9 @@ mod nvvm;
 #[cfg(feature = "nvvm")]
 pub use nvvm::*;
 
+mod cluster;
 mod common;
+pub use cluster::*;
 pub use common::*;
 
 /// A view of shared memory indexed like the chapter's `s[tid]` (u32 indices).

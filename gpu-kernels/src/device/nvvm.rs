@@ -90,7 +90,7 @@ macro_rules! kernel {
     };
 }
 
-// ---- The cluster barriers (the rest of the clusters' instructions: `common.rs`). ----
+// ---- The cluster barriers (the rest of the clusters' instructions: `cluster.rs`). ----
 
 /// `barrier.cluster.wait`: waits until every thread of the cluster has arrived (acquire
 /// semantics: what a releasing arrival wrote before it is then visible). Not the `.aligned`

@@ -4,7 +4,7 @@
 # patch is taken back out afterwards, on failure too) and its MANIFEST.txt. A patch
 # inside gpu-kernels/ changes kernels only: the variant rebuilds the llvm, nvvm and nvcc PTX
 # (under a minute) and holds no lab, gpu/rows/variants.sh copying dist/'s beside its PTX on the
-# GPU machine (1.7 MB travel, not 6). A patch outside it changes the host too: the variant is
+# GPU machine (1.6 MB travel, not 6). A patch outside it changes the host too: the variant is
 # `cargo xtask dist` of the patched tree, of which it keeps the lab, MANIFEST.txt and ptx/
 # (about four minutes; 6 MB, not dist/'s 19). Either way the lab loads the PTX beside it, so
 # `dist/variant/NAME/lab bench ...` runs the variant; on the GPU machine, gpu/rows/variants.sh

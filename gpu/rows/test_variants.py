@@ -1,4 +1,5 @@
-"""variants.py against bench folders laid out as variants.sh writes them (no torch, no GPU)."""
+"""variants.py against bench folders laid out as variants.sh writes them, variants.sh and
+rotation.sh in trees of their own with fake tools (no torch, no GPU)."""
 import contextlib
 import io
 import json
@@ -169,6 +170,69 @@ class VariantsScript(unittest.TestCase):
         p, out = self.run_script("--kernel", "layernorm_cluster", "--shape", "256x262144", "nb")
         self.assertEqual(p.returncode, 2)
         self.assertIn("no dist/variant/nb/ptx", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "order")))
+
+
+FAKE_PEERS = textwrap.dedent("""\
+    #!/bin/bash
+    # peers.sh as rotation.sh calls it: records the PTX it was given, writes a table row.
+    while [[ $# -gt 0 ]]; do
+        case $1 in --ptx) ptx=$2; shift ;; --lab) lab=$2; shift ;; esac; shift
+    done
+    echo "$ptx $(basename "$lab")" >> "$ORDER"
+    mkdir -p "$OUT"
+    printf 'op  rows x cols\nrmsnorm  4096 x 32768  f32  %s\n' "$ptx" > "$OUT/peers.txt"
+""")
+
+
+class RotationScript(unittest.TestCase):
+    """rotation.sh in a tree of its own with a fake peers.sh and a variants.sh tgz."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        os.makedirs(os.path.join(self.root, "gpu/rows"))
+        shutil.copy(os.path.join(HERE, "rotation.sh"), os.path.join(self.root, "gpu/rows"))
+        with open(os.path.join(self.root, "gpu/rows/peers.sh"), "w") as f:
+            f.write(FAKE_PEERS)
+
+    def variants_tgz(self, *builds):
+        """A variants.sh archive whose first round benched `builds`."""
+        src = tempfile.mkdtemp()
+        for b in builds:
+            bench(src, b, 1, [("rmsnorm_wide_f32", "rust-llvm", 0.96)])
+        path = os.path.join(self.root, "variants-t.tgz")
+        with tarfile.open(path, "w:gz") as t:
+            t.add(src, arcname=".")
+        return path
+
+    def run_script(self, *args):
+        out = os.path.join(self.root, "out")
+        env = dict(os.environ, OUT=out, ORDER=os.path.join(self.root, "order"))
+        p = subprocess.run(["bash", "gpu/rows/rotation.sh", *args], cwd=self.root, env=env,
+                           capture_output=True, text=True, timeout=60)
+        return p, out
+
+    def test_base_and_the_variants_that_passed_then_in_reverse(self):
+        tgz = self.variants_tgz("base", "rr")
+        p, out = self.run_script("--from", tgz, "--tag", "t", "rr", "rn", "--",
+                                 "--ops", "rmsnorm")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.root, "order")) as f:
+            runs = [line.split() for line in f]
+        # rn has no bench (it failed its checks): left out; every run with base's launches.
+        self.assertEqual([r[0] for r in runs], ["dist/ptx", "dist/variant/rr/ptx",
+                                                "dist/variant/rr/ptx", "dist/ptx"])
+        self.assertTrue(all(r[1].startswith("rows-") for r in runs))
+        self.assertEqual(len(re.findall(r"^rmsnorm ", p.stdout, re.M)), 4)
+        with tarfile.open(os.path.join(out, "t-rotation.tgz")) as t:
+            names = {os.path.normpath(n) for n in t.getnames()}
+        for name in ("steps.log", "peers-1-base/peers.txt", "peers-4-base/peers.txt"):
+            self.assertIn(name, names)
+
+    def test_no_rotation_without_a_variant_that_passed(self):
+        p, _ = self.run_script("--from", self.variants_tgz("base"), "--tag", "t", "rr", "--")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("no variant of rr passed its checks", p.stdout)
         self.assertFalse(os.path.exists(os.path.join(self.root, "order")))
 
 

@@ -6,7 +6,7 @@
 # sanitizer's three tools), then the lab's bench of LayerNorm's clusters and RMSNorm's wide
 # block against base, two rounds (gpu/rows/variants.sh); last, RMSNorm f32 at 4096 x 32768 in
 # the peers' rotation beside torch.compile and the plain Triton kernel, the lab's wide block:
-# base, rr, rr, base. About five minutes.
+# base, rr, rr, base (gpu/rows/rotation.sh). About five minutes.
 cd "$(dirname "$0")/../.." || exit
 set -u
 out=${OUT:-/tmp/out}
@@ -16,17 +16,5 @@ bash gpu/rows/variants.sh --kernel layernorm_cluster,rmsnorm_wide \
     --shape 4096x32768,1024x131072,256x262144 \
     --check 3x131072,1x262144,256x262144,7x131072,5x32768,2x32768 \
     --sanitize racecheck,synccheck,memcheck --tag call3 lp2 rr
-w=$(mktemp -d); t0=$SECONDS
-tar xzf "$out/variants-call3.tgz" -C "$w" --wildcards './bench-*-1/*' 2>/dev/null
-rows=$(ls "$w"/bench-base-1/rows-*.json 2>/dev/null)
-[[ -n $rows && -d $w/bench-rr-1 ]] || { echo "no bench of base or rr: no rotation"; exit 0; }
-i=0
-for v in base rr rr base; do
-    i=$((i + 1)); ptx=dist/ptx; [[ $v == base ]] || ptx=dist/variant/$v/ptx
-    OUT=$w/peers-$i-$v timeout 60 bash gpu/rows/peers.sh --lab "$rows" --ptx "$ptx" \
-        --lab-schedule wide --ops rmsnorm --dtypes f32 --shapes 4096x32768 \
-        --impls compile,triton > "$w/peers-$i-$v.log" 2>&1
-    echo "peers $i $v rc=$? t=$((SECONDS - t0))s" | tee -a "$w/steps.log"
-    tar czf "$out/call3-rotation.tgz" -C "$w" --exclude=peer-kernels.tgz .
-done
-grep -h "^rmsnorm" "$w"/peers-*/peers.txt | cut -c1-160
+bash gpu/rows/rotation.sh --from "$out/variants-call3.tgz" --tag call3 rr -- \
+    --lab-schedule wide --ops rmsnorm --dtypes f32 --shapes 4096x32768 --impls compile,triton

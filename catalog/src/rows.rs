@@ -8,8 +8,8 @@ pub use crate::launch::rows::SHARED_BYTES;
 use crate::launch::rows::{
     BLOCK_MAX_THREADS, BLOCK_VECTORS, CLUSTER_KEPT_B_VECTORS, CLUSTER_MAX, CLUSTER_MIN,
     CLUSTER_SM_THREADS, CLUSTER_THREADS, CLUSTER_THREADS_BF16, CLUSTER_VECTORS, NARROW_VECTORS,
-    STREAMED_THREADS, STREAMED_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS, WIDE_MAX_THREADS,
-    WIDE_VECTORS,
+    PAIR_SHARED_BYTES, STREAMED_THREADS, STREAMED_VECTORS, WARP_ROWS_PER_BLOCK, WARP_VECTORS,
+    WIDE_MAX_THREADS, WIDE_VECTORS,
 };
 use crate::{Backend, Dtype};
 use serde::{Deserialize, Serialize};
@@ -116,6 +116,10 @@ pub enum Schedule {
     /// A block per row holding none of it: each pass over the row loads it again, the first
     /// from DRAM, the others from the L2 while the rows in flight fit there. Any row length.
     Streamed,
+    /// A cluster per two rows, each block two halves of a cluster's block, one a row, the
+    /// weights kept once for both: one half loads while the other merges and writes. The
+    /// cluster's rows; never chosen ([`chosen`]), measured beside it.
+    Pair,
 }
 
 /// One launch of a row kernel: the grid's blocks (along x), threads per block, blocks per
@@ -179,6 +183,9 @@ pub const fn cluster_threads(dtype: Dtype) -> u32 {
 ///   128 out at once): 0.867 x copy at 256 x 262144 against rustc's 0.958
 ///   (results/rows/b11491a); bounded, 64 registers and the 8 loads at once.
 ///
+/// - every pair kernel (both Rust compilers): a block of two halves of a cluster's threads
+///   must hold 64 registers a thread, or the f32 block of 1024 threads would not launch.
+///
 /// The other kernels none: they fit their blocks by ptxas's own choice and issue their loads
 /// at once, and bounded, ptxas took rustc's softmax clusters from 55–56 to 62–64 registers,
 /// which read 0.4–0.9 % slower in three of the four cases the catalogue chooses them for,
@@ -195,6 +202,10 @@ pub fn launch_bounds(
         Backend::Nvvm => op == Op::RmsNorm && dtype == Dtype::F32,
         Backend::Nvcc => false,
     };
+    if schedule == Schedule::Pair && backend != Backend::Nvcc {
+        let threads = 2 * cluster_threads(dtype);
+        return Some((threads, (CLUSTER_SM_THREADS / threads).max(1)));
+    }
     (bounded && schedule == Schedule::Cluster).then(|| {
         let threads = cluster_threads(dtype);
         (threads, CLUSTER_SM_THREADS / threads)
@@ -205,17 +216,18 @@ pub fn launch_bounds(
 const MAX_GRID_X: u64 = (1 << 31) - 1;
 
 impl Schedule {
-    pub const ALL: [Schedule; 6] = [
+    pub const ALL: [Schedule; 7] = [
         Schedule::Narrow,
         Schedule::Warp,
         Schedule::Block,
         Schedule::Wide,
         Schedule::Cluster,
         Schedule::Streamed,
+        Schedule::Pair,
     ];
 
-    /// `narrow`, `warp`, `block`, `wide`, `cluster`, `streamed`: the kernels' names end with
-    /// it.
+    /// `narrow`, `warp`, `block`, `wide`, `cluster`, `streamed`, `pair`: the kernels' names end
+    /// with it.
     pub fn name(self) -> &'static str {
         match self {
             Schedule::Narrow => "narrow",
@@ -224,7 +236,14 @@ impl Schedule {
             Schedule::Wide => "wide",
             Schedule::Cluster => "cluster",
             Schedule::Streamed => "streamed",
+            Schedule::Pair => "pair",
         }
+    }
+
+    /// Whether its kernels run in thread-block clusters (the cluster and the pair): launched
+    /// by the cluster launch, each cluster walking rows.
+    pub fn in_clusters(self) -> bool {
+        matches!(self, Schedule::Cluster | Schedule::Pair)
     }
 
     /// 16-byte vectors each thread holds (the streamed schedule: loads at once, each pass).
@@ -234,7 +253,7 @@ impl Schedule {
             Schedule::Warp => WARP_VECTORS,
             Schedule::Block => BLOCK_VECTORS,
             Schedule::Wide => WIDE_VECTORS,
-            Schedule::Cluster => CLUSTER_VECTORS,
+            Schedule::Cluster | Schedule::Pair => CLUSTER_VECTORS,
             Schedule::Streamed => STREAMED_VECTORS,
         }
     }
@@ -245,7 +264,9 @@ impl Schedule {
             Schedule::Narrow | Schedule::Warp => 32,
             Schedule::Block => BLOCK_MAX_THREADS as u64,
             Schedule::Wide => WIDE_MAX_THREADS as u64,
-            Schedule::Cluster => cluster_threads(dtype) as u64 * CLUSTER_MAX as u64,
+            Schedule::Cluster | Schedule::Pair => {
+                cluster_threads(dtype) as u64 * CLUSTER_MAX as u64
+            }
             Schedule::Streamed => STREAMED_THREADS as u64,
         }
     }
@@ -262,19 +283,25 @@ impl Schedule {
     /// Dynamic shared memory of a launch of `op` in this schedule with blocks of `threads`:
     /// none for a warp's rows (narrow or not), which merge by shuffles alone; the merges'
     /// slots, and in a cluster the threads' kept vectors (`rows.rs`'s `keeps_w`, `kept_b`):
-    /// RMSNorm's `w`, LayerNorm's `w` and its first vectors of `b`. No more: what a launch
-    /// asks and leaves unused is L1 its SM lacks (the warp kernels' 32 blocks an SM asking the
-    /// slots, 48 KiB: LayerNorm BF16 at 32768 x 1024 1.1 and 1.5 % slower in two of the peers'
-    /// rotations, elsewhere within about 1 %, results/rows/5b88863/experiments).
+    /// RMSNorm's `w`, LayerNorm's `w` and its first vectors of `b` (a pair: each half's slots,
+    /// `PAIR_SHARED_BYTES`, and one half's kept vectors, LayerNorm's all of `b`). No more:
+    /// what a launch asks and leaves unused is L1 its SM lacks (the warp kernels' 32 blocks an
+    /// SM asking the slots, 48 KiB: LayerNorm BF16 at 32768 x 1024 1.1 and 1.5 % slower in two
+    /// of the peers' rotations, elsewhere within about 1 %, results/rows/5b88863/experiments).
     pub const fn shared_bytes(self, op: Op, threads: u32) -> u32 {
         if matches!(self, Schedule::Narrow | Schedule::Warp) {
             return 0;
         }
         let kept = match (self, op) {
-            (Schedule::Cluster, Op::RmsNorm) => CLUSTER_VECTORS,
+            (Schedule::Cluster | Schedule::Pair, Op::RmsNorm) => CLUSTER_VECTORS,
             (Schedule::Cluster, Op::LayerNorm) => CLUSTER_VECTORS + CLUSTER_KEPT_B_VECTORS,
+            // A pair's halves share one copy of `w` and all of `b`.
+            (Schedule::Pair, Op::LayerNorm) => 2 * CLUSTER_VECTORS,
             _ => 0,
         };
+        if matches!(self, Schedule::Pair) {
+            return PAIR_SHARED_BYTES + kept * (threads / 2) * 16;
+        }
         SHARED_BYTES + kept * threads * 16
     }
 
@@ -322,12 +349,16 @@ impl Schedule {
                 (rows, threads as u32, 1)
             }
             Schedule::Streamed => (rows, STREAMED_THREADS, 1),
-            Schedule::Cluster => {
+            Schedule::Cluster | Schedule::Pair => {
                 let threads = cluster_threads(dtype);
                 let c = vectors
                     .div_ceil(threads as u64 * per_thread)
                     .clamp(CLUSTER_MIN as u64, CLUSTER_MAX as u64);
-                (rows * c, threads, c as u32)
+                if self == Schedule::Pair {
+                    (rows.div_ceil(2) * c, 2 * threads, c as u32)
+                } else {
+                    (rows * c, threads, c as u32)
+                }
             }
         };
         if blocks > MAX_GRID_X {
@@ -363,6 +394,11 @@ impl Schedule {
 ///   (results/rows/b9aa4d6);
 /// - else a cluster; past what a cluster holds, the streamed block (the row read again from
 ///   the L2); None past what the kernels' parameters say.
+///
+/// Never the pair, which holds the cluster's rows: on the H200, LayerNorm's pair (then in
+/// the cluster's kernels' place) took rust-cuda's long rows 2.6–6.0 % faster and rustc's,
+/// which spilled, 8–17 % slower (results/rows/26eb88d/experiments, section 7); the pair
+/// kernels since spill 8–16 bytes at most and the bench measures them beside the clusters.
 pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
     let longest = |s: Schedule| match s {
         Schedule::Block | Schedule::Wide => {
@@ -370,14 +406,17 @@ pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
         }
         _ => s.max_cols(dtype),
     };
-    Schedule::ALL.into_iter().find(|&s| cols <= longest(s))
+    Schedule::ALL
+        .into_iter()
+        .filter(|&s| s != Schedule::Pair)
+        .find(|&s| cols <= longest(s))
 }
 
 /// The largest block the lab launches `op`'s kernel of `schedule` in, for rows of `dtype`
 /// ([`chosen`] takes the schedule up to it): the warp schedules' `WARP_ROWS_PER_BLOCK` warps;
 /// a block of 1024 threads where the op's block kernel is lean ([`Op::block_is_lean`]), else
 /// 512, room for a second on its SM; the wide block of 1024 where the op reads no weights,
-/// else 512; a cluster's blocks ([`cluster_threads`]).
+/// else 512; a cluster's blocks ([`cluster_threads`]), twice that in a pair.
 pub fn largest_block(op: Op, schedule: Schedule, dtype: Dtype) -> u32 {
     let half = BLOCK_MAX_THREADS / 2;
     match schedule {
@@ -388,6 +427,7 @@ pub fn largest_block(op: Op, schedule: Schedule, dtype: Dtype) -> u32 {
         Schedule::Wide => WIDE_MAX_THREADS,
         Schedule::Cluster => cluster_threads(dtype),
         Schedule::Streamed => STREAMED_THREADS,
+        Schedule::Pair => 2 * cluster_threads(dtype),
     }
 }
 

@@ -191,6 +191,13 @@ pub mod rows {
     /// turn), `2 · CLUSTER_MAX` block slots (a cluster's statistics, even and odd turns),
     /// then two 8-byte barriers (`rows/group.rs`'s `cluster_shared` lays them out).
     pub const SHARED_BYTES: u32 = (64 + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + 16;
+    /// Dynamic shared memory of a cluster block of two rows (`rows/group.rs`'s `ClusterPair`)
+    /// before its kept weights: for each half, warp slots of two turns (a half's at most
+    /// `CLUSTER_THREADS / 32` warps), block slots of two turns and two barriers. Under
+    /// `2 · SHARED_BYTES` by the 32 warp slots a turn a half never fills, which keeps a block
+    /// of 1024 f32 threads with its kept `w` and `b` under the SM's 132 KiB carveout.
+    pub const PAIR_SHARED_BYTES: u32 =
+        2 * ((2 * (CLUSTER_THREADS / 32) + 2 * CLUSTER_MAX) * SLOT_WORDS * 4 + 16);
     /// Cluster per row, LayerNorm: its threads' first vectors of `b` kept in shared memory
     /// past their `CLUSTER_VECTORS` of `w` (the host asks for `threads · 16` bytes a kept
     /// vector). `w`, 3 vectors of `b` and the merges' slots take 181 KiB of the SM's 256 for

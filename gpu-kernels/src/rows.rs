@@ -214,7 +214,9 @@ fn keeps_w<O: Op, G: Group>() -> bool {
 /// cluster), so that fewer of them are loaded from the L2 after the merge ([`b_ahead`]).
 #[inline(always)]
 fn kept_b<O: Op, G: Group>() -> usize {
-    if keeps_w::<O, G>() && O::WEIGHTS >= 2 {
+    if keeps_w::<O, G>() && O::WEIGHTS >= 2 && G::KEEPS_ALL_B {
+        16
+    } else if keeps_w::<O, G>() && O::WEIGHTS >= 2 {
         CLUSTER_KEPT_B_VECTORS as usize
     } else {
         0
@@ -243,12 +245,12 @@ fn b_ahead<E: Elem>() -> usize {
 /// The `n`-th kept vector of this thread ([`keeps_w`]): past the merges' slots, the block's
 /// threads' `n`-th vectors side by side; `w`'s `j`-th is the `j`-th, `b`'s the `L + j`-th.
 #[inline(always)]
-fn kept<const L: usize>(seat: Seat, n: usize) -> *mut Vec4<u32> {
+fn kept<E: Elem, G: Group, const L: usize>(seat: Seat, n: usize) -> *mut Vec4<u32> {
     // SAFETY: inside the launch's `SHARED_BYTES + 16 · threads · (L + kept_b)` (n < L +
     // kept_b, t < threads).
     unsafe {
-        (dynamic_shared::<u8>().add(SHARED_BYTES as usize) as *mut Vec4<u32>)
-            .add(n * seat.threads as usize + seat.t as usize)
+        (dynamic_shared::<u8>().add(G::SLOTS_BYTES as usize) as *mut Vec4<u32>)
+            .add(n * G::kept_stride::<E>(seat) as usize + seat.t as usize)
     }
 }
 
@@ -259,7 +261,7 @@ fn kept<const L: usize>(seat: Seat, n: usize) -> *mut Vec4<u32> {
 /// As [`row_in_registers`] (the 16-byte path's), and the launch's shared memory holds the
 /// slots.
 #[inline(always)]
-unsafe fn keep_weights<E: Elem, const L: usize>(
+unsafe fn keep_weights<E: Elem, G: Group, const L: usize>(
     seat: Seat,
     (w, b): (*const E, *const E),
     kept_b: usize,
@@ -270,9 +272,9 @@ unsafe fn keep_weights<E: Elem, const L: usize>(
     let policy = l2_evict_last();
     upto16!(L, j, {
         let i = at.vector(j).min(last) as usize;
-        *kept::<L>(seat, j) = load4_ro_with((w as *const Vec4<u32>).add(i), policy);
+        *kept::<E, G, L>(seat, j) = load4_ro_with((w as *const Vec4<u32>).add(i), policy);
         if j < kept_b {
-            *kept::<L>(seat, L + j) = load4_ro_with((b as *const Vec4<u32>).add(i), policy);
+            *kept::<E, G, L>(seat, L + j) = load4_ro_with((b as *const Vec4<u32>).add(i), policy);
         }
     });
 }
@@ -376,14 +378,14 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         let at_i = if one_run { i.min(last) } else { i };
         if one_run || i < at.vectors {
             let wv = if keeps_w::<O, G>() {
-                (*kept::<L>(seat, j)).0
+                (*kept::<E, G, L>(seat, j)).0
             } else if G::WEIGHTS_WITH_ROW {
                 w_held[j]
             } else {
                 weights(w, O::WEIGHTS >= 1, at_i)
             };
             let bv = if j < kept_b::<O, G>() {
-                (*kept::<L>(seat, L + j)).0
+                (*kept::<E, G, L>(seat, L + j)).0
             } else if G::WEIGHTS_WITH_ROW {
                 b_held[j]
             } else if b_ahead_run {
@@ -434,11 +436,15 @@ pub unsafe fn row_kernel<E: Elem, O: Op, G: Group, const L: usize>(
         None => return,
     };
     G::start();
-    if keeps_w::<O, G>() && vectors {
-        keep_weights::<E, L>(seat, (w, b), kept_b::<O, G>(), cols);
+    let kept = keeps_w::<O, G>() && vectors;
+    if kept && G::writes_kept() {
+        keep_weights::<E, G, L>(seat, (w, b), kept_b::<O, G>(), cols);
     }
+    G::ready(kept);
     loop {
-        if vectors && !G::HOLDS_ROW {
+        if G::SEATS_IDLE && seat.row >= rows {
+            // A group seated past the last row (a [`ClusterPair`]'s idle half) holds none.
+        } else if vectors && !G::HOLDS_ROW {
             row_streamed::<E, O, G, L>(seat, x, (w, b), y, cols, eps)
         } else if vectors {
             row_in_registers::<E, O, G, L>(seat, x, (w, b), y, cols, eps)
@@ -513,4 +519,13 @@ row_entries! {
     rmsnorm_cluster_bf16 = RmsNorm, Cluster, Bf16, CLUSTER_VECTORS;
     layernorm_cluster_f32 = LayerNorm, Cluster, f32, CLUSTER_VECTORS;
     layernorm_cluster_bf16 = LayerNorm, Cluster, Bf16, CLUSTER_VECTORS;
+}
+
+row_entries! {
+    softmax_pair_f32 = Softmax, ClusterPair<CLUSTER_THREADS>, f32, CLUSTER_VECTORS;
+    softmax_pair_bf16 = Softmax, ClusterPair<CLUSTER_THREADS_BF16>, Bf16, CLUSTER_VECTORS;
+    rmsnorm_pair_f32 = RmsNorm, ClusterPair<CLUSTER_THREADS>, f32, CLUSTER_VECTORS;
+    rmsnorm_pair_bf16 = RmsNorm, ClusterPair<CLUSTER_THREADS_BF16>, Bf16, CLUSTER_VECTORS;
+    layernorm_pair_f32 = LayerNorm, ClusterPair<CLUSTER_THREADS>, f32, CLUSTER_VECTORS;
+    layernorm_pair_bf16 = LayerNorm, ClusterPair<CLUSTER_THREADS_BF16>, Bf16, CLUSTER_VECTORS;
 }

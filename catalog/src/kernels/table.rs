@@ -192,6 +192,7 @@ const fn row_kernel(
         Schedule::Wide => rows::WIDE_MAX_THREADS,
         Schedule::Cluster => rows::CLUSTER_THREADS,
         Schedule::Streamed => rows::STREAMED_THREADS,
+        Schedule::Pair => 2 * rows::CLUSTER_THREADS,
     };
     Kernel {
         name,
@@ -840,6 +841,12 @@ pub const KERNELS: &[Kernel] = &[
         "softmax, a block per row holding none of it: three passes, the last two from the L2; any row length",
     ),
     row_kernel(
+        "softmax_pair",
+        (Op::Softmax, Schedule::Pair),
+        RUST_ONLY,
+        "softmax, a cluster per two rows, one a half of each block: one half loads while the other merges and writes",
+    ),
+    row_kernel(
         "rmsnorm_narrow",
         (Op::RmsNorm, Schedule::Narrow),
         RUST_ONLY,
@@ -876,6 +883,12 @@ pub const KERNELS: &[Kernel] = &[
         "RMSNorm, a block per row holding none of it: two passes, the second from the L2, as torch.compile's looped reduction; any row length",
     ),
     row_kernel(
+        "rmsnorm_pair",
+        (Op::RmsNorm, Schedule::Pair),
+        RUST_ONLY,
+        "RMSNorm, a cluster per two rows, one a half of each block, one copy of `w` for both: one half loads while the other merges and writes",
+    ),
+    row_kernel(
         "layernorm_narrow",
         (Op::LayerNorm, Schedule::Narrow),
         RUST_ONLY,
@@ -910,5 +923,11 @@ pub const KERNELS: &[Kernel] = &[
         (Op::LayerNorm, Schedule::Streamed),
         RUST_ONLY,
         "LayerNorm, a block per row holding none of it: three passes, the last two from the L2; any row length",
+    ),
+    row_kernel(
+        "layernorm_pair",
+        (Op::LayerNorm, Schedule::Pair),
+        RUST_ONLY,
+        "LayerNorm, a cluster per two rows, one a half of each block, one copy of `w` and `b` for both: one half loads while the other merges and writes",
     ),
 ];

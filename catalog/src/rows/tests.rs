@@ -192,7 +192,7 @@ fn hostile_shapes_are_refused_in_one_line() {
         .unwrap_err();
     assert!(
         e.contains("at most 512 f32")
-            && e.contains("the block, wide, cluster or streamed schedule"),
+            && e.contains("the block, wide, cluster, streamed or pair schedule"),
         "{e}"
     );
     let e = Schedule::Cluster
@@ -253,4 +253,46 @@ fn bytes_are_one_read_and_one_write_and_the_weights() {
     assert_eq!(bytes(Op::Softmax, 2, 4, Dtype::F32), 2 * 2 * 4 * 4);
     assert_eq!(bytes(Op::LayerNorm, 2, 4, Dtype::Bf16), (4 + 2) * 4 * 2);
     assert_eq!(Op::RmsNorm.torch(), "F.rms_norm(x, (cols,), w, eps=1e-6)");
+}
+
+#[test]
+fn a_pair_holds_two_rows_a_block_and_its_weights_once() {
+    // 5 rows of 262144 f32: clusters of 16 blocks of two halves of 512 threads, three of them
+    // (the last one's second half idle).
+    let l = Schedule::Pair
+        .launch(Op::LayerNorm, 5, 262144, Dtype::F32)
+        .unwrap();
+    assert_eq!((l.blocks, l.threads, l.cluster), (3 * 16, 1024, 16));
+    // One copy of `w` and all of `b` for both halves, past each half's slots.
+    assert_eq!(l.shared_bytes, PAIR_SHARED_BYTES + 2 * 8 * 512 * 16);
+    let r = Schedule::Pair
+        .launch(Op::RmsNorm, 4, 262144, Dtype::Bf16)
+        .unwrap();
+    assert_eq!((r.blocks, r.threads), (2 * 16, 512));
+    assert_eq!(r.shared_bytes, PAIR_SHARED_BYTES + 8 * 256 * 16);
+    let s = Schedule::Pair
+        .launch(Op::Softmax, 1, 32768, Dtype::F32)
+        .unwrap();
+    assert_eq!(
+        (s.blocks, s.cluster, s.shared_bytes),
+        (2, 2, PAIR_SHARED_BYTES)
+    );
+    // The f32 block of 1024 threads keeps its kept weights inside the SM's 132 KiB carveout.
+    assert!(l.shared_bytes + 1024 <= 132 * 1024);
+    for d in DTYPES {
+        assert_eq!(Schedule::Pair.max_cols(d), Schedule::Cluster.max_cols(d));
+        for op in Op::ALL {
+            for (_, cols) in SHAPES {
+                assert_ne!(chosen(op, cols as u64, d), Some(Schedule::Pair));
+            }
+            // Bounded on both Rust compilers: 64 registers, or the f32 block would not launch.
+            let threads = 2 * cluster_threads(d);
+            for b in [Backend::Llvm, Backend::Nvvm] {
+                assert_eq!(
+                    launch_bounds(b, op, Schedule::Pair, d),
+                    Some((threads, (CLUSTER_SM_THREADS / threads).max(1)))
+                );
+            }
+        }
+    }
 }

@@ -477,3 +477,44 @@ pub fn f16_unpack<const HIGH: bool>(w: u32) -> f32 {
     }
     y
 }
+
+// ---- Named barriers (a block's threads in groups: `rows.rs`'s cluster of two rows a block). ----
+// The plain (non-aligned) forms, which both compilers' PTX accepts alike: a warp's lanes may
+// reach them through different instructions.
+
+/// `barrier.sync id, threads`: waits until `threads` threads (a multiple of 32) have arrived
+/// at barrier `id` (1 to 15; 0 is [`sync_threads`]'s).
+///
+/// # Safety
+/// Exactly `threads` threads, whole warps, use barrier `id` for each of its phases.
+#[inline(always)]
+pub unsafe fn sync_named(id: u32, threads: u32) {
+    asm!("barrier.sync {i}, {n};", i = in(reg32) id, n = in(reg32) threads, options(nostack));
+}
+
+/// `barrier.arrive id, threads`: counts this thread's arrival at barrier `id` and goes on,
+/// for the threads that [`sync_named`] there to wait for.
+///
+/// # Safety
+/// As [`sync_named`]: the arriving and the waiting threads together are `threads`.
+#[inline(always)]
+pub unsafe fn arrive_named(id: u32, threads: u32) {
+    asm!("barrier.arrive {i}, {n};", i = in(reg32) id, n = in(reg32) threads, options(nostack));
+}
+
+/// [`sync_named`] for this thread's half of the block: barrier 1 for the threads below
+/// `ntid.x / 2`, barrier 2 for the rest, `ntid.x / 2` threads each. The barrier and the count
+/// are worked out inside the instruction's block from `%tid.x` and `%ntid.x`, so no register
+/// holds them between barriers (held, rustc's pair kernels spilled them).
+///
+/// # Safety
+/// Every thread of the half calls it, in the same order as its other barriers; `ntid.x` is a
+/// multiple of 64.
+#[inline(always)]
+pub unsafe fn sync_half_block() {
+    asm!(
+        "{{ .reg .u32 t, n, b; .reg .pred p; mov.u32 t, %tid.x; mov.u32 n, %ntid.x;",
+        "shr.u32 n, n, 1; setp.ge.u32 p, t, n; selp.u32 b, 2, 1, p; barrier.sync b, n; }}",
+        options(nostack)
+    );
+}

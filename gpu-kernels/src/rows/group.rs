@@ -154,6 +154,31 @@ pub trait Group {
     /// row (past `SHARED_BYTES`) instead of loading them again for each row: where a group
     /// walks rows with the same threads on the same columns (a cluster).
     const KEEPS_WEIGHTS: bool = false;
+    /// Whether a group that keeps its weights keeps all of LayerNorm's `b` with `w`, not its
+    /// first `CLUSTER_KEPT_B_VECTORS` vectors ([`ClusterPair`], whose two rows share them).
+    const KEEPS_ALL_B: bool = false;
+    /// Whether a thread may be seated past the last row, holding none but keeping the
+    /// group's barriers ([`ClusterPair`]'s second half of an odd row count).
+    const SEATS_IDLE: bool = false;
+    /// The merges' shared memory, before the kept weights.
+    const SLOTS_BYTES: u32 = SHARED_BYTES;
+    /// Whether this thread writes the kept weights ([`Group::KEEPS_WEIGHTS`]): each its own,
+    /// unless threads of the group share them.
+    #[inline(always)]
+    fn writes_kept() -> bool {
+        true
+    }
+    /// The threads whose kept vectors lie side by side ([`Group::KEEPS_WEIGHTS`]): the seat's.
+    #[inline(always)]
+    fn kept_stride<E: Elem>(seat: Seat) -> u32 {
+        seat.threads
+    }
+    /// After the kept weights are written (`kept`: where they were), before the first row.
+    ///
+    /// # Safety
+    /// Every thread of the block calls it, once.
+    #[inline(always)]
+    unsafe fn ready(_kept: bool) {}
     /// A merge after [`Group::merge`].
     ///
     /// # Safety
@@ -344,20 +369,50 @@ unsafe fn cluster_merge<S: Stat, const EQUAL: bool>(seat: Seat, s: S) -> S {
         cluster_shared::block_slots(seat.turn),
         cluster_shared::arrived(seat.turn),
     );
+    exchange::<S, EQUAL>(seat, s, thread_idx_x(), slots, arrived)
+}
+
+/// [`cluster_merge`]'s exchange of the blocks' statistics `s` (each already its block's, or a
+/// pair's half's), `t` the thread's index in its block (or half): thread `r` sends to block
+/// `r`'s slot of `slots`, counted by that block's `arrived`; then the wait and the slots'
+/// merge.
+///
+/// # Safety
+/// Every thread of the block (or half) calls it with the same turn's `slots` and `arrived`.
+#[inline(always)]
+unsafe fn exchange<S: Stat, const EQUAL: bool>(
+    seat: Seat,
+    s: S,
+    t: u32,
+    slots: *mut u32,
+    arrived: *mut u64,
+) -> S {
     let blocks = cluster_nctarank();
-    let tid = thread_idx_x();
-    if tid == 0 {
+    if t == 0 {
         mbarrier_arrive_expect_tx(arrived, blocks * S::WORDS as u32 * 4);
     }
-    if tid < blocks {
+    if t < blocks {
         let w = s.words();
         let mine = slots.add((seat.rank * SLOT_WORDS) as usize);
         upto16!(S::WORDS, i, {
-            st_async_u32(mine.add(i), w[i], arrived, tid);
+            st_async_u32(mine.add(i), w[i], arrived, t);
         });
     }
     mbarrier_wait_parity(arrived, (seat.turn / 2) % 2);
-    merge_slots!(S, EQUAL, slots, tid % 32, blocks)
+    merge_slots!(S, EQUAL, slots, t % 32, blocks)
+}
+
+/// The seat `stride` rows down from `seat`'s, while there is a row there: the cluster's walk
+/// ([`Cluster::next`]).
+#[inline(always)]
+fn walk(seat: Seat, rows: u32, stride: u32) -> Option<Seat> {
+    let row = seat.row.checked_add(stride).filter(|&r| r < rows)?;
+    Some(Seat {
+        row,
+        t: opaque_u32(seat.t),
+        turn: seat.turn + 1,
+        ..seat
+    })
 }
 
 impl Group for Cluster {
@@ -380,16 +435,7 @@ impl Group for Cluster {
     /// 72–96: one block an SM instead of two).
     #[inline(always)]
     fn next(seat: Seat, rows: u32) -> Option<Seat> {
-        let row = seat
-            .row
-            .checked_add(cluster_count_x())
-            .filter(|&r| r < rows)?;
-        Some(Seat {
-            row,
-            t: opaque_u32(seat.t),
-            turn: seat.turn + 1,
-            ..seat
-        })
+        walk(seat, rows, cluster_count_x())
     }
     /// Thread 0 sets up the two barriers (each completes a phase on its one arrival and the
     /// bytes it expects); a cluster barrier, so no block sends to another's before they are.
@@ -420,3 +466,6 @@ impl Group for Cluster {
         cluster_wait();
     }
 }
+
+mod pair;
+pub use pair::*;

@@ -188,7 +188,7 @@ impl Lab {
                     what: "row kernel shape",
                     detail: format!("{}: {detail}", kernel.name),
                 })?;
-        if schedule == Schedule::Cluster {
+        if schedule.in_clusters() {
             // Past 48 KiB (the kept weights), the function must allow it first. Asked at
             // every launch, but while the output's poisoning memset still runs, before the
             // timed launch's start event (`timing::time_launches`): no time of its own.
@@ -229,10 +229,10 @@ impl Lab {
         let (x, w, b, y) = (ptr(Some(a.x)), ptr(a.w), ptr(a.b), ptr(Some(a.y)));
         let (rows, cols, eps) = (a.rows, a.cols, a.eps);
         let what = || format!("launching {entry} [{backend}] {rows}×{cols}");
-        // The cluster schedule always takes the cluster launch, whatever its size: on the
+        // The cluster schedules always take the cluster launch, whatever its size: on the
         // H200 its kernels with one block a cluster, launched plainly, stopped at an illegal
         // instruction (results/rows/95481da/experiments).
-        if schedule == Schedule::Cluster {
+        if schedule.in_clusters() {
             let args = [
                 &x as *const u64 as *mut c_void,
                 &w as *const u64 as *mut c_void,

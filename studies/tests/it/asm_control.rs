@@ -116,12 +116,14 @@ fn reuse_bits_are_the_operands_nvdisasm_marks_reuse() {
 /// Fixed-latency arithmetic needs no scoreboard; loads, special registers and shuffles do.
 /// Read barriers are for instructions that read their registers after issue: memory
 /// accesses (local memory's spills and async copies too, and the L1 prefetch `CCTL`),
-/// shuffles, the transcendental unit, barriers with register operands.
+/// shuffles, the transcendental unit, barriers with register operands, and the population
+/// count, whose operand ptxas may release by a read barrier too (rustc's `layernorm_pair_f32`).
 #[test]
 fn only_variable_latency_instructions_set_barriers() {
     let late_readers = [
         "LDG", "LDGSTS", "LDS", "LDC", "STG", "STS", "ST", "LD", "LDL", "STL", "RED", "REDG",
         "ATOM", "ATOMG", "ATOMS", "CCTL", "SHFL", "BAR", "MUFU", "F2I", "I2F", "SYNCS", "STAS",
+        "POPC",
     ];
     let mut set = BTreeMap::new();
     for (b, f) in kernels() {
@@ -241,21 +243,53 @@ fn jump_table_targets(f: &disasm::Function) -> std::collections::BTreeSet<u32> {
     out
 }
 
-/// The instruction at `at` reads a register whose last writer before it in the listing set
-/// scoreboard `barrier`: a wait there is for that register's producer, whatever happened since.
+/// ptxas tracks a scoreboard's registers down the listing, not along the paths: the
+/// instruction at `at` reads a register whose last writer before it in the listing set
+/// scoreboard `barrier` (a read after that write), or overwrites one whose last access through
+/// a scoreboard before it in the listing, a late read or a variable-latency write, was
+/// through `barrier` (a write after that read or write). A wait there is for that access,
+/// whatever happened since.
 fn waits_again_for_its_register(
     f: &disasm::Function,
     list: &[(u32, &sass::counts::Inst)],
     at: usize,
     barrier: u8,
 ) -> bool {
-    control::access(list[at].1).reads.iter().any(|r| {
-        list[..at]
-            .iter()
-            .rev()
+    let here = control::access(list[at].1);
+    let before = || list[..at].iter().rev();
+    let after_write = here.reads.iter().any(|r| {
+        before()
             .find(|(_, i)| control::access(i).writes.contains(r))
             .is_some_and(|(a, _)| control(f, *a).write == Some(barrier))
-    })
+    });
+    let overwrites = here.writes.iter().any(|r| {
+        before()
+            .map(|(a, i)| (control(f, *a), control::access(i)))
+            .find_map(|(c, x)| {
+                let read = c.read.filter(|_| x.reads.contains(r));
+                read.or(c.write.filter(|_| x.writes.contains(r)))
+            })
+            == Some(barrier)
+    });
+    after_write || overwrites
+}
+
+/// Scoreboard `barrier` was set after its last wait, counting down the listing from the
+/// kernel's head to `at` rather than along the paths: a call waits on every scoreboard ptxas
+/// counts outstanding that way before it leaves for the callee.
+fn set_down_the_listing(
+    f: &disasm::Function,
+    list: &[(u32, &sass::counts::Inst)],
+    at: usize,
+    barrier: u8,
+) -> bool {
+    let sets = |c: &control::Control| c.write == Some(barrier) || c.read == Some(barrier);
+    list[..at]
+        .iter()
+        .rev()
+        .map(|(a, _)| control(f, *a))
+        .find(|c| sets(c) || c.wait >> barrier & 1 == 1)
+        .is_some_and(|c| sets(&c))
 }
 
 /// Every wait follows an instruction that set its scoreboard: on every path, or on some (the
@@ -272,7 +306,12 @@ fn waits_again_for_its_register(
 /// kernel's head, is compared after each block merge, and each comparison waits on the `LDC`'s
 /// scoreboard, though the first comparison's wait already cleared it on every path: ptxas
 /// tracks the register's producer, not the paths; with nothing outstanding the wait holds
-/// nothing up).
+/// nothing up), or for the last reader of a register it overwrites (rust-cuda's RMSNorm
+/// pair f32: a row load into the register an `STL` at the kernel's head read on that
+/// scoreboard, every path since through a wait on it), and a call's wait on a scoreboard set
+/// since its last wait down the listing, though no path to the call leaves it outstanding
+/// (rust-cuda's RMSNorm pair bf16: the call of the square root's slow path waits on the
+/// scoreboard of a store in another branch above it).
 #[test]
 fn every_wait_follows_an_instruction_that_set_its_scoreboard() {
     let mut kinds: BTreeMap<(Backend, Kind), usize> = BTreeMap::new();
@@ -311,6 +350,10 @@ fn every_wait_follows_an_instruction_that_set_its_scoreboard() {
                     continue;
                 }
                 if waits_again_for_its_register(f, &list, at, w.barrier) {
+                    continue;
+                }
+                if inst.opcode.starts_with("CALL") && set_down_the_listing(f, &list, at, w.barrier)
+                {
                     continue;
                 }
                 assert_eq!(

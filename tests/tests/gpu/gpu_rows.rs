@@ -42,7 +42,7 @@ fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
         Schedule::Block | Schedule::Wide => {
             out.extend([(3, per_warp + v), (3, 2 * per_warp), (2, 16 * per_warp + v)])
         }
-        Schedule::Cluster => {
+        Schedule::Cluster | Schedule::Pair => {
             let per_block = catalog::rows::cluster_threads(d) * s.vectors() * v;
             // Rows that fill their clusters (every thread's part whole): of 2 blocks (the
             // merge of equal parts) and of 3 (not a power of two: the general merge).
@@ -53,6 +53,10 @@ fn shapes(s: Schedule, d: Dtype) -> Vec<(u32, u32)> {
                 (2, 2 * per_block),
                 (2, 3 * per_block),
             ]);
+            if s == Schedule::Pair {
+                // A pair's second half idle (one row, an odd count) and both halves busy.
+                out.extend([(1, 2 * per_block), (5, 3 * per_block + v), (4, per_block)]);
+            }
         }
         Schedule::Streamed => {
             // A pass's step: the block's threads' loads at once.

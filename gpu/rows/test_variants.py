@@ -19,7 +19,8 @@ def bench(root, build, rnd, rows, date=""):
     d = os.path.join(root, f"bench-{build}-{rnd}")
     os.makedirs(d)
     doc = {"date": date, "rows": [
-        {"entry": e, "implementation": i, "rows": 256, "cols": 262144, "x_copy": x}
+        {"entry": e, "implementation": i, "rows": 256, "cols": 262144, "x_copy": x,
+         "dtype": e.rsplit("_", 1)[-1]}
         for e, i, x in rows
     ]}
     with open(os.path.join(d, "rows-nvidia-h200-custom-20261205T000000Z.json"), "w") as f:
@@ -83,6 +84,29 @@ class Variants(unittest.TestCase):
         self.assertEqual(variants.change([0.90], [0.95])[1], False)
         self.assertEqual(variants.change([0.90, 0.91], [0.95])[1], False)
         self.assertEqual(variants.change([0.90, 0.91], [0.95, 0.96])[1], True)
+
+    def test_a_round_of_a_noisy_copy_is_marked_and_left_out_of_the_change(self):
+        # As the H100 gave it (results/rows/18d5d0a/experiments): base's first copy of the
+        # matrix noisy, its ratio 1.185; without that round, tc is 2.4 % behind base, not 10.9.
+        root = tempfile.mkdtemp()
+        row = [("rmsnorm_block_bf16", "rust-llvm", 1.185)]
+        for build, rnd, x in (("base", 1, 1.185), ("tc", 1, 0.973), ("tc", 2, 0.971),
+                              ("base", 2, 0.996)):
+            bench(root, build, rnd, [(row[0][0], row[0][1], x)], date=f"T{rnd}{build}")
+        results = {"rows": [{"kernel": "d2d_copy", "size": "256x262144", "dtype": "bf16",
+                             "noisy": True}]}
+        with open(os.path.join(root, "bench-base-1", "nvidia-h100-custom.json"), "w") as f:
+            json.dump(results, f)
+        text = variants.table(*variants.read(root))
+        ln = next(l for l in text.splitlines() if l.startswith("rmsnorm"))
+        self.assertIn("1.185! 0.996", ln)
+        self.assertRegex(ln, r"-2\.4 %$")
+        self.assertIn("! = that round's D2D copy was noisy", text)
+        # Another matrix's noisy copy marks nothing here.
+        results["rows"][0]["size"] = "16384x4096"
+        with open(os.path.join(root, "bench-base-1", "nvidia-h100-custom.json"), "w") as f:
+            json.dump(results, f)
+        self.assertNotIn("!", variants.table(*variants.read(root)))
 
     def test_a_missing_round_is_a_dash(self):
         cells, builds = variants.read(self.dir)

@@ -7,7 +7,9 @@ DIR holds one folder a bench, `bench-BUILD-ROUND/`, each with the lab bench's `r
 A cell is x the D2D copy measured in that bench run. The change is the variant's mean x copy
 over its rounds against base's, and "outside" where every round of one is above every round of
 the other (the rounds' spread does not cover it; said only where each has two rounds or more).
-No torch, no GPU.
+A round whose D2D copy of that matrix was noisy (the lab's mark: spread over 5 %, in the bench's
+results file beside its rows file) is shown with "!" and left out of the change: its ratio
+divides by a copy time that is not the copy's. No torch, no GPU.
 """
 import argparse
 import collections
@@ -23,6 +25,24 @@ from peer_kernels import align
 BENCH = re.compile(r"^bench-(?P<build>[A-Za-z0-9_-]+?)-(?P<round>\d+)$")
 
 
+class Noisy(float):
+    """An x copy whose round's D2D copy of the same matrix was noisy."""
+
+
+def noisy_copies(folder):
+    """(shape, dtype) of the D2D copies the bench's results files in `folder` mark noisy."""
+    out = set()
+    for f in glob.glob(os.path.join(folder, "*.json")):
+        if os.path.basename(f).startswith("rows-"):
+            continue
+        with open(f) as fh:
+            doc = json.load(fh)
+        for r in doc.get("rows", []):
+            if r.get("kernel") == "d2d_copy" and r.get("noisy"):
+                out.add((r.get("size"), r.get("dtype")))
+    return out
+
+
 def read(folder):
     """{(entry, implementation, shape): {build: {round: x_copy}}} and the builds in the order
     their first bench ran (by the date each results file records; by round, then name, where
@@ -34,6 +54,7 @@ def read(folder):
         if not m or not os.path.isdir(os.path.join(folder, d)):
             continue
         build, rnd = m["build"], int(m["round"])
+        noisy = noisy_copies(os.path.join(folder, d))
         for f in sorted(glob.glob(os.path.join(folder, d, "rows-*.json"))):
             with open(f) as fh:
                 doc = json.load(fh)
@@ -42,15 +63,19 @@ def read(folder):
             for r in doc["rows"]:
                 if r.get("x_copy") is None:
                     continue
-                key = (r["entry"], r["implementation"], f"{r['rows']}x{r['cols']}")
-                cells[key][build][rnd] = r["x_copy"]
+                shape = f"{r['rows']}x{r['cols']}"
+                key = (r["entry"], r["implementation"], shape)
+                x = r["x_copy"]
+                cells[key][build][rnd] = Noisy(x) if (shape, r.get("dtype")) in noisy else x
     return cells, sorted(first, key=first.get)
 
 
 def change(base, variant):
     """The variant's mean x copy against base's, in percent, and whether the rounds' spread
     covers it (None where either side has no round; False where either has one, which has no
-    spread to speak of)."""
+    spread to speak of). Rounds of a noisy copy ([`Noisy`]) count as none."""
+    base = [x for x in base if not isinstance(x, Noisy)]
+    variant = [x for x in variant if not isinstance(x, Noisy)]
     if not base or not variant:
         return None, None
     pct = (statistics.mean(variant) / statistics.mean(base) - 1) * 100
@@ -67,12 +92,19 @@ def table(cells, builds):
         row = [entry, impl.removeprefix("rust-"), shape]
         for b in builds:
             rounds = by.get(b, {})
-            row.append(" ".join(f"{rounds[k]:.3f}" for k in sorted(rounds)) or "-")
+            row.append(" ".join(shown(rounds[k]) for k in sorted(rounds)) or "-")
         for v in variants:
             pct, outside = change(list(by.get(base, {}).values()), list(by.get(v, {}).values()))
             row.append("-" if pct is None else f"{pct:+.1f} %" + (" outside" if outside else ""))
         lines.append(row)
-    return "\n".join(line.rstrip() for line in align(head, lines)) + "\n"
+    text = "\n".join(line.rstrip() for line in align(head, lines)) + "\n"
+    if any(isinstance(x, Noisy) for by in cells.values() for r in by.values() for x in r.values()):
+        text += "! = that round's D2D copy was noisy (spread over 5 %): shown, left out of the change\n"
+    return text
+
+
+def shown(x):
+    return f"{x:.3f}" + ("!" if isinstance(x, Noisy) else "")
 
 
 def main(argv=None):

@@ -211,10 +211,12 @@ fn keeps_w<O: Op, G: Group>() -> bool {
 
 /// How many of this thread's first vectors of `b` the kernel keeps in shared memory past
 /// those of `w` (`CLUSTER_KEPT_B_VECTORS` where it keeps `w` and reads `b`: LayerNorm's
-/// cluster), so that fewer of them are loaded from the L2 after the merge ([`b_ahead`]).
+/// cluster; all of them in a [`ClusterPair`], [`Group::KEEPS_ALL_B`]), so that fewer of them
+/// are loaded from the L2 after the merge ([`b_ahead`]).
 #[inline(always)]
 fn kept_b<O: Op, G: Group>() -> usize {
     if keeps_w::<O, G>() && O::WEIGHTS >= 2 && G::KEEPS_ALL_B {
+        // Every vector a thread holds: at most 16 (`upto16!`).
         16
     } else if keeps_w::<O, G>() && O::WEIGHTS >= 2 {
         CLUSTER_KEPT_B_VECTORS as usize

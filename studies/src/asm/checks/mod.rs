@@ -132,8 +132,8 @@ pub const KNOWN: &[(Backend, &str, &str)] = &[
         "the pair schedule (never chosen, measured beside the cluster) keeps a half's state past \
          the 64 registers its blocks of two halves allow: rustc's RMSNorm pair kernels a word of \
          the row's address, and predicates across the call of `sqrt.rn`'s slow path; its \
-         LayerNorm pair kernels two store indices, reloaded once a row \
-         (results/rows/b304f94/experiments, section 2)",
+         LayerNorm f32 pair kernel indices it reloads each row, 3 local loads a warp a row under \
+         ncu (results/rows/b304f94/experiments and 18d5d0a/experiments, section 2 of each)",
     ),
     (
         Backend::Nvvm,

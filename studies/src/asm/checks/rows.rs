@@ -11,13 +11,13 @@ use catalog::{Backend, Dtype};
 use sass::control::{Dep, schedule};
 use sass::{Sass, disasm, ptx};
 
-/// Each row kernel's PTX entry in the catalogue, with its operation, schedule and element
-/// type.
 /// Whether `name` is an entry point of the pair schedule.
 pub fn pair(name: &str) -> bool {
     row_entries().any(|(n, _, s, _)| s == Schedule::Pair && n == name)
 }
 
+/// Each row kernel's PTX entry in the catalogue, with its operation, schedule and element
+/// type.
 fn row_entries() -> impl Iterator<Item = (String, Op, Schedule, Dtype)> {
     KERNELS.iter().flat_map(|k| {
         let rows = match k.shape {

@@ -230,7 +230,7 @@ mod tests {
                 0.80,
             ),
             row(
-                "layernorm_cluster",
+                "softmax_cluster",
                 Backend::Llvm,
                 Dtype::Bf16,
                 "256x262144",
@@ -268,7 +268,7 @@ mod tests {
         assert_eq!(recs[1].implementation, "rust-nvvm");
         assert!(!recs[1].chosen);
         assert!((recs[0].gbps - (1u64 << 30) as f64 / 0.25e-3 / 1e9).abs() < 1e-6);
-        assert_eq!(recs[2].entry, "layernorm_cluster_bf16");
+        assert_eq!(recs[2].entry, "softmax_cluster_bf16");
         assert_eq!(recs[0].launch, None);
         let json = serde_json::to_value(&recs[2]).unwrap();
         assert_eq!(json["launch"]["cluster"], 16, "{json}");
@@ -292,7 +292,7 @@ mod tests {
             "{lines:?}"
         );
         assert!(
-            lines[0].contains("layernorm_cluster [rust-llvm] 256x262144 at 0.850"),
+            lines[0].contains("softmax_cluster [rust-llvm] 256x262144 at 0.850"),
             "{lines:?}"
         );
         assert!(

@@ -129,11 +129,12 @@ pub const KNOWN: &[(Backend, &str, &str)] = &[
     (
         Backend::Llvm,
         "pair spills",
-        "the pair schedule (never chosen, measured beside the cluster) keeps a half's state past \
-         the 64 registers its blocks of two halves allow: rustc's RMSNorm pair kernels a word of \
-         the row's address, and predicates across the call of `sqrt.rn`'s slow path; its \
-         LayerNorm f32 pair kernel indices it reloads each row, 3 local loads a warp a row under \
-         ncu (results/rows/b304f94/experiments and 18d5d0a/experiments, section 2 of each)",
+        "the pair schedule (chosen for LayerNorm's longest bf16 rows, measured beside the \
+         cluster everywhere) keeps a half's state past the 64 registers its blocks of two \
+         halves allow: rustc's RMSNorm pair kernels a word of the row's address, and \
+         predicates across the call of `sqrt.rn`'s slow path; its LayerNorm f32 pair kernel \
+         indices it reloads each row, 3 local loads a warp a row under ncu \
+         (results/rows/b304f94/experiments and 18d5d0a/experiments, section 2 of each)",
     ),
     (
         Backend::Nvvm,

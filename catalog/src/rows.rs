@@ -426,10 +426,10 @@ pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
 /// 0.930; on the H100 2.2–2.6 % slower (0.942–0.965 → 0.921–0.940, one round,
 /// results/rows/5080e30/experiments). Not in f32, where rustc's pair loses 4–7 % on the H200
 /// (its own instructions and its halves' waits, 18d5d0a/experiments, section 2; rust-cuda's
-/// gains 2–4 % at the clusters of 8 and 16), nor for softmax and RMSNorm, which keep no `b` and lose with it everywhere
-/// (up to 17 %). Before it, in the cluster's kernels' place, LayerNorm's pair took rust-cuda's
-/// long rows 2.6–6.0 % faster on the H200 and rustc's, which spilled, 8–17 % slower
-/// (results/rows/26eb88d/experiments, section 7).
+/// gains 2–4 % at the clusters of 8 and 16), nor for softmax and RMSNorm, which keep no `b`
+/// and lose with it everywhere (up to 17 %). Before it, in the cluster's kernels' place,
+/// LayerNorm's pair took rust-cuda's long rows 2.6–6.0 % faster on the H200 and rustc's,
+/// which spilled, 8–17 % slower (results/rows/26eb88d/experiments, section 7).
 pub fn pairs_layernorm_bf16(op: Op, cols: u64, dtype: Dtype) -> bool {
     op == Op::LayerNorm
         && dtype == Dtype::Bf16

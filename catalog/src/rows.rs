@@ -427,9 +427,7 @@ pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
 /// results/rows/5080e30/experiments). Not in f32, where rustc's pair loses 4–7 % on the H200
 /// (its own instructions and its halves' waits, 18d5d0a/experiments, section 2; rust-cuda's
 /// gains 2–4 % at the clusters of 8 and 16), nor for softmax and RMSNorm, which keep no `b`
-/// and lose with it everywhere (up to 17 %). Before it, in the cluster's kernels' place,
-/// LayerNorm's pair took rust-cuda's long rows 2.6–6.0 % faster on the H200 and rustc's,
-/// which spilled, 8–17 % slower (results/rows/26eb88d/experiments, section 7).
+/// and lose with it everywhere (up to 17 %).
 pub fn pairs_layernorm_bf16(op: Op, cols: u64, dtype: Dtype) -> bool {
     op == Op::LayerNorm
         && dtype == Dtype::Bf16

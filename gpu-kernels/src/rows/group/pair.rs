@@ -164,10 +164,9 @@ impl<const HALF: u32> Group for ClusterPair<HALF> {
     const KEEPS_ALL_B: bool = true;
     const SEATS_IDLE: bool = true;
     const SLOTS_BYTES: u32 = PAIR_SHARED_BYTES;
-    /// As [`Cluster::done`].
+    /// As [`Cluster::done`]: no block exits while another may still send to it.
     #[inline(always)]
     unsafe fn done() {
-        cluster_arrive_relaxed();
-        cluster_wait();
+        Cluster::done()
     }
 }

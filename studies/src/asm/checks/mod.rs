@@ -372,9 +372,25 @@ pub fn sass_checks(
             .and_then(|k| k.fault)
             .is_some_and(|f| f.pair == catalog::kernels::Pair::Spills && !f.fixed)
     };
-    let spills = |rs: &mut dyn Iterator<Item = &KernelStats>| {
+    for (name, pair, what) in [
+        (
+            "no spills",
+            false,
+            "kernels: 0 bytes stack and spills, no LDL/STL (the spill fault and the pair \
+             schedule aside)",
+        ),
+        (
+            "pair spills",
+            true,
+            "pair kernels: 0 bytes stack and spills, no LDL/STL",
+        ),
+    ] {
+        let picked: Vec<&KernelStats> = rows
+            .iter()
+            .filter(|r| !spill_fault(&r.kernel) && rows::pair(&r.kernel) == pair)
+            .collect();
         let mut failures = Vec::new();
-        for r in rs {
+        for r in &picked {
             let res = &r.resources;
             let local = r.sass.local_ld + r.sass.local_st;
             if res.stack + res.spill_stores + res.spill_loads > 0 || local > 0 {
@@ -387,34 +403,9 @@ pub fn sass_checks(
                 ));
             }
         }
-        failures
-    };
-    let plain = || {
-        rows.iter()
-            .filter(|r| !spill_fault(&r.kernel) && !rows::pair(&r.kernel))
-    };
-    let detail = format!(
-        "{} kernels: 0 bytes stack and spills, no LDL/STL (the spill fault and the pair \
-         schedule aside)",
-        plain().count()
-    );
-    checks.push(Check::new(
-        backend,
-        "no spills",
-        spills(&mut plain()),
-        detail,
-    ));
-    let pairs = || rows.iter().filter(|r| rows::pair(&r.kernel));
-    let detail = format!(
-        "{} pair kernels: 0 bytes stack and spills, no LDL/STL",
-        pairs().count()
-    );
-    checks.push(Check::new(
-        backend,
-        "pair spills",
-        spills(&mut pairs()),
-        detail,
-    ));
+        let detail = format!("{} {what}", picked.len());
+        checks.push(Check::new(backend, name, failures, detail));
+    }
     checks.push(faults_planted(backend, rows, sass));
 
     // Unrolled trees.

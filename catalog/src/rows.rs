@@ -118,8 +118,8 @@ pub enum Schedule {
     Streamed,
     /// A cluster per two rows, each block two halves of a cluster's block, one a row, the
     /// weights kept once for both: one half loads while the other merges and writes. The
-    /// cluster's rows; chosen for LayerNorm's longest BF16 rows alone
-    /// ([`pairs_layernorm_bf16`]), measured beside the cluster everywhere.
+    /// cluster's rows; chosen for LayerNorm's longest rows alone ([`pairs_layernorm`]),
+    /// measured beside the cluster everywhere.
     Pair,
 }
 
@@ -393,8 +393,8 @@ impl Schedule {
 ///   4096 × 32768 f32 on the H200 the wide block read softmax at 0.97 × copy against the
 ///   cluster's 0.94, RMSNorm 0.93–0.95 against 0.94, LayerNorm 0.71–0.72 against 0.92
 ///   (results/rows/b9aa4d6);
-/// - else a cluster, but the pair for LayerNorm's BF16 rows of clusters of 8 blocks or more
-///   ([`pairs_layernorm_bf16`]); past what a cluster holds, the streamed block (the row read
+/// - else a cluster, but the pair for LayerNorm's rows of clusters of 8 blocks or more
+///   ([`pairs_layernorm`]); past what a cluster holds, the streamed block (the row read
 ///   again from the L2); None past what the kernels' parameters say.
 pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
     let longest = |s: Schedule| match s {
@@ -408,7 +408,7 @@ pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
         .filter(|&s| s != Schedule::Pair)
         .find(|&s| cols <= longest(s))?;
     Some(
-        if s == Schedule::Cluster && pairs_layernorm_bf16(op, cols, dtype) {
+        if s == Schedule::Cluster && pairs_layernorm(op, cols, dtype) {
             Schedule::Pair
         } else {
             s
@@ -417,20 +417,19 @@ pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
 }
 
 /// Whether rows of `cols` elements of `dtype` that take a cluster go to the pair instead:
-/// LayerNorm's BF16 rows of clusters of `PORTABLE_CLUSTER` (8) blocks or more, 131072
-/// elements and up. Its clusters load 5 of a thread's 8 vectors of `b` from the L2 after each
-/// merge (3 kept in shared memory); the pair keeps all of `b` with `w`, once for the two rows
-/// of its block's halves, and one half loads while the other merges. On the H200 (two rounds,
-/// results/rows/18d5d0a/experiments, section 3), cluster → pair, rustc / rust-cuda: at 256 x
-/// 262144 0.906 → 0.920 and 0.888 → 0.911 x copy, at 1024 x 131072 0.931 → 0.930 and 0.912 →
-/// 0.930; on the H100 2.2–2.6 % slower (0.942–0.965 → 0.921–0.940, one round,
-/// results/rows/5080e30/experiments). Not in f32, where rustc's pair loses 4–7 % on the H200
-/// (its own instructions and its halves' waits, 18d5d0a/experiments, section 2; rust-cuda's
-/// gains 2–4 % at the clusters of 8 and 16), nor for softmax and RMSNorm, which keep no `b`
-/// and lose with it everywhere (up to 17 %).
-pub fn pairs_layernorm_bf16(op: Op, cols: u64, dtype: Dtype) -> bool {
+/// LayerNorm's rows of clusters of `PORTABLE_CLUSTER` (8) blocks or more, 131072 elements and
+/// up. Its clusters load 5 of a thread's 8 vectors of `b` from the L2 after each merge (3 kept
+/// in shared memory); the pair keeps all of `b` with `w`, once for the two rows of its block's
+/// halves, and one half loads while the other merges. On the H200 (two rounds,
+/// results/rows/18d5d0a/experiments, section 3), cluster → pair, rustc / rust-cuda: BF16 at 256
+/// x 262144 0.906 → 0.920 and 0.888 → 0.911 x copy, at 1024 x 131072 0.931 → 0.930 and 0.912
+/// → 0.930; f32 (rust-cuda's) 0.87 → 0.90 and 0.94 → 0.96. rustc's f32 pair lost there while
+/// it spilled the rank it held across the merge (`ClusterPair::seat_again`); read again
+/// instead, it reads what rust-cuda's does on the H100, at full size and on 88 SMs' worth, the
+/// H200's demand an SM (results/rows/ee86824/experiments, section 3). Not for softmax and
+/// RMSNorm, which keep no `b` and lose with it everywhere (up to 17 % on the H200).
+pub fn pairs_layernorm(op: Op, cols: u64, dtype: Dtype) -> bool {
     op == Op::LayerNorm
-        && dtype == Dtype::Bf16
         && Schedule::Cluster
             .launch(op, 1, cols, dtype)
             .is_ok_and(|l| l.cluster >= PORTABLE_CLUSTER)

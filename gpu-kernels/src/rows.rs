@@ -340,6 +340,11 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         });
     }
     let r = O::row_of_held::<E, G, L>(seat, &mut held, at, cols, eps);
+    let seat = G::seat_again(seat);
+    let at = Lanes {
+        first: seat.rank * seat.threads * L as u32 + seat.t,
+        ..at
+    };
     let y = y.add(start as usize) as *mut Vec4<u32>;
     // In one run (see [`load`]), every vector's weights are loaded and its outputs computed,
     // and the store is predicated off past the row's end: no branch between one vector's

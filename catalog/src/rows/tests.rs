@@ -38,18 +38,27 @@ fn each_issue_shape_gets_a_schedule_that_holds_it() {
             assert_eq!(chosen(op, narrow + 1, d), Some(Schedule::Warp));
         }
     }
-    // LayerNorm's block past 512 threads is its wide block; past 64 KiB, a cluster; its BF16
-    // rows of clusters of 8 blocks and more, the pair.
+    // LayerNorm's block past 512 threads is its wide block; past 64 KiB, a cluster; its rows
+    // of clusters of 8 blocks and more, the pair.
     assert_eq!(picks(Op::LayerNorm)[4], (32768, "cluster", "wide"));
-    assert_eq!(picks(Op::LayerNorm)[5], (131072, "cluster", "pair"));
-    assert_eq!(picks(Op::LayerNorm)[6], (262144, "cluster", "pair"));
-    // A cluster of 5 blocks of 256 (past 65536 BF16 elements) stays a cluster; of 8, the pair.
+    assert_eq!(picks(Op::LayerNorm)[5], (131072, "pair", "pair"));
+    assert_eq!(picks(Op::LayerNorm)[6], (262144, "pair", "pair"));
+    // A cluster of 5 blocks of 256 (past 65536 BF16 elements) stays a cluster; of 8, the pair;
+    // in f32 (blocks of 512), 7 blocks and 8.
     assert_eq!(
         chosen(Op::LayerNorm, 65536 + 8, Dtype::Bf16),
         Some(Schedule::Cluster)
     );
     assert_eq!(
         chosen(Op::LayerNorm, 7 * 16384 + 8, Dtype::Bf16),
+        Some(Schedule::Pair)
+    );
+    assert_eq!(
+        chosen(Op::LayerNorm, 7 * 16384, Dtype::F32),
+        Some(Schedule::Cluster)
+    );
+    assert_eq!(
+        chosen(Op::LayerNorm, 7 * 16384 + 4, Dtype::F32),
         Some(Schedule::Pair)
     );
     assert_eq!(
@@ -295,8 +304,8 @@ fn a_pair_holds_two_rows_a_block_and_its_weights_once() {
         assert_eq!(Schedule::Pair.max_cols(d), Schedule::Cluster.max_cols(d));
         for op in Op::ALL {
             for (_, cols) in SHAPES {
-                // LayerNorm's BF16 rows of clusters of 8 and 16 blocks alone.
-                let pair = op == Op::LayerNorm && d == Dtype::Bf16 && cols >= 131072;
+                // LayerNorm's rows of clusters of 8 and 16 blocks alone.
+                let pair = op == Op::LayerNorm && cols >= 131072;
                 assert_eq!(
                     chosen(op, cols as u64, d) == Some(Schedule::Pair),
                     pair,

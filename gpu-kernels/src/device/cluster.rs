@@ -20,6 +20,17 @@ pub fn cluster_ctarank() -> u32 {
     r
 }
 
+/// [`cluster_ctarank`] read again where it is used: an `asm!` with effects, which neither
+/// compiler merges with an earlier read or hoists out of a loop, so that a kernel short of
+/// registers reads the special register again instead of holding, or spilling, its value.
+#[inline(always)]
+pub fn cluster_ctarank_here() -> u32 {
+    let r: u32;
+    // SAFETY: as above.
+    unsafe { asm!("mov.u32 {r}, %cluster_ctarank;", r = out(reg32) r, options(nomem, nostack)) };
+    r
+}
+
 /// `%cluster_nctarank`: blocks in this block's cluster.
 #[inline(always)]
 pub fn cluster_nctarank() -> u32 {

@@ -173,6 +173,12 @@ pub trait Group {
     fn kept_stride<E: Elem>(seat: Seat) -> u32 {
         seat.threads
     }
+    /// The seat again after the merge, for the row's output pass: the same seat, or one whose
+    /// parts are read again from their special registers rather than held across the merge.
+    #[inline(always)]
+    fn seat_again(seat: Seat) -> Seat {
+        seat
+    }
     /// After the kept weights are written (`kept`: where they were), before the first row.
     ///
     /// # Safety

@@ -128,6 +128,17 @@ impl<const HALF: u32> Group for ClusterPair<HALF> {
         cluster_arrive_relaxed();
         cluster_wait();
     }
+    /// The rank read again: held across the merge, rustc's pair kernels spilled the row's
+    /// offset in the cluster (`rank · HALF · L`) and reloaded it each row and twice in the
+    /// output pass, where ncu found ~1,000 of `layernorm_pair_f32`'s 14,400 stall samples
+    /// waiting on the local loads (results/rows/ee86824/experiments, section 2).
+    #[inline(always)]
+    fn seat_again(seat: Seat) -> Seat {
+        Seat {
+            rank: cluster_ctarank_here(),
+            ..seat
+        }
+    }
     /// A half's threads, a constant: every kept vector is then an immediate offset from one
     /// address, where the 16 offsets `n · threads` held in registers spilled.
     #[inline(always)]

@@ -425,8 +425,9 @@ pub fn chosen(op: Op, cols: u64, dtype: Dtype) -> Option<Schedule> {
 /// x 262144 0.906 → 0.920 and 0.888 → 0.911 x copy, at 1024 x 131072 0.931 → 0.930 and 0.912
 /// → 0.930; f32 (rust-cuda's) 0.87 → 0.90 and 0.94 → 0.96. rustc's f32 pair lost there while
 /// it spilled the rank it held across the merge (`ClusterPair::seat_again`); read again
-/// instead, it reads what rust-cuda's does on the H100, at full size and on 88 SMs' worth, the
-/// H200's demand an SM (results/rows/ee86824/experiments, section 3). Not for softmax and
+/// instead, it reads what rust-cuda's does: on the H200 at 256 x 262144 0.895–0.911 x copy on
+/// both compilers against the cluster's 0.868–0.872, at 1024 x 131072 0.967–0.975 against
+/// 0.953–0.965 (results/rows/ee86824/experiments, sections 3 and 5). Not for softmax and
 /// RMSNorm, which keep no `b` and lose with it everywhere (up to 17 % on the H200).
 pub fn pairs_layernorm(op: Op, cols: u64, dtype: Dtype) -> bool {
     op == Op::LayerNorm

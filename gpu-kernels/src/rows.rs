@@ -340,6 +340,8 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
         });
     }
     let r = O::row_of_held::<E, G, L>(seat, &mut held, at, cols, eps);
+    // The output pass's indices from the seat as the group gives it again after the merge
+    // ([`Group::seat_again`]: the pair's rank read again, not held).
     let seat = G::seat_again(seat);
     let at = Lanes {
         first: seat.rank * seat.threads * L as u32 + seat.t,

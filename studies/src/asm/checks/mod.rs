@@ -127,20 +127,13 @@ pub const KNOWN: &[(Backend, &str, &str)] = &[
          `BRA.DIV` test with an out-of-line WARPSYNC + BAR path; see docs/backends.md",
     ),
     (
-        Backend::Llvm,
-        "pair spills",
-        "the pair schedule (chosen for LayerNorm's longest bf16 rows, measured beside the \
-         cluster everywhere) keeps a half's state past the 64 registers its blocks of two \
-         halves allow: rustc's RMSNorm pair kernels a word of the row's address, and \
-         predicates across the call of `sqrt.rn`'s slow path; its LayerNorm f32 pair kernel \
-         indices it reloads each row, 3 local loads a warp a row under ncu \
-         (results/rows/b304f94/experiments and 18d5d0a/experiments, section 2 of each)",
-    ),
-    (
         Backend::Nvvm,
         "pair spills",
-        "as rustc's (`pair spills`): rust-cuda's RMSNorm pair kernels and its softmax bf16 pair \
-         (results/rows/b304f94/experiments, section 2)",
+        "the pair schedule (chosen for LayerNorm's longest rows, measured beside the cluster \
+         everywhere) keeps a half's state past the 64 registers its blocks of two halves allow: \
+         rust-cuda's RMSNorm bf16 and softmax bf16 pair kernels, neither chosen \
+         (results/rows/b304f94/experiments, section 2); rustc's pair kernels spill nothing since \
+         the pair reads its cluster rank again after the merge (results/rows/ee86824/experiments)",
     ),
     (
         Backend::Nvvm,
@@ -366,7 +359,7 @@ pub fn sass_checks(
     ));
 
     // No spills, but where spilling is the fault planted; the pair schedule's kernels on
-    // their own (`pair spills`, a known failure).
+    // their own (`pair spills`, a known failure on rust-cuda).
     let spill_fault = |name: &str| {
         catalog::kernels::find(name)
             .and_then(|k| k.fault)

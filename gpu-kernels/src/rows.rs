@@ -343,10 +343,7 @@ unsafe fn row_in_registers<E: Elem, O: Op, G: Group, const L: usize>(
     // The output pass's indices from the seat as the group gives it again after the merge
     // ([`Group::seat_again`]: the pair's rank read again, not held).
     let seat = G::seat_again(seat);
-    let at = Lanes {
-        first: seat.rank * seat.threads * L as u32 + seat.t,
-        ..at
-    };
+    let at = lanes::<E, L>(seat, cols);
     let y = y.add(start as usize) as *mut Vec4<u32>;
     // In one run (see [`load`]), every vector's weights are loaded and its outputs computed,
     // and the store is predicated off past the row's end: no branch between one vector's

@@ -204,7 +204,7 @@ pub fn launch_bounds(
         Backend::Nvcc => false,
     };
     if schedule == Schedule::Pair && backend != Backend::Nvcc {
-        let threads = 2 * cluster_threads(dtype);
+        let threads = largest_block(op, schedule, dtype);
         return Some((threads, (CLUSTER_SM_THREADS / threads).max(1)));
     }
     (bounded && schedule == Schedule::Cluster).then(|| {

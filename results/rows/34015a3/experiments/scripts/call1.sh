@@ -9,8 +9,9 @@
 #    exchange alone;
 # 2. the same schedule in the lab (grid-pair.diff: rows/group/pair.rs's exchange through global
 #    memory, the cooperative launch): checked (lab run at the check shapes, memcheck and
-#    synccheck), then the lab's bench of layernorm_pair against dist/'s, two rounds
-#    (gpu/rows/variants.sh);
+#    synccheck), then the lab's bench of the pair kernels against dist/'s, two rounds
+#    (gpu/rows/variants.sh; softmax's and RMSNorm's too, whose clusters the grid pair may
+#    beat where their cluster pairs did not);
 # 3. gridpair.cu again.
 # On a GPU other than the H200 it runs all the same, and gpu.txt says which GPU it was.
 # Everything lands in $OUT/call1.tgz and $OUT/variants-call1.tgz.
@@ -28,7 +29,8 @@ else
     tail -5 "$w/gridpair-build.txt"
 fi
 tar czf "$out/call1.tgz" -C "$w" .
-bash gpu/rows/variants.sh --kernel layernorm_pair --shape 1024x131072,256x262144 \
+bash gpu/rows/variants.sh --kernel layernorm_pair,softmax_pair,rmsnorm_pair \
+    --shape 1024x131072,256x262144 \
     --check 3x262144,5x131072,7x32768,3x8193,2x1000,1x1 --sanitize memcheck,synccheck \
     --tag call1 grid | tail -20
 if [[ -x $w/gridpair ]]; then
